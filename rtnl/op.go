@@ -1,0 +1,177 @@
+// Package rtnl is the vocabulary both targets speak: the requests a script
+// makes (Op), the state read back (State, in `ip -j` shape), the
+// notifications seen (Event), and the Target interface that applies them.
+package rtnl
+
+import (
+	"net"
+	"net/netip"
+)
+
+// Request is one line of a script: the Op and where it came from, so that
+// errors can name the line.
+type Request struct {
+	Line int    // 1-based script line; 0 when generated
+	Text string // the line as written, trimmed
+	Op   Op
+}
+
+// Op is one rtnetlink request (or, for flushes, the dump-then-delete rounds
+// iproute2 performs). The concrete types below are the whole set.
+type Op interface {
+	// Verb is the script keyword pair, e.g. "link add".
+	Verb() string
+}
+
+// Link kinds the model and the script language know.
+const (
+	KindIfb     = "ifb"
+	KindDummy   = "dummy"
+	KindVeth    = "veth"
+	KindBridge  = "bridge"
+	KindMacvlan = "macvlan"
+	KindVxlan   = "vxlan"
+)
+
+// Kinds lists the link kinds in a fixed order.
+var Kinds = []string{KindIfb, KindDummy, KindVeth, KindBridge, KindMacvlan, KindVxlan}
+
+// LinkAttrs are the settable attributes shared by link add and link set.
+// Nil pointers mean "not given".
+type LinkAttrs struct {
+	MTU        *uint32
+	Group      *uint32
+	Address    net.HardwareAddr
+	Master     *string // "" means nomaster
+	Up         *bool
+	TxQueueLen *uint32
+}
+
+// LinkAdd is `link add NAME [index N] ... type KIND ...`.
+type LinkAdd struct {
+	Name  string
+	Kind  string
+	Index int32 // 0: the kernel picks
+	LinkAttrs
+	Peer        string  // veth: peer name ("" lets the kernel pick vethN)
+	Lower       string  // macvlan: `link DEV`
+	MacvlanMode string  // macvlan: private, vepa, bridge, passthru, source
+	VNI         *uint32 // vxlan: id
+	DstPort     *uint16 // vxlan: dstport
+}
+
+// LinkSet is `link set dev NAME ...`, or `link set group G ...` when Dev is
+// empty and GroupSel is set (the group changelink request).
+type LinkSet struct {
+	Dev      string
+	GroupSel *uint32
+	LinkAttrs
+	NewName string
+}
+
+// LinkDel is `link del [dev] NAME`.
+type LinkDel struct{ Dev string }
+
+// LinkDelGroup is `link del group G`: one RTM_DELLINK with IFLA_GROUP.
+type LinkDelGroup struct{ Group uint32 }
+
+// LinkDelList is `link del list NAME...`: the seed 000 bulk request
+// (+bulk-ifindex profile). Names are resolved to ifindexes by the target.
+type LinkDelList struct{ Devs []string }
+
+// Addr is an IPv4 or IPv6 address request.
+type Addr struct {
+	Prefix        netip.Prefix // local address and prefix length
+	Peer          netip.Prefix // `peer ADDR/LEN`; invalid when absent
+	Dev           string
+	Label         string
+	Broadcast     netip.Addr // invalid when absent
+	BroadcastAuto bool       // `broadcast +`
+	Scope         *uint8
+	NoPrefixRoute bool
+}
+
+// AddrAdd is `addr add PREFIX dev NAME ...`.
+type AddrAdd struct{ Addr }
+
+// AddrDel is `addr del PREFIX dev NAME ...`.
+type AddrDel struct{ Addr }
+
+// AddrFlush is `addr flush dev NAME [to PREFIX] [label L]`; as iproute2
+// does it: dump, delete in dump order, repeat until nothing matches.
+type AddrFlush struct {
+	Dev    string
+	To     netip.Prefix // invalid: all
+	Family int          // 0 all, 4 or 6
+	Label  string
+}
+
+// Route types, named as iproute2 names them.
+const (
+	RouteUnicast     = "unicast"
+	RouteLocal       = "local"
+	RouteBroadcast   = "broadcast"
+	RouteBlackhole   = "blackhole"
+	RouteUnreachable = "unreachable"
+	RouteProhibit    = "prohibit"
+)
+
+// Route is the body of route add/del/replace/append.
+type Route struct {
+	Type   string // "" means unicast (or, for del, any)
+	Dst    netip.Prefix
+	Via    netip.Addr
+	Dev    string
+	Table  uint32 // 0: main (or, for del, any)
+	Proto  *uint8 // nil: boot for add, any for del
+	Scope  *uint8 // nil: the kernel's default for the type
+	Metric *uint32
+	Src    netip.Addr
+}
+
+// RouteAdd is `route add`, exclusive create.
+type RouteAdd struct{ Route }
+
+// RouteDel is `route del`.
+type RouteDel struct{ Route }
+
+// RouteReplace is `route replace`: create or replace.
+type RouteReplace struct{ Route }
+
+// RouteAppend is `route append`: create, appending to an existing prefix.
+type RouteAppend struct{ Route }
+
+// RouteFlush is `route flush [table T] [dev D] [PREFIX] [proto P]` as
+// iproute2 does it: dump matching routes, delete each.
+type RouteFlush struct {
+	Table  uint32 // 0: main; TableAll: every table
+	Dev    string
+	Dst    netip.Prefix // invalid: any; matches routes inside it (root semantics)
+	Proto  *uint8
+	Family int // 4 (default) or 6
+}
+
+// TableAll selects every table in a flush.
+const TableAll = 0xffffffff
+
+// Sysctl is the `sysctl KEY=VALUE` extension, for the net.ipv4.conf keys the
+// model knows.
+type Sysctl struct {
+	Key   string // e.g. net.ipv4.conf.eth0.promote_secondaries
+	Value string
+}
+
+func (LinkAdd) Verb() string      { return "link add" }
+func (LinkSet) Verb() string      { return "link set" }
+func (LinkDel) Verb() string      { return "link del" }
+func (LinkDelGroup) Verb() string { return "link del" }
+func (LinkDelList) Verb() string  { return "link del" }
+func (AddrAdd) Verb() string      { return "addr add" }
+func (AddrDel) Verb() string      { return "addr del" }
+func (AddrFlush) Verb() string    { return "addr flush" }
+func (RouteAdd) Verb() string     { return "route add" }
+func (RouteDel) Verb() string     { return "route del" }
+func (RouteReplace) Verb() string { return "route replace" }
+func (RouteAppend) Verb() string  { return "route append" }
+func (RouteFlush) Verb() string   { return "route flush" }
+func (Sysctl) Verb() string       { return "sysctl" }

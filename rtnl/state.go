@@ -1,0 +1,113 @@
+package rtnl
+
+// The State types marshal to exactly what `ip -j link show`, `ip -j addr
+// show` and `ip -j route show table all` print (iproute2 6.1): the same
+// keys, in the same order, present under the same conditions. Fields are
+// ordered as iproute2 prints them; omitempty mirrors "printed only when the
+// kernel sent the attribute".
+
+// Link is one element of `ip -j link show`.
+type Link struct {
+	Ifindex   int      `json:"ifindex"`
+	LinkPeer  *string  `json:"link,omitempty"` // IFLA_LINK as a name; null when IFLA_LINK is 0
+	LinkIndex *int     `json:"link_index,omitempty"`
+	Ifname    string   `json:"ifname"`
+	Flags     []string `json:"flags"`
+	MTU       int      `json:"mtu"`
+	Qdisc     string   `json:"qdisc,omitempty"`
+	Master    string   `json:"master,omitempty"`
+	Operstate string   `json:"operstate"`
+	Linkmode  string   `json:"linkmode"`
+	Group     string   `json:"group"`
+	Txqlen    *int     `json:"txqlen,omitempty"`
+	LinkType  string   `json:"link_type"`
+	Address   string   `json:"address,omitempty"`
+	Broadcast string   `json:"broadcast,omitempty"`
+}
+
+// LinkAddrs is one element of `ip -j addr show`: the link header (without
+// linkmode) and its addresses in the kernel's order.
+type LinkAddrs struct {
+	Ifindex   int        `json:"ifindex"`
+	LinkPeer  *string    `json:"link,omitempty"`
+	LinkIndex *int       `json:"link_index,omitempty"`
+	Ifname    string     `json:"ifname"`
+	Flags     []string   `json:"flags"`
+	MTU       int        `json:"mtu"`
+	Qdisc     string     `json:"qdisc,omitempty"`
+	Master    string     `json:"master,omitempty"`
+	Operstate string     `json:"operstate"`
+	Group     string     `json:"group"`
+	Txqlen    *int       `json:"txqlen,omitempty"`
+	LinkType  string     `json:"link_type"`
+	Address   string     `json:"address,omitempty"`
+	Broadcast string     `json:"broadcast,omitempty"`
+	AddrInfo  []AddrInfo `json:"addr_info"`
+}
+
+// AddrInfo is one element of addr_info.
+type AddrInfo struct {
+	Family        string `json:"family"`
+	Local         string `json:"local,omitempty"`
+	Address       string `json:"address,omitempty"` // peer, when it differs from local
+	Prefixlen     int    `json:"prefixlen"`
+	Broadcast     string `json:"broadcast,omitempty"`
+	Anycast       string `json:"anycast,omitempty"`
+	Scope         string `json:"scope"`
+	Secondary     bool   `json:"secondary,omitempty"`
+	Tentative     bool   `json:"tentative,omitempty"`
+	Deprecated    bool   `json:"deprecated,omitempty"`
+	Home          bool   `json:"home,omitempty"`
+	Nodad         bool   `json:"nodad,omitempty"`
+	Optimistic    bool   `json:"optimistic,omitempty"`
+	Dadfailed     bool   `json:"dadfailed,omitempty"`
+	Noprefixroute bool   `json:"noprefixroute,omitempty"`
+	Autojoin      bool   `json:"autojoin,omitempty"`
+	Permanent     bool   `json:"-"`
+	Dynamic       bool   `json:"dynamic,omitempty"`
+	Label         string `json:"label,omitempty"`
+	ValidLife     uint32 `json:"valid_life_time"`
+	PreferredLife uint32 `json:"preferred_life_time"`
+}
+
+// RouteEntry is one element of `ip -j route show table all`.
+type RouteEntry struct {
+	Type     string   `json:"type,omitempty"` // omitted for unicast
+	Dst      string   `json:"dst"`
+	Gateway  string   `json:"gateway,omitempty"`
+	Dev      string   `json:"dev,omitempty"`
+	Table    string   `json:"table,omitempty"` // omitted for main
+	Protocol string   `json:"protocol,omitempty"`
+	Scope    string   `json:"scope,omitempty"`
+	Prefsrc  string   `json:"prefsrc,omitempty"`
+	Metric   *uint32  `json:"metric,omitempty"`
+	Flags    []string `json:"flags"`
+	Pref     string   `json:"pref,omitempty"`
+}
+
+// State is what a target reads back after a script. Any part may be left
+// empty when it was not asked for.
+type State struct {
+	Links       []Link       `json:"links,omitempty"`
+	Addrs       []LinkAddrs  `json:"addrs,omitempty"`
+	Routes      []RouteEntry `json:"routes,omitempty"`
+	FibTrie     string       `json:"fibtrie,omitempty"`
+	FibTrieStat string       `json:"fibtriestat,omitempty"`
+}
+
+// Event is one multicast notification, in arrival order.
+type Event struct {
+	Type   string `json:"type"`   // RTM_NEWLINK, RTM_DELADDR, ...
+	Family string `json:"family"` // link, inet, inet6
+	// Object is the notified object in its ip -j shape: a Link, an AddrEvent
+	// or a RouteEntry.
+	Object any `json:"object"`
+}
+
+// AddrEvent is the object of an address notification: the device and the
+// address in addr_info shape.
+type AddrEvent struct {
+	Ifindex int    `json:"ifindex"`
+	Ifname  string `json:"ifname,omitempty"`
+	AddrInfo
+}
