@@ -144,9 +144,12 @@ type RouteAppend struct{ Route }
 // RouteFlush is `route flush [table T] [dev D] [PREFIX] [proto P]` as
 // iproute2 does it: dump matching routes, delete each.
 type RouteFlush struct {
-	Table  uint32 // 0: main; TableAll: every table
-	Dev    string
-	Dst    netip.Prefix // invalid: any; matches routes inside it (root semantics)
+	Table uint32 // 0: main; TableAll: every table
+	Dev   string
+	Dst   netip.Prefix // invalid: any
+	// Root selects every route inside Dst (`root PREFIX`); otherwise only
+	// routes for exactly Dst (a bare PREFIX, as iproute2's `exact`).
+	Root   bool
 	Proto  *uint8
 	Family int // 4 (default) or 6
 }
