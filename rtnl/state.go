@@ -16,9 +16,9 @@ type Link struct {
 	MTU       int      `json:"mtu"`
 	Qdisc     string   `json:"qdisc,omitempty"`
 	Master    string   `json:"master,omitempty"`
-	Operstate string   `json:"operstate"`
-	Linkmode  string   `json:"linkmode"`
-	Group     string   `json:"group"`
+	Operstate string   `json:"operstate,omitempty"`
+	Linkmode  string   `json:"linkmode,omitempty"`
+	Group     string   `json:"group,omitempty"`
 	Txqlen    *int     `json:"txqlen,omitempty"`
 	LinkType  string   `json:"link_type"`
 	Address   string   `json:"address,omitempty"`
@@ -36,8 +36,8 @@ type LinkAddrs struct {
 	MTU       int        `json:"mtu"`
 	Qdisc     string     `json:"qdisc,omitempty"`
 	Master    string     `json:"master,omitempty"`
-	Operstate string     `json:"operstate"`
-	Group     string     `json:"group"`
+	Operstate string     `json:"operstate,omitempty"`
+	Group     string     `json:"group,omitempty"`
 	Txqlen    *int       `json:"txqlen,omitempty"`
 	LinkType  string     `json:"link_type"`
 	Address   string     `json:"address,omitempty"`
@@ -45,29 +45,33 @@ type LinkAddrs struct {
 	AddrInfo  []AddrInfo `json:"addr_info"`
 }
 
-// AddrInfo is one element of addr_info.
+// AddrInfo is one element of addr_info, flags in print_ifa_flags' order.
 type AddrInfo struct {
-	Family        string `json:"family"`
-	Local         string `json:"local,omitempty"`
-	Address       string `json:"address,omitempty"` // peer, when it differs from local
-	Prefixlen     int    `json:"prefixlen"`
-	Broadcast     string `json:"broadcast,omitempty"`
-	Anycast       string `json:"anycast,omitempty"`
-	Scope         string `json:"scope"`
-	Secondary     bool   `json:"secondary,omitempty"`
-	Tentative     bool   `json:"tentative,omitempty"`
-	Deprecated    bool   `json:"deprecated,omitempty"`
-	Home          bool   `json:"home,omitempty"`
-	Nodad         bool   `json:"nodad,omitempty"`
-	Optimistic    bool   `json:"optimistic,omitempty"`
-	Dadfailed     bool   `json:"dadfailed,omitempty"`
-	Noprefixroute bool   `json:"noprefixroute,omitempty"`
-	Autojoin      bool   `json:"autojoin,omitempty"`
-	Permanent     bool   `json:"-"`
-	Dynamic       bool   `json:"dynamic,omitempty"`
-	Label         string `json:"label,omitempty"`
-	ValidLife     uint32 `json:"valid_life_time"`
-	PreferredLife uint32 `json:"preferred_life_time"`
+	Family        string  `json:"family"`
+	Local         string  `json:"local,omitempty"`
+	Address       string  `json:"address,omitempty"` // peer, when it differs from local
+	Prefixlen     int     `json:"prefixlen"`
+	Metric        *uint32 `json:"metric,omitempty"`
+	Broadcast     string  `json:"broadcast,omitempty"`
+	Anycast       string  `json:"anycast,omitempty"`
+	Scope         string  `json:"scope"`
+	Secondary     bool    `json:"secondary,omitempty"`
+	Temporary     bool    `json:"temporary,omitempty"`
+	Nodad         bool    `json:"nodad,omitempty"`
+	Optimistic    bool    `json:"optimistic,omitempty"`
+	Dadfailed     bool    `json:"dadfailed,omitempty"`
+	Home          bool    `json:"home,omitempty"`
+	Deprecated    bool    `json:"deprecated,omitempty"`
+	Tentative     bool    `json:"tentative,omitempty"`
+	Dynamic       bool    `json:"dynamic,omitempty"`
+	Mngtmpaddr    bool    `json:"mngtmpaddr,omitempty"`
+	Noprefixroute bool    `json:"noprefixroute,omitempty"`
+	Autojoin      bool    `json:"autojoin,omitempty"`
+	StablePrivacy bool    `json:"stable-privacy,omitempty"`
+	IfaFlags      string  `json:"ifa_flags,omitempty"`
+	Label         string  `json:"label,omitempty"`
+	ValidLife     *uint32 `json:"valid_life_time,omitempty"`
+	PreferredLife *uint32 `json:"preferred_life_time,omitempty"`
 }
 
 // RouteEntry is one element of `ip -j route show table all`.

@@ -1,0 +1,540 @@
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"path"
+	"strings"
+
+	"github.com/jsimonetti/rtnetlink/v2"
+	"github.com/jsimonetti/rtnetlink/v2/driver"
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Apply carries out one request the way iproute2 would send it.
+func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch op := req.Op.(type) {
+	case rtnl.LinkAdd:
+		return t.linkAdd(op)
+	case rtnl.LinkSet:
+		return t.linkSet(op)
+	case rtnl.LinkDel:
+		return t.linkDel(op)
+	case rtnl.LinkDelGroup:
+		m := &rtnetlink.LinkMessage{}
+		return t.sendLink(unix.RTM_DELLINK, 0, m, attrs{group: &op.Group})
+	case rtnl.LinkDelList:
+		return t.linkDelList(op)
+	case rtnl.AddrAdd:
+		return t.addrModify(unix.RTM_NEWADDR, netlink.Create|netlink.Excl, op.Addr)
+	case rtnl.AddrDel:
+		return t.addrModify(unix.RTM_DELADDR, 0, op.Addr)
+	case rtnl.AddrFlush:
+		return t.addrFlush(op)
+	case rtnl.RouteAdd:
+		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Excl, op.Route)
+	case rtnl.RouteReplace:
+		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Replace, op.Route)
+	case rtnl.RouteAppend:
+		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Append, op.Route)
+	case rtnl.RouteDel:
+		return t.routeModify(unix.RTM_DELROUTE, 0, op.Route)
+	case rtnl.RouteFlush:
+		return t.routeFlush(op)
+	case rtnl.Sysctl:
+		return t.sysctl(op)
+	}
+	return fmt.Errorf("kernel target: %T is not supported", req.Op)
+}
+
+// attrs are link attributes rtnetlink's LinkAttributes does not encode (or
+// encodes only when non-zero); they are appended to its message.
+type attrs struct {
+	mtu    *uint32
+	group  *uint32
+	txqlen *uint32
+}
+
+func (a attrs) encode() ([]byte, error) {
+	ae := netlink.NewAttributeEncoder()
+	if a.mtu != nil {
+		ae.Uint32(unix.IFLA_MTU, *a.mtu)
+	}
+	if a.group != nil {
+		ae.Uint32(unix.IFLA_GROUP, *a.group)
+	}
+	if a.txqlen != nil {
+		ae.Uint32(unix.IFLA_TXQLEN, *a.txqlen)
+	}
+	return ae.Encode()
+}
+
+func (t *Target) sendLink(typ uint16, flags netlink.HeaderFlags, m *rtnetlink.LinkMessage, extra attrs) error {
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	x, err := extra.encode()
+	if err != nil {
+		return err
+	}
+	_, err = t.execute(typ, flags, append(b, x...))
+	return err
+}
+
+// ifindex resolves a device name as the kernel would (RTM_GETLINK by
+// IFLA_IFNAME); an unknown name is the kernel's ENODEV.
+func (t *Target) ifindex(name string) (uint32, error) {
+	m := &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{Name: name}}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	ext := netlink.NewAttributeEncoder()
+	ext.Uint32(unix.IFLA_EXT_MASK, rtextFilterSkipStats)
+	x, _ := ext.Encode()
+	msgs, err := t.get(unix.RTM_GETLINK, append(b, x...))
+	if err != nil {
+		return 0, err
+	}
+	for _, msg := range msgs {
+		var lm rtnetlink.LinkMessage
+		if msg.Header.Type == unix.RTM_NEWLINK && lm.UnmarshalBinary(msg.Data) == nil {
+			return lm.Index, nil
+		}
+	}
+	return 0, rtnl.Errf(unix.ENODEV, "no device %q", name)
+}
+
+func upFlags(m *rtnetlink.LinkMessage, up *bool) {
+	if up == nil {
+		return
+	}
+	m.Change |= unix.IFF_UP
+	if *up {
+		m.Flags |= unix.IFF_UP
+	}
+}
+
+func (t *Target) commonLinkAttrs(m *rtnetlink.LinkMessage, a rtnl.LinkAttrs) (attrs, error) {
+	upFlags(m, a.Up)
+	if len(a.Address) > 0 {
+		m.Attributes.Address = a.Address
+	}
+	if a.Master != nil {
+		var idx uint32
+		if *a.Master != "" {
+			var err error
+			if idx, err = t.ifindex(*a.Master); err != nil {
+				return attrs{}, err
+			}
+		}
+		m.Attributes.Master = &idx
+	}
+	return attrs{mtu: a.MTU, group: a.Group, txqlen: a.TxQueueLen}, nil
+}
+
+var macvlanModes = map[string]driver.MacvlanMode{
+	"private": driver.MacvlanModePrivate, "vepa": driver.MacvlanModeVEPA,
+	"bridge": driver.MacvlanModeBridge, "passthru": driver.MacvlanModePassthru,
+	"source": driver.MacvlanModeSource,
+}
+
+func (t *Target) linkAdd(op rtnl.LinkAdd) error {
+	m := &rtnetlink.LinkMessage{Index: uint32(op.Index), Attributes: &rtnetlink.LinkAttributes{Name: op.Name}}
+	extra, err := t.commonLinkAttrs(m, op.LinkAttrs)
+	if err != nil {
+		return err
+	}
+	info := &rtnetlink.LinkInfo{Kind: op.Kind}
+	switch op.Kind {
+	case rtnl.KindVeth:
+		peer := &rtnetlink.LinkMessage{}
+		if op.Peer != "" {
+			peer.Attributes = &rtnetlink.LinkAttributes{Name: op.Peer}
+		}
+		info.Data = &driver.Veth{PeerInfo: peer}
+	case rtnl.KindMacvlan:
+		if op.MacvlanMode != "" {
+			mode, ok := macvlanModes[op.MacvlanMode]
+			if !ok {
+				return rtnl.Errf(unix.EINVAL, "unknown macvlan mode %q", op.MacvlanMode)
+			}
+			info.Data = &driver.Macvlan{Mode: &mode}
+		}
+	case rtnl.KindVxlan:
+		info.Data = &driver.Vxlan{ID: op.VNI, Port: op.DstPort}
+	}
+	if op.Lower != "" {
+		idx, err := t.ifindex(op.Lower)
+		if err != nil {
+			return err
+		}
+		m.Attributes.Type = idx // IFLA_LINK
+	}
+	m.Attributes.Info = info
+	return t.sendLink(unix.RTM_NEWLINK, netlink.Create|netlink.Excl, m, extra)
+}
+
+func (t *Target) linkSet(op rtnl.LinkSet) error {
+	m := &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{}}
+	extra, err := t.commonLinkAttrs(m, op.LinkAttrs)
+	if err != nil {
+		return err
+	}
+	if op.Dev == "" {
+		// The group changelink: IFLA_GROUP selects, ifindex 0.
+		if op.GroupSel == nil {
+			return rtnl.Errf(unix.EINVAL, "link set needs a device or a group")
+		}
+		if extra.group != nil {
+			return rtnl.Errf(unix.EINVAL, "link set group cannot also change the group")
+		}
+		extra.group = op.GroupSel
+		return t.sendLink(unix.RTM_NEWLINK, 0, m, extra)
+	}
+	idx, err := t.ifindex(op.Dev)
+	if err != nil {
+		return err
+	}
+	m.Index = idx
+	m.Attributes.Name = op.NewName
+	return t.sendLink(unix.RTM_NEWLINK, 0, m, extra)
+}
+
+func (t *Target) linkDel(op rtnl.LinkDel) error {
+	m := &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{Name: op.Dev}}
+	return t.sendLink(unix.RTM_DELLINK, 0, m, attrs{})
+}
+
+// linkDelList emulates the seed 000 list delete on a kernel that lacks it:
+// every name is resolved first (one unknown name fails the whole request
+// with ENODEV and deletes nothing), then each distinct device is deleted;
+// a device already taken by an earlier deletion (a veth peer) is skipped.
+func (t *Target) linkDelList(op rtnl.LinkDelList) error {
+	var idxs []uint32
+	seen := map[uint32]bool{}
+	for _, name := range op.Devs {
+		idx, err := t.ifindex(name)
+		if err != nil {
+			return err
+		}
+		if !seen[idx] {
+			seen[idx] = true
+			idxs = append(idxs, idx)
+		}
+	}
+	for _, idx := range idxs {
+		err := t.sendLink(unix.RTM_DELLINK, 0, &rtnetlink.LinkMessage{Index: idx}, attrs{})
+		if rtnl.Errno(err) == unix.ENODEV {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func family(a netip.Addr) uint8 {
+	if a.Is4() {
+		return unix.AF_INET
+	}
+	return unix.AF_INET6
+}
+
+func ipOf(a netip.Addr) net.IP {
+	if !a.IsValid() {
+		return nil
+	}
+	return net.IP(a.AsSlice())
+}
+
+// addrModify sends RTM_NEWADDR or RTM_DELADDR as ipaddr_modify does.
+func (t *Target) addrModify(typ uint16, flags netlink.HeaderFlags, a rtnl.Addr) error {
+	idx, err := t.ifindex(a.Dev)
+	if err != nil {
+		return err
+	}
+	local := a.Prefix.Addr()
+	m := &rtnetlink.AddressMessage{
+		Family:       family(local),
+		PrefixLength: uint8(a.Prefix.Bits()),
+		Index:        idx,
+		Attributes: &rtnetlink.AddressAttributes{
+			Local:   ipOf(local),
+			Address: ipOf(local),
+			Label:   a.Label,
+		},
+	}
+	if a.Peer.IsValid() {
+		m.Attributes.Address = ipOf(a.Peer.Addr())
+		m.PrefixLength = uint8(a.Peer.Bits())
+	}
+	if a.Scope != nil {
+		m.Scope = *a.Scope
+	} else if typ == unix.RTM_NEWADDR && local.Is4() && local.As4()[0] == 127 {
+		m.Scope = unix.RT_SCOPE_HOST // iproute2's default_scope
+	}
+	if a.Broadcast.IsValid() {
+		m.Attributes.Broadcast = ipOf(a.Broadcast)
+	} else if a.BroadcastAuto && local.Is4() && a.Prefix.Bits() < 31 {
+		m.Attributes.Broadcast = ipOf(broadcastOf(a.Prefix))
+	}
+	if a.NoPrefixRoute {
+		m.Attributes.Flags |= unix.IFA_F_NOPREFIXROUTE
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	_, err = t.execute(typ, flags, b)
+	return err
+}
+
+func broadcastOf(p netip.Prefix) netip.Addr {
+	a := p.Addr().As4()
+	host := ^uint32(0) >> p.Bits()
+	v := uint32(a[0])<<24 | uint32(a[1])<<16 | uint32(a[2])<<8 | uint32(a[3])
+	v |= host
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// maxFlushRounds is iproute2's max_flush_loops default.
+const maxFlushRounds = 10
+
+// addrFlush is ipaddr_flush: dump, delete every match in dump order
+// (EADDRNOTAVAIL ignored: a primary's deletion may have taken its
+// secondaries), repeat until a dump matches nothing.
+func (t *Target) addrFlush(op rtnl.AddrFlush) error {
+	idx, err := t.ifindex(op.Dev)
+	if err != nil {
+		return err
+	}
+	fam := uint8(unix.AF_UNSPEC)
+	switch {
+	case op.Family == 4:
+		fam = unix.AF_INET
+	case op.Family == 6:
+		fam = unix.AF_INET6
+	case op.To.IsValid():
+		fam = family(op.To.Addr())
+	}
+	for round := 0; round < maxFlushRounds; round++ {
+		msgs, err := t.dump(unix.RTM_GETADDR, []byte{fam, 0, 0, 0, 0, 0, 0, 0})
+		if err != nil {
+			return err
+		}
+		var dels []netlink.Message
+		for _, msg := range msgs {
+			a, ok := parseAddr(msg)
+			if !ok || a.index != idx || (fam != unix.AF_UNSPEC && a.family != fam) {
+				continue
+			}
+			if op.To.IsValid() && !(a.local.IsValid() && prefixMatch(op.To, a.local)) {
+				continue
+			}
+			if op.Label != "" {
+				label := a.label
+				if label == "" {
+					label = op.Dev
+				}
+				if ok, _ := path.Match(op.Label, label); !ok {
+					continue
+				}
+			}
+			dels = append(dels, msg)
+		}
+		if len(dels) == 0 {
+			return nil
+		}
+		for _, msg := range dels {
+			_, err := t.execute(unix.RTM_DELADDR, 0, msg.Data)
+			if err != nil && rtnl.Errno(err) != unix.EADDRNOTAVAIL {
+				return err
+			}
+		}
+	}
+	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+}
+
+// prefixMatch is inet_addr_match: a's first p.Bits() bits equal p's.
+func prefixMatch(p netip.Prefix, a netip.Addr) bool {
+	if p.Addr().BitLen() != a.BitLen() {
+		return false
+	}
+	q, err := a.Prefix(p.Bits())
+	return err == nil && q.Addr() == p.Masked().Addr()
+}
+
+// routeModify is iproute_modify: the defaults iproute2 fills in, then one
+// request.
+func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route) error {
+	del := typ == unix.RTM_DELROUTE
+	m := &rtnetlink.RouteMessage{
+		Family:    family(r.Dst.Addr()),
+		DstLength: uint8(r.Dst.Bits()),
+		Table:     unix.RT_TABLE_MAIN,
+		Scope:     unix.RT_SCOPE_NOWHERE,
+	}
+	if !del {
+		m.Protocol = unix.RTPROT_BOOT
+		m.Scope = unix.RT_SCOPE_UNIVERSE
+		m.Type = unix.RTN_UNICAST
+	}
+	if r.Type != "" {
+		ty, ok := rtnl.RouteTypeByName(r.Type)
+		if !ok {
+			return rtnl.Errf(unix.EINVAL, "unknown route type %q", r.Type)
+		}
+		m.Type = ty
+	}
+	if r.Dst.Bits() > 0 {
+		m.Attributes.Dst = ipOf(r.Dst.Addr())
+	}
+	if r.Via.IsValid() {
+		m.Attributes.Gateway = ipOf(r.Via)
+	}
+	if r.Src.IsValid() {
+		m.Attributes.Src = ipOf(r.Src)
+	}
+	if r.Metric != nil {
+		m.Attributes.Priority = *r.Metric
+		if *r.Metric == 0 {
+			m.Attributes.Priority = 0 // rtnetlink omits 0, as the kernel's default
+		}
+	}
+	if r.Proto != nil {
+		m.Protocol = *r.Proto
+	}
+	if r.Table != 0 {
+		if r.Table < 256 {
+			m.Table = uint8(r.Table)
+		} else {
+			m.Table = unix.RT_TABLE_UNSPEC
+			m.Attributes.Table = r.Table
+		}
+	} else if m.Type == unix.RTN_LOCAL || m.Type == unix.RTN_BROADCAST || m.Type == unix.RTN_NAT || m.Type == unix.RTN_ANYCAST {
+		m.Table = unix.RT_TABLE_LOCAL
+	}
+	if r.Scope != nil {
+		m.Scope = *r.Scope
+	} else {
+		switch {
+		case m.Family == unix.AF_INET6:
+			m.Scope = unix.RT_SCOPE_UNIVERSE
+		case m.Type == unix.RTN_LOCAL || m.Type == unix.RTN_NAT:
+			m.Scope = unix.RT_SCOPE_HOST
+		case m.Type == unix.RTN_BROADCAST || m.Type == unix.RTN_MULTICAST || m.Type == unix.RTN_ANYCAST:
+			m.Scope = unix.RT_SCOPE_LINK
+		case m.Type == unix.RTN_UNICAST || m.Type == unix.RTN_UNSPEC:
+			if del {
+				m.Scope = unix.RT_SCOPE_NOWHERE
+			} else if !r.Via.IsValid() {
+				m.Scope = unix.RT_SCOPE_LINK
+			}
+		}
+	}
+	if r.Dev != "" {
+		idx, err := t.ifindex(r.Dev)
+		if err != nil {
+			return err
+		}
+		m.Attributes.OutIface = idx
+	}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	_, err = t.execute(typ, flags, b)
+	return err
+}
+
+// routeFlush is iproute_flush: dump, delete each route that passes the
+// filter, repeat until none does.
+func (t *Target) routeFlush(op rtnl.RouteFlush) error {
+	var oif uint32
+	if op.Dev != "" {
+		var err error
+		if oif, err = t.ifindex(op.Dev); err != nil {
+			return err
+		}
+	}
+	table := op.Table
+	if table == 0 {
+		table = unix.RT_TABLE_MAIN
+	}
+	fam := uint8(unix.AF_INET)
+	switch {
+	case op.Family == 6:
+		fam = unix.AF_INET6
+	case op.Family == 4:
+	case op.Dst.IsValid():
+		fam = family(op.Dst.Addr())
+	case table == rtnl.TableAll:
+		fam = unix.AF_UNSPEC
+	}
+	for round := 0; ; round++ {
+		msgs, err := t.dump(unix.RTM_GETROUTE, make([]byte, unix.SizeofRtMsg))
+		if err != nil {
+			return err
+		}
+		var dels []netlink.Message
+		for _, msg := range msgs {
+			r, ok := parseRoute(msg)
+			if !ok || (fam != unix.AF_UNSPEC && r.hdr.Family != fam) || r.hdr.Flags&unix.RTM_F_CLONED != 0 {
+				continue
+			}
+			if table != rtnl.TableAll && r.table != table {
+				continue
+			}
+			if op.Proto != nil && r.hdr.Protocol != *op.Proto {
+				continue
+			}
+			if oif != 0 && r.oif != oif {
+				continue
+			}
+			if op.Dst.IsValid() {
+				if int(r.hdr.DstLength) < op.Dst.Bits() || !prefixMatch(op.Dst, r.dst) {
+					continue
+				}
+				if !op.Root && int(r.hdr.DstLength) != op.Dst.Bits() {
+					continue
+				}
+			}
+			dels = append(dels, msg)
+		}
+		if len(dels) == 0 {
+			return nil
+		}
+		if round >= 100 {
+			return rtnl.Errf(unix.EBUSY, "route flush not complete after %d rounds", round)
+		}
+		for _, msg := range dels {
+			if _, err := t.execute(unix.RTM_DELROUTE, 0, msg.Data); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// sysctl writes a net.ipv4.conf key inside the namespace.
+func (t *Target) sysctl(op rtnl.Sysctl) error {
+	p := "/proc/sys/" + strings.ReplaceAll(op.Key, ".", "/")
+	if err := t.ns.writeSysctl(p, op.Value); err != nil {
+		var errno unix.Errno
+		if ok := asErrno(err, &errno); ok {
+			return &rtnl.Error{Errno: errno, Msg: "sysctl " + op.Key}
+		}
+		return err
+	}
+	return nil
+}

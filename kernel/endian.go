@@ -1,0 +1,6 @@
+package kernel
+
+import "encoding/binary"
+
+// Netlink speaks the host's byte order.
+var nativeEndian = binary.NativeEndian

@@ -1,0 +1,22 @@
+package kernel
+
+import (
+	"errors"
+	"os"
+	"testing"
+)
+
+// newTestTarget makes a kernel target or skips; with RTNLSIM_REQUIRE_KERNEL=1
+// (as in CI) it fails instead of skipping.
+func newTestTarget(t testing.TB) *Target {
+	t.Helper()
+	tg, err := New(Options{})
+	if err != nil {
+		if errors.Is(err, ErrNoPrivilege) && os.Getenv("RTNLSIM_REQUIRE_KERNEL") != "1" {
+			t.Skipf("kernel suite skipped: %v", err)
+		}
+		t.Fatalf("kernel target: %v", err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
+}

@@ -1,0 +1,450 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"github.com/jsimonetti/rtnetlink/v2"
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Messages are decoded in two layers: rtnetlink's types for the fixed
+// header, and a raw attribute table, because `ip -j` prints a field when
+// the kernel sent the attribute, which a decoded zero value cannot tell.
+
+type attrTable map[uint16][]byte
+
+func attrTableOf(b []byte) attrTable {
+	t := attrTable{}
+	ad, err := netlink.NewAttributeDecoder(b)
+	if err != nil {
+		return t
+	}
+	for ad.Next() {
+		t[ad.Type()] = ad.Bytes()
+	}
+	return t
+}
+
+func (t attrTable) u32(typ uint16) (uint32, bool) {
+	b, ok := t[typ]
+	if !ok || len(b) < 4 {
+		return 0, false
+	}
+	return nativeEndian.Uint32(b), true
+}
+
+func (t attrTable) u8(typ uint16) (uint8, bool) {
+	b, ok := t[typ]
+	if !ok || len(b) < 1 {
+		return 0, false
+	}
+	return b[0], true
+}
+
+func (t attrTable) str(typ uint16) (string, bool) {
+	b, ok := t[typ]
+	if !ok {
+		return "", false
+	}
+	for i, c := range b {
+		if c == 0 {
+			b = b[:i]
+			break
+		}
+	}
+	return string(b), true
+}
+
+func (t attrTable) addr(typ uint16) (netip.Addr, bool) {
+	b, ok := t[typ]
+	if !ok {
+		return netip.Addr{}, false
+	}
+	a, ok := netip.AddrFromSlice(b)
+	return a, ok
+}
+
+type linkMsg struct {
+	hdr   rtnetlink.LinkMessage
+	attrs attrTable
+}
+
+func parseLink(m netlink.Message) (linkMsg, bool) {
+	if m.Header.Type != unix.RTM_NEWLINK && m.Header.Type != unix.RTM_DELLINK {
+		return linkMsg{}, false
+	}
+	if len(m.Data) < unix.SizeofIfInfomsg {
+		return linkMsg{}, false
+	}
+	var l linkMsg
+	l.hdr.Type = nativeEndian.Uint16(m.Data[2:4])
+	l.hdr.Index = nativeEndian.Uint32(m.Data[4:8])
+	l.hdr.Flags = nativeEndian.Uint32(m.Data[8:12])
+	l.attrs = attrTableOf(m.Data[unix.SizeofIfInfomsg:])
+	return l, true
+}
+
+type addrMsg struct {
+	family, prefixlen, flags, scope uint8
+	index                           uint32
+	local                           netip.Addr
+	label                           string
+	attrs                           attrTable
+}
+
+func parseAddr(m netlink.Message) (addrMsg, bool) {
+	if m.Header.Type != unix.RTM_NEWADDR && m.Header.Type != unix.RTM_DELADDR {
+		return addrMsg{}, false
+	}
+	var am rtnetlink.AddressMessage
+	if len(m.Data) < unix.SizeofIfAddrmsg {
+		return addrMsg{}, false
+	}
+	// rtnetlink decodes the header; attributes come from the raw table.
+	_ = am.UnmarshalBinary(m.Data)
+	a := addrMsg{
+		family: m.Data[0], prefixlen: m.Data[1], flags: m.Data[2], scope: m.Data[3],
+		index: nativeEndian.Uint32(m.Data[4:8]),
+		attrs: attrTableOf(m.Data[unix.SizeofIfAddrmsg:]),
+	}
+	if l, ok := a.attrs.addr(unix.IFA_LOCAL); ok {
+		a.local = l
+	} else if l, ok := a.attrs.addr(unix.IFA_ADDRESS); ok {
+		a.local = l
+	}
+	a.label, _ = a.attrs.str(unix.IFA_LABEL)
+	return a, true
+}
+
+type routeMsg struct {
+	hdr   rtnetlink.RouteMessage
+	table uint32
+	oif   uint32
+	dst   netip.Addr
+	attrs attrTable
+}
+
+func parseRoute(m netlink.Message) (routeMsg, bool) {
+	if m.Header.Type != unix.RTM_NEWROUTE && m.Header.Type != unix.RTM_DELROUTE {
+		return routeMsg{}, false
+	}
+	if len(m.Data) < unix.SizeofRtMsg {
+		return routeMsg{}, false
+	}
+	d := m.Data
+	r := routeMsg{attrs: attrTableOf(d[unix.SizeofRtMsg:])}
+	r.hdr = rtnetlink.RouteMessage{Family: d[0], DstLength: d[1], SrcLength: d[2], Tos: d[3],
+		Table: d[4], Protocol: d[5], Scope: d[6], Type: d[7], Flags: nativeEndian.Uint32(d[8:12])}
+	r.table = uint32(r.hdr.Table)
+	if tb, ok := r.attrs.u32(unix.RTA_TABLE); ok {
+		r.table = tb
+	}
+	r.oif, _ = r.attrs.u32(unix.RTA_OIF)
+	if a, ok := r.attrs.addr(unix.RTA_DST); ok {
+		r.dst = a
+	} else if r.hdr.Family == unix.AF_INET {
+		r.dst = netip.IPv4Unspecified()
+	} else {
+		r.dst = netip.IPv6Unspecified()
+	}
+	return r, true
+}
+
+// linkCache is iproute2's ll_map: names and flags by ifindex, taken from
+// the link dump, used to name masters, peers and route devices.
+type linkCache struct {
+	name  map[uint32]string
+	flags map[uint32]uint32
+}
+
+func (c linkCache) nameOf(idx uint32) string {
+	if n, ok := c.name[idx]; ok {
+		return n
+	}
+	return fmt.Sprintf("if%d", idx)
+}
+
+func (t *Target) links() ([]linkMsg, linkCache, error) {
+	ae := netlink.NewAttributeEncoder()
+	ae.Uint32(unix.IFLA_EXT_MASK, rtextFilterVF|rtextFilterSkipStats)
+	x, _ := ae.Encode()
+	msgs, err := t.dump(unix.RTM_GETLINK, append(make([]byte, unix.SizeofIfInfomsg), x...))
+	if err != nil {
+		return nil, linkCache{}, err
+	}
+	cache := linkCache{name: map[uint32]string{}, flags: map[uint32]uint32{}}
+	var out []linkMsg
+	for _, m := range msgs {
+		l, ok := parseLink(m)
+		if !ok {
+			continue
+		}
+		name, _ := l.attrs.str(unix.IFLA_IFNAME)
+		cache.name[l.hdr.Index] = name
+		cache.flags[l.hdr.Index] = l.hdr.Flags
+		out = append(out, l)
+	}
+	return out, cache, nil
+}
+
+const (
+	rtextFilterVF        = 1 << 0
+	rtextFilterSkipStats = 1 << 3
+)
+
+// renderLink builds the `ip -j link show` object, as print_linkinfo does.
+func renderLink(l linkMsg, c linkCache) rtnl.Link {
+	a := l.attrs
+	out := rtnl.Link{Ifindex: int(l.hdr.Index)}
+	out.Ifname, _ = a.str(unix.IFLA_IFNAME)
+	mdown := false
+	if iflink, ok := a.u32(unix.IFLA_LINK); ok {
+		if iflink == 0 {
+			// iproute2 prints "link": null here; none of the kinds
+			// rtnlsim knows report IFLA_LINK 0, so it is left out.
+		} else if nsid, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
+			_ = nsid
+			v := int(iflink)
+			out.LinkIndex = &v
+		} else {
+			n := c.nameOf(iflink)
+			out.LinkPeer = &n
+			mdown = c.flags[iflink]&unix.IFF_UP == 0
+		}
+	}
+	out.Flags = rtnl.LinkFlags(l.hdr.Flags, mdown)
+	if v, ok := a.u32(unix.IFLA_MTU); ok {
+		out.MTU = int(v)
+	}
+	out.Qdisc, _ = a.str(unix.IFLA_QDISC)
+	if m, ok := a.u32(unix.IFLA_MASTER); ok {
+		out.Master = c.nameOf(m)
+	}
+	if s, ok := a.u8(unix.IFLA_OPERSTATE); ok {
+		out.Operstate = rtnl.OperState(s)
+	}
+	if m, ok := a.u8(unix.IFLA_LINKMODE); ok {
+		out.Linkmode = rtnl.LinkMode(m)
+	}
+	if g, ok := a.u32(unix.IFLA_GROUP); ok {
+		out.Group = rtnl.GroupName(g)
+	}
+	if q, ok := a.u32(unix.IFLA_TXQLEN); ok {
+		v := int(q)
+		out.Txqlen = &v
+	}
+	out.LinkType = rtnl.LinkType(l.hdr.Type)
+	if b, ok := a[unix.IFLA_ADDRESS]; ok {
+		out.Address = net.HardwareAddr(b).String()
+	}
+	if b, ok := a[unix.IFLA_BROADCAST]; ok {
+		out.Broadcast = net.HardwareAddr(b).String()
+	}
+	return out
+}
+
+// renderAddr builds one addr_info object, as print_addrinfo does.
+func renderAddr(a addrMsg) rtnl.AddrInfo {
+	out := rtnl.AddrInfo{Family: rtnl.FamilyName(int(a.family)), Prefixlen: int(a.prefixlen)}
+	local, hasLocal := a.attrs.addr(unix.IFA_LOCAL)
+	address, hasAddress := a.attrs.addr(unix.IFA_ADDRESS)
+	if !hasLocal {
+		local, hasLocal = address, hasAddress
+	}
+	if !hasAddress {
+		address, hasAddress = local, hasLocal
+	}
+	if hasLocal {
+		out.Local = local.String()
+		if hasAddress && address != local {
+			out.Address = address.String()
+		}
+		if p, ok := a.attrs.u32(unix.IFA_RT_PRIORITY); ok {
+			out.Metric = &p
+		}
+	}
+	if b, ok := a.attrs.addr(unix.IFA_BROADCAST); ok {
+		out.Broadcast = b.String()
+	}
+	if b, ok := a.attrs.addr(unix.IFA_ANYCAST); ok {
+		out.Anycast = b.String()
+	}
+	out.Scope = rtnl.ScopeName(a.scope)
+	flags := uint32(a.flags)
+	if f, ok := a.attrs.u32(unix.IFA_FLAGS); ok {
+		flags = f
+	}
+	out.SetFlags(int(a.family), flags)
+	if l, ok := a.attrs.str(unix.IFA_LABEL); ok {
+		out.Label = l
+	}
+	if ci, ok := a.attrs[unix.IFA_CACHEINFO]; ok && len(ci) >= 8 {
+		pref, valid := nativeEndian.Uint32(ci[0:4]), nativeEndian.Uint32(ci[4:8])
+		out.ValidLife, out.PreferredLife = &valid, &pref
+	}
+	return out
+}
+
+// renderRoute builds one `ip -j route show table all` object, as
+// print_route does; ok is false for routes ip would not show.
+func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
+	if r.hdr.Flags&unix.RTM_F_CLONED != 0 {
+		return rtnl.RouteEntry{}, false
+	}
+	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(r.hdr.Flags)}
+	if r.hdr.Type != unix.RTN_UNICAST {
+		out.Type = rtnl.RouteTypeName(r.hdr.Type)
+	}
+	hostLen := 32
+	if r.hdr.Family == unix.AF_INET6 {
+		hostLen = 128
+	}
+	if d, ok := r.attrs.addr(unix.RTA_DST); ok {
+		if int(r.hdr.DstLength) != hostLen {
+			out.Dst = fmt.Sprintf("%s/%d", d, r.hdr.DstLength)
+		} else {
+			out.Dst = d.String()
+		}
+	} else if r.hdr.DstLength != 0 {
+		out.Dst = fmt.Sprintf("0/%d ", r.hdr.DstLength)
+	} else {
+		out.Dst = "default"
+	}
+	if g, ok := r.attrs.addr(unix.RTA_GATEWAY); ok {
+		out.Gateway = g.String()
+	}
+	if oif, ok := r.attrs.u32(unix.RTA_OIF); ok {
+		out.Dev = c.nameOf(oif)
+	}
+	if r.table != 0 && r.table != unix.RT_TABLE_MAIN {
+		out.Table = rtnl.TableName(r.table)
+	}
+	if r.hdr.Protocol != unix.RTPROT_BOOT {
+		out.Protocol = rtnl.ProtoName(r.hdr.Protocol)
+	}
+	if r.hdr.Scope != unix.RT_SCOPE_UNIVERSE {
+		out.Scope = rtnl.ScopeName(r.hdr.Scope)
+	}
+	if p, ok := r.attrs.addr(unix.RTA_PREFSRC); ok {
+		out.Prefsrc = p.String()
+	}
+	if m, ok := r.attrs.u32(unix.RTA_PRIORITY); ok {
+		out.Metric = &m
+	}
+	if p, ok := r.attrs.u8(unix.RTA_PREF); ok {
+		out.Pref = rtnl.RoutePref(p)
+	}
+	return out, true
+}
+
+// State reads back links, addresses, routes and the FIB text, in the
+// kernel's dump order.
+func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) {
+	t.settle(ctx)
+	var st rtnl.State
+	links, cache, err := t.links()
+	if err != nil {
+		return st, err
+	}
+	if show.Links {
+		st.Links = []rtnl.Link{}
+		for _, l := range links {
+			st.Links = append(st.Links, renderLink(l, cache))
+		}
+	}
+	if show.Addrs {
+		msgs, err := t.dump(unix.RTM_GETADDR, make([]byte, unix.SizeofIfAddrmsg))
+		if err != nil {
+			return st, err
+		}
+		byDev := map[uint32][]rtnl.AddrInfo{}
+		for _, m := range msgs {
+			if a, ok := parseAddr(m); ok {
+				byDev[a.index] = append(byDev[a.index], renderAddr(a))
+			}
+		}
+		st.Addrs = []rtnl.LinkAddrs{}
+		for _, l := range links {
+			st.Addrs = append(st.Addrs, rtnl.AddrsOf(renderLink(l, cache), byDev[l.hdr.Index]))
+		}
+	}
+	if show.Routes {
+		msgs, err := t.dump(unix.RTM_GETROUTE, make([]byte, unix.SizeofRtMsg))
+		if err != nil {
+			return st, err
+		}
+		st.Routes = []rtnl.RouteEntry{}
+		for _, m := range msgs {
+			if r, ok := parseRoute(m); ok {
+				if e, ok := renderRoute(r, cache); ok {
+					st.Routes = append(st.Routes, e)
+				}
+			}
+		}
+	}
+	if show.FibTrie {
+		if st.FibTrie, err = t.ns.readProc("net/fib_trie"); err != nil {
+			return st, err
+		}
+		if st.FibTrieStat, err = t.ns.readProc("net/fib_triestat"); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// decodeEvent renders one notification; names come from the events seen
+// so far, as a monitoring client's cache would have them.
+func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
+	typ := uint16(m.Header.Type)
+	ev := rtnl.Event{Type: rtnl.MsgTypeName(typ)}
+	cache := linkCache{name: map[uint32]string{}, flags: map[uint32]uint32{}}
+	for k, v := range t.names {
+		cache.name[uint32(k)] = v
+		cache.flags[uint32(k)] = t.flags[k]
+	}
+	switch typ {
+	case unix.RTM_NEWLINK, unix.RTM_DELLINK:
+		l, ok := parseLink(m)
+		if !ok {
+			return ev, false
+		}
+		name, _ := l.attrs.str(unix.IFLA_IFNAME)
+		if typ == unix.RTM_NEWLINK {
+			t.names[int32(l.hdr.Index)] = name
+			t.flags[int32(l.hdr.Index)] = l.hdr.Flags
+		}
+		ev.Family = "link"
+		ev.Object = renderLink(l, cache)
+	case unix.RTM_NEWADDR, unix.RTM_DELADDR:
+		a, ok := parseAddr(m)
+		if !ok {
+			return ev, false
+		}
+		ev.Family = rtnl.FamilyName(int(a.family))
+		ev.Object = rtnl.AddrEvent{Ifindex: int(a.index), Ifname: cache.nameOf(a.index), AddrInfo: renderAddr(a)}
+	case unix.RTM_NEWROUTE, unix.RTM_DELROUTE:
+		r, ok := parseRoute(m)
+		if !ok {
+			return ev, false
+		}
+		e, ok := renderRoute(r, cache)
+		if !ok {
+			return ev, false
+		}
+		ev.Family = rtnl.FamilyName(int(r.hdr.Family))
+		ev.Object = e
+	default:
+		return ev, false
+	}
+	return ev, true
+}
+
+func asErrno(err error, errno *unix.Errno) bool { return errors.As(err, errno) }

@@ -1,0 +1,239 @@
+// Package kernel is the real target: a fresh network namespace of this
+// machine, driven over rtnetlink (jsimonetti/rtnetlink/v2 messages over
+// mdlayher/netlink), with State read back the way `ip -j` reads it and
+// Events taken from a multicast subscription opened before the first
+// request.
+package kernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Options tune a kernel target.
+type Options struct {
+	// Settle is how long the event stream must stay quiet before State and
+	// Events read back, so that the kernel's deferred work (linkwatch
+	// operstate changes, IPv6 address configuration) has landed. Zero
+	// means 50ms.
+	Settle time.Duration
+	// Sysctls are written inside the new namespace before the first
+	// request, e.g. {"net/ipv6/conf/default/accept_dad": "0"}. Paths are
+	// relative to /proc/sys.
+	Sysctls map[string]string
+}
+
+// Target is a kernel target. It is safe for use by one goroutine at a time.
+type Target struct {
+	opts Options
+	ns   *netns
+	req  *netlink.Conn // requests and dumps
+	ev   *netlink.Conn // multicast subscription
+
+	mu        sync.Mutex
+	events    []rtnl.Event
+	evErr     error
+	lastEvent time.Time
+	names     map[int32]string // ifindex -> name, as the events told it
+	flags     map[int32]uint32 // ifindex -> ifi_flags, likewise
+	evDone    chan struct{}
+}
+
+// Multicast groups the event socket joins (legacy bitmask form).
+const eventGroups = unix.RTMGRP_LINK | unix.RTMGRP_IPV4_IFADDR | unix.RTMGRP_IPV4_ROUTE |
+	unix.RTMGRP_IPV6_IFADDR | unix.RTMGRP_IPV6_ROUTE
+
+// New makes a fresh network namespace and a target in it.
+func New(opts Options) (*Target, error) { return newTarget(opts, true) }
+
+func newTarget(opts Options, fresh bool) (*Target, error) {
+	if opts.Settle == 0 {
+		opts.Settle = 50 * time.Millisecond
+	}
+	ns, err := newNetns(fresh)
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{opts: opts, ns: ns, names: map[int32]string{}, flags: map[int32]uint32{}, evDone: make(chan struct{})}
+	fail := func(err error) (*Target, error) {
+		if t.ev != nil {
+			t.ev.Close()
+		}
+		if t.req != nil {
+			t.req.Close()
+		}
+		ns.close()
+		return nil, err
+	}
+	// The subscription comes first so that it sees every notification of
+	// the first request.
+	t.ev, err = netlink.Dial(unix.NETLINK_ROUTE, &netlink.Config{NetNS: ns.fd, Groups: eventGroups})
+	if err != nil {
+		return fail(fmt.Errorf("kernel target: event socket: %w", err))
+	}
+	t.req, err = netlink.Dial(unix.NETLINK_ROUTE, &netlink.Config{NetNS: ns.fd, Strict: false})
+	if err != nil {
+		return fail(fmt.Errorf("kernel target: request socket: %w", err))
+	}
+	for _, c := range []*netlink.Conn{t.req, t.ev} {
+		if err := t.checkSocket(c); err != nil {
+			return fail(err)
+		}
+	}
+	_ = t.req.SetOption(netlink.ExtendedAcknowledge, true)
+	// A large receive queue for notification storms; root may force it.
+	if raw, err := t.ev.SyscallConn(); err == nil {
+		_ = raw.Control(func(fd uintptr) {
+			_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 256<<20)
+		})
+	}
+	_ = t.ev.SetOption(netlink.NoENOBUFS, false)
+	for path, v := range opts.Sysctls {
+		if err := ns.writeSysctl("/proc/sys/"+path, v); err != nil {
+			return fail(fmt.Errorf("kernel target: sysctl %s: %w", path, err))
+		}
+	}
+	t.lastEvent = time.Now()
+	go t.readEvents()
+	return t, nil
+}
+
+// checkSocket refuses a socket that lives in the namespace the process
+// started in, or anywhere but the target's own namespace.
+func (t *Target) checkSocket(c *netlink.Conn) error {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ino uint64
+	var cerr error
+	if err := raw.Control(func(fd uintptr) { ino, cerr = socketNetns(int(fd)) }); err != nil {
+		return err
+	}
+	if cerr != nil {
+		return cerr
+	}
+	if ino == startNetns || startNetns == 0 {
+		return ErrSameNamespace
+	}
+	if ino != t.ns.inode {
+		return fmt.Errorf("kernel target: socket is in namespace %d, expected %d", ino, t.ns.inode)
+	}
+	return nil
+}
+
+// NetnsPath names the namespace for child processes (nsenter --net=PATH).
+func (t *Target) NetnsPath() string { return t.ns.path }
+
+// NetnsInode identifies the namespace.
+func (t *Target) NetnsInode() uint64 { return t.ns.inode }
+
+// Close releases the sockets and the namespace.
+func (t *Target) Close() error {
+	t.req.Close()
+	t.ev.Close()
+	<-t.evDone
+	t.ns.close()
+	return nil
+}
+
+// execute sends one request with an ACK and returns the kernel's answer.
+func (t *Target) execute(typ uint16, flags netlink.HeaderFlags, data []byte) ([]netlink.Message, error) {
+	msgs, err := t.req.Execute(netlink.Message{
+		Header: netlink.Header{Type: netlink.HeaderType(typ), Flags: netlink.Request | netlink.Acknowledge | flags},
+		Data:   data,
+	})
+	return msgs, kernelError(err)
+}
+
+// get sends a GET request without an ACK: the reply is the answer (an
+// ACK would arrive as a second datagram and confuse the next request).
+func (t *Target) get(typ uint16, data []byte) ([]netlink.Message, error) {
+	msgs, err := t.req.Execute(netlink.Message{
+		Header: netlink.Header{Type: netlink.HeaderType(typ), Flags: netlink.Request},
+		Data:   data,
+	})
+	return msgs, kernelError(err)
+}
+
+// dump runs a dump request.
+func (t *Target) dump(typ uint16, data []byte) ([]netlink.Message, error) {
+	msgs, err := t.req.Execute(netlink.Message{
+		Header: netlink.Header{Type: netlink.HeaderType(typ), Flags: netlink.Request | netlink.Dump},
+		Data:   data,
+	})
+	return msgs, kernelError(err)
+}
+
+// kernelError turns a netlink error into an *rtnl.Error with the errno and
+// the extended-ack message.
+func kernelError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var op *netlink.OpError
+	if errors.As(err, &op) {
+		var errno unix.Errno
+		if errors.As(op.Err, &errno) {
+			return &rtnl.Error{Errno: errno, Msg: op.Message}
+		}
+	}
+	return err
+}
+
+// settle waits until no notification has arrived for the settle period,
+// at most two seconds.
+func (t *Target) settle(ctx context.Context) {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		t.mu.Lock()
+		quiet := time.Since(t.lastEvent)
+		t.mu.Unlock()
+		if quiet >= t.opts.Settle {
+			return
+		}
+		time.Sleep(t.opts.Settle - quiet)
+	}
+}
+
+// Events returns the notifications seen so far, after the stream settles.
+func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
+	t.settle(ctx)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]rtnl.Event(nil), t.events...), t.evErr
+}
+
+func (t *Target) readEvents() {
+	defer close(t.evDone)
+	for {
+		msgs, err := t.ev.Receive()
+		if err != nil {
+			if errors.Is(err, unix.ENOBUFS) {
+				t.mu.Lock()
+				t.evErr = errors.New("kernel target: notifications lost (ENOBUFS): the event socket overflowed")
+				t.mu.Unlock()
+				continue
+			}
+			return // closed
+		}
+		t.mu.Lock()
+		for _, m := range msgs {
+			if ev, ok := t.decodeEvent(m); ok {
+				t.events = append(t.events, ev)
+			}
+		}
+		t.lastEvent = time.Now()
+		t.mu.Unlock()
+	}
+}
+
+var _ rtnl.Target = (*Target)(nil)

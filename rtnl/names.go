@@ -1,0 +1,294 @@
+package rtnl
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// The names iproute2 6.1 prints for numbers, so that both targets render
+// State the way `ip -j` does. The tables are iproute2's built-in ones plus
+// the /etc/iproute2 defaults Debian ships; rtnlsim does not read /etc, so
+// its output does not depend on the machine's local edits.
+
+// linkFlagNames is print_link_flags' order: bit, name.
+var linkFlagNames = []struct {
+	bit  uint32
+	name string
+}{
+	{unix.IFF_LOOPBACK, "LOOPBACK"}, {unix.IFF_BROADCAST, "BROADCAST"},
+	{unix.IFF_POINTOPOINT, "POINTOPOINT"}, {unix.IFF_MULTICAST, "MULTICAST"},
+	{unix.IFF_NOARP, "NOARP"}, {unix.IFF_ALLMULTI, "ALLMULTI"},
+	{unix.IFF_PROMISC, "PROMISC"}, {unix.IFF_MASTER, "MASTER"},
+	{unix.IFF_SLAVE, "SLAVE"}, {unix.IFF_DEBUG, "DEBUG"},
+	{unix.IFF_DYNAMIC, "DYNAMIC"}, {unix.IFF_AUTOMEDIA, "AUTOMEDIA"},
+	{unix.IFF_PORTSEL, "PORTSEL"}, {unix.IFF_NOTRAILERS, "NOTRAILERS"},
+	{unix.IFF_UP, "UP"}, {unix.IFF_LOWER_UP, "LOWER_UP"},
+	{unix.IFF_DORMANT, "DORMANT"}, {unix.IFF_ECHO, "ECHO"},
+}
+
+// LinkFlags renders ifi_flags as iproute2 does: NO-CARRIER first when UP
+// without RUNNING, the known bits in order, any rest in hex, and M-DOWN
+// last when the device's IFLA_LINK points at a device that is not up.
+func LinkFlags(flags uint32, mdown bool) []string {
+	out := []string{}
+	if flags&unix.IFF_UP != 0 && flags&unix.IFF_RUNNING == 0 {
+		out = append(out, "NO-CARRIER")
+	}
+	flags &^= unix.IFF_RUNNING
+	for _, f := range linkFlagNames {
+		if flags&f.bit != 0 {
+			out = append(out, f.name)
+			flags &^= f.bit
+		}
+	}
+	if flags != 0 {
+		out = append(out, fmt.Sprintf("%x", flags))
+	}
+	if mdown {
+		out = append(out, "M-DOWN")
+	}
+	return out
+}
+
+var operStates = []string{"UNKNOWN", "NOTPRESENT", "DOWN", "LOWERLAYERDOWN", "TESTING", "DORMANT", "UP"}
+
+// OperState names IF_OPER_*.
+func OperState(s uint8) string {
+	if int(s) < len(operStates) {
+		return operStates[s]
+	}
+	return strconv.Itoa(int(s))
+}
+
+// LinkMode names IF_LINK_MODE_*.
+func LinkMode(m uint8) string {
+	switch m {
+	case 0:
+		return "DEFAULT"
+	case 1:
+		return "DORMANT"
+	case 2:
+		return "TESTING"
+	}
+	return "none"
+}
+
+// GroupName is rtnl_group_n2a with /etc/iproute2/group's "0 default".
+func GroupName(g uint32) string {
+	if g == 0 {
+		return "default"
+	}
+	return strconv.FormatUint(uint64(g), 10)
+}
+
+// LinkType names ARPHRD_* as ll_type_n2a does, for the types rtnlsim meets.
+func LinkType(t uint16) string {
+	switch t {
+	case unix.ARPHRD_ETHER:
+		return "ether"
+	case unix.ARPHRD_LOOPBACK:
+		return "loopback"
+	case unix.ARPHRD_NONE:
+		return "none"
+	case unix.ARPHRD_VOID:
+		return "void"
+	}
+	return fmt.Sprintf("[%d]", t)
+}
+
+// HWAddr formats a link-layer address the way ll_addr_n2a does.
+func HWAddr(a net.HardwareAddr) string { return a.String() }
+
+// ScopeName is rtnl_rtscope_n2a with /etc/iproute2/rt_scopes.
+func ScopeName(s uint8) string {
+	switch s {
+	case unix.RT_SCOPE_UNIVERSE:
+		return "global"
+	case unix.RT_SCOPE_SITE:
+		return "site"
+	case unix.RT_SCOPE_LINK:
+		return "link"
+	case unix.RT_SCOPE_HOST:
+		return "host"
+	case unix.RT_SCOPE_NOWHERE:
+		return "nowhere"
+	}
+	return strconv.Itoa(int(s))
+}
+
+// TableName is rtnl_rttable_n2a with /etc/iproute2/rt_tables.
+func TableName(t uint32) string {
+	switch t {
+	case unix.RT_TABLE_DEFAULT:
+		return "default"
+	case unix.RT_TABLE_MAIN:
+		return "main"
+	case unix.RT_TABLE_LOCAL:
+		return "local"
+	}
+	return strconv.FormatUint(uint64(t), 10)
+}
+
+// protoNames is /etc/iproute2/rt_protos as iproute2 6.1 ships it.
+var protoNames = map[uint8]string{
+	0: "unspec", 1: "redirect", 2: "kernel", 3: "boot", 4: "static",
+	8: "gated", 9: "ra", 10: "mrt", 11: "zebra", 12: "bird", 13: "dnrouted",
+	14: "xorp", 15: "ntk", 16: "dhcp", 18: "keepalived", 42: "babel",
+	99: "openr", 186: "bgp", 187: "isis", 188: "ospf", 189: "rip", 192: "eigrp",
+}
+
+// ProtoName is rtnl_rtprot_n2a.
+func ProtoName(p uint8) string {
+	if n, ok := protoNames[p]; ok {
+		return n
+	}
+	return strconv.Itoa(int(p))
+}
+
+// ProtoByName is the inverse of ProtoName, also accepting numbers.
+func ProtoByName(s string) (uint8, bool) {
+	for k, v := range protoNames {
+		if v == s {
+			return k, true
+		}
+	}
+	n, err := strconv.ParseUint(s, 0, 8)
+	return uint8(n), err == nil
+}
+
+var routeTypeNames = []string{
+	"unspec", "unicast", "local", "broadcast", "anycast", "multicast",
+	"blackhole", "unreachable", "prohibit", "throw", "nat", "xresolve",
+}
+
+// RouteTypeName is rtnl_rtntype_n2a.
+func RouteTypeName(t uint8) string {
+	if int(t) < len(routeTypeNames) {
+		return routeTypeNames[t]
+	}
+	return strconv.Itoa(int(t))
+}
+
+// RouteTypeByName is the inverse of RouteTypeName.
+func RouteTypeByName(s string) (uint8, bool) {
+	for i, n := range routeTypeNames {
+		if n == s {
+			return uint8(i), true
+		}
+	}
+	return 0, false
+}
+
+// FamilyName names an address family as iproute2's family_name does.
+func FamilyName(f int) string {
+	switch f {
+	case unix.AF_INET:
+		return "inet"
+	case unix.AF_INET6:
+		return "inet6"
+	case unix.AF_PACKET:
+		return "link"
+	case unix.AF_UNSPEC:
+		return "none"
+	}
+	return "?"
+}
+
+// AddrFlagsInto sets the addr_info flag fields from IFA_F_* bits in
+// print_ifa_flags' order; bits it does not know go to IfaFlags in hex.
+func (a *AddrInfo) SetFlags(family int, flags uint32) {
+	if flags&unix.IFA_F_SECONDARY != 0 {
+		if family == unix.AF_INET6 {
+			a.Temporary = true
+		} else {
+			a.Secondary = true
+		}
+	}
+	a.Nodad = flags&unix.IFA_F_NODAD != 0
+	a.Optimistic = flags&unix.IFA_F_OPTIMISTIC != 0
+	a.Dadfailed = flags&unix.IFA_F_DADFAILED != 0
+	a.Home = flags&unix.IFA_F_HOMEADDRESS != 0
+	a.Deprecated = flags&unix.IFA_F_DEPRECATED != 0
+	a.Tentative = flags&unix.IFA_F_TENTATIVE != 0
+	a.Dynamic = flags&unix.IFA_F_PERMANENT == 0
+	a.Mngtmpaddr = flags&unix.IFA_F_MANAGETEMPADDR != 0
+	a.Noprefixroute = flags&unix.IFA_F_NOPREFIXROUTE != 0
+	a.Autojoin = flags&unix.IFA_F_MCAUTOJOIN != 0
+	a.StablePrivacy = flags&unix.IFA_F_STABLE_PRIVACY != 0
+	known := uint32(unix.IFA_F_SECONDARY | unix.IFA_F_NODAD | unix.IFA_F_OPTIMISTIC |
+		unix.IFA_F_DADFAILED | unix.IFA_F_HOMEADDRESS | unix.IFA_F_DEPRECATED |
+		unix.IFA_F_TENTATIVE | unix.IFA_F_PERMANENT | unix.IFA_F_MANAGETEMPADDR |
+		unix.IFA_F_NOPREFIXROUTE | unix.IFA_F_MCAUTOJOIN | unix.IFA_F_STABLE_PRIVACY)
+	if rest := flags &^ known; rest != 0 {
+		a.IfaFlags = fmt.Sprintf("%02x", rest)
+	}
+}
+
+// RouteFlags names rtm_flags as print_rt_flags does, in its order.
+func RouteFlags(f uint32) []string {
+	out := []string{}
+	for _, n := range []struct {
+		bit  uint32
+		name string
+	}{
+		{unix.RTNH_F_DEAD, "dead"}, {unix.RTNH_F_ONLINK, "onlink"},
+		{unix.RTNH_F_PERVASIVE, "pervasive"}, {unix.RTNH_F_OFFLOAD, "offload"},
+		{unix.RTNH_F_TRAP, "trap"}, {unix.RTM_F_NOTIFY, "notify"},
+		{unix.RTNH_F_LINKDOWN, "linkdown"}, {unix.RTNH_F_UNRESOLVED, "unresolved"},
+		{unix.RTM_F_OFFLOAD, "rt_offload"}, {unix.RTM_F_TRAP, "rt_trap"},
+		{unix.RTM_F_OFFLOAD_FAILED, "rt_offload_failed"},
+	} {
+		if f&n.bit != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// RoutePref names RTA_PREF (ICMPV6_ROUTER_PREF_*).
+func RoutePref(p uint8) string {
+	switch p {
+	case 3:
+		return "low"
+	case 0:
+		return "medium"
+	case 1:
+		return "high"
+	}
+	return strconv.Itoa(int(p))
+}
+
+// AddrsOf is the `ip -j addr show` element for a link and its addresses.
+func AddrsOf(l Link, addrs []AddrInfo) LinkAddrs {
+	if addrs == nil {
+		addrs = []AddrInfo{}
+	}
+	return LinkAddrs{
+		Ifindex: l.Ifindex, LinkPeer: l.LinkPeer, LinkIndex: l.LinkIndex, Ifname: l.Ifname,
+		Flags: l.Flags, MTU: l.MTU, Qdisc: l.Qdisc, Master: l.Master, Operstate: l.Operstate,
+		Group: l.Group, Txqlen: l.Txqlen, LinkType: l.LinkType, Address: l.Address,
+		Broadcast: l.Broadcast, AddrInfo: addrs,
+	}
+}
+
+// MsgTypeName names an rtnetlink message type.
+func MsgTypeName(t uint16) string {
+	switch t {
+	case unix.RTM_NEWLINK:
+		return "RTM_NEWLINK"
+	case unix.RTM_DELLINK:
+		return "RTM_DELLINK"
+	case unix.RTM_NEWADDR:
+		return "RTM_NEWADDR"
+	case unix.RTM_DELADDR:
+		return "RTM_DELADDR"
+	case unix.RTM_NEWROUTE:
+		return "RTM_NEWROUTE"
+	case unix.RTM_DELROUTE:
+		return "RTM_DELROUTE"
+	}
+	return fmt.Sprintf("RTM_%d", t)
+}
