@@ -1,0 +1,134 @@
+package fibtrie
+
+import "fmt"
+
+// Check verifies the structural invariants of every trie and returns the
+// first violation: parent pointers; child keys agree with their slot; tnode
+// keys have no bits below pos+bits; full/empty counts; slen of every node is
+// the largest suffix below it (at least pos); leaves hold a non-empty alias
+// list ordered by (slen ascending, table descending) with matching keys;
+// walks come in strictly ascending key order; no tnode has fewer than two
+// children; and, with afterResize, no tnode that resize would still inflate
+// or halve (only meaningful when the last change went through resize).
+// Tnode slen must be at least the largest suffix below; exactSlen demands
+// equality, which holds only while no leaf has been removed by a delete.
+func (f *FIB) Check(afterResize, exactSlen bool) error {
+	exact := exactSlen
+	seen := map[*trie]bool{}
+	for _, tb := range f.tables() {
+		if seen[tb.t] {
+			continue
+		}
+		seen[tb.t] = true
+		if err := tb.t.check(afterResize, exact); err != nil {
+			return fmt.Errorf("table %d: %w", tb.id, err)
+		}
+	}
+	return nil
+}
+
+func (t *trie) check(afterResize, exact bool) error {
+	r := t.root()
+	if r == nil {
+		return nil
+	}
+	if r.parent != &t.kv {
+		return fmt.Errorf("root parent is not the trie")
+	}
+	if _, err := checkNode(r, &t.kv, afterResize, exact); err != nil {
+		return err
+	}
+	var last uint32
+	first := true
+	var err error
+	walkLeaves(r, func(l *node) bool {
+		if !first && l.key <= last {
+			err = fmt.Errorf("walk out of order: %s after %s", FormatIP(l.key), FormatIP(last))
+			return false
+		}
+		first, last = false, l.key
+		return true
+	})
+	return err
+}
+
+// checkNode returns the largest suffix found in n's subtree.
+func checkNode(n, parent *node, afterResize, exact bool) (uint8, error) {
+	if n.parent != parent {
+		return 0, fmt.Errorf("node %s/%d: wrong parent", FormatIP(n.key), n.pos)
+	}
+	if !parent.isTrie() {
+		if getIndex(n.key, parent) >= parent.childLength() || parent.child[getIndex(n.key, parent)] != n {
+			return 0, fmt.Errorf("node %s: not in its slot of parent %s", FormatIP(n.key), FormatIP(parent.key))
+		}
+		if uint(n.pos)+uint(n.bits) > uint(parent.pos) {
+			return 0, fmt.Errorf("node %s: pos+bits above parent pos", FormatIP(n.key))
+		}
+	}
+	if n.isLeaf() {
+		if n.pos != 0 || len(n.leaf) == 0 {
+			return 0, fmt.Errorf("leaf %s: pos %d, %d aliases", FormatIP(n.key), n.pos, len(n.leaf))
+		}
+		for i, fa := range n.leaf {
+			if fa.Dst != n.key {
+				return 0, fmt.Errorf("leaf %s holds %s", FormatIP(n.key), FormatIP(fa.Dst))
+			}
+			if i > 0 {
+				p := n.leaf[i-1]
+				if p.slen() > fa.slen() || (p.slen() == fa.slen() && p.Table < fa.Table) {
+					return 0, fmt.Errorf("leaf %s: alias order", FormatIP(n.key))
+				}
+			}
+		}
+		if want := n.leaf[len(n.leaf)-1].slen(); n.slen != want {
+			return 0, fmt.Errorf("leaf %s: slen %d want %d", FormatIP(n.key), n.slen, want)
+		}
+		return n.slen, nil
+	}
+	shift := uint(n.pos) + uint(n.bits)
+	if shift < 32 && n.key<<(32-shift) != 0 {
+		return 0, fmt.Errorf("tnode %s/%d: key bits below pos+bits", FormatIP(n.key), 32-shift)
+	}
+	if uint64(len(n.child)) != n.childLength() {
+		return 0, fmt.Errorf("tnode %s: child array length", FormatIP(n.key))
+	}
+	var empty, full uint64
+	slen := n.pos
+	for _, ch := range n.child {
+		if ch == nil {
+			empty++
+			continue
+		}
+		if tnodeFull(n, ch) {
+			full++
+		}
+		s, err := checkNode(ch, n, afterResize, exact)
+		if err != nil {
+			return 0, err
+		}
+		slen = max(slen, s)
+	}
+	if empty != n.empty || full != n.full {
+		return 0, fmt.Errorf("tnode %s/%d: empty %d/%d full %d/%d", FormatIP(n.key), 32-shift,
+			n.empty, empty, n.full, full)
+	}
+	// The kernel keeps tnode slen an upper bound, not always exact: when a
+	// leaf's last alias goes, fib_remove_alias pulls the suffix while the
+	// leaf is still linked, so the parent can keep the old, larger slen.
+	if n.slen < slen {
+		return 0, fmt.Errorf("tnode %s/%d pos %d: slen %d below suffix %d under it", FormatIP(n.key), 32-shift, n.pos, n.slen, slen)
+	}
+	if exact && n.slen != slen {
+		return 0, fmt.Errorf("tnode %s/%d pos %d: slen %d want %d", FormatIP(n.key), 32-shift, n.pos, n.slen, slen)
+	}
+	if n.childLength()-n.empty < 2 {
+		return 0, fmt.Errorf("tnode %s: fewer than two children", FormatIP(n.key))
+	}
+	if afterResize && shouldInflate(n.parent, n) {
+		return 0, fmt.Errorf("tnode %s/%d bits %d: above inflate threshold", FormatIP(n.key), 32-shift, n.bits)
+	}
+	if afterResize && shouldHalve(n.parent, n) {
+		return 0, fmt.Errorf("tnode %s/%d bits %d: below halve threshold", FormatIP(n.key), 32-shift, n.bits)
+	}
+	return slen, nil
+}

@@ -1,0 +1,303 @@
+package fibtrie
+
+import "syscall"
+
+// hashSize is FIB_TABLE_HASHSZ with CONFIG_IP_MULTIPLE_TABLES: tables are
+// listed (in /proc too) by bucket id&255, newest first within a bucket.
+const hashSize = 256
+
+type table struct {
+	id uint32
+	t  *trie
+}
+
+// FIB is the IPv4 FIB of one network namespace: its tables and their tries.
+// Until a custom rule exists, the local table is an alias of the main
+// table's trie, as the kernel keeps them (fib_new_table with alias).
+type FIB struct {
+	opts     Options
+	counters Counters
+	buckets  [hashSize][]*table
+	byID     map[uint32]*table
+	unmerged bool
+	freeSize uint64 // tnode_free_size
+}
+
+// New returns an empty FIB, as in a fresh namespace with lo down.
+func New(opts Options) *FIB {
+	return &FIB{opts: opts, byID: map[uint32]*table{}}
+}
+
+// Options returns the behaviour switches this FIB was made with.
+func (f *FIB) Options() Options { return f.opts }
+
+// Counters returns the work done so far.
+func (f *FIB) Counters() Counters { return f.counters }
+
+// ResetCounters zeroes the work counters.
+func (f *FIB) ResetCounters() { f.counters = Counters{} }
+
+func normTable(id uint32) uint32 {
+	if id == 0 {
+		return TableMain
+	}
+	return id
+}
+
+func (f *FIB) getTable(id uint32) *table { return f.byID[normTable(id)] }
+
+// newTable is fib_new_table: the local table shares main's trie while merged.
+func (f *FIB) newTable(id uint32) *table {
+	id = normTable(id)
+	if tb := f.byID[id]; tb != nil {
+		return tb
+	}
+	var tr *trie
+	if id == TableLocal && !f.unmerged {
+		tr = f.newTable(TableMain).t
+	} else {
+		tr = newTrie(f)
+	}
+	tb := &table{id: id, t: tr}
+	h := id & (hashSize - 1)
+	f.buckets[h] = append([]*table{tb}, f.buckets[h]...)
+	f.byID[id] = tb
+	return tb
+}
+
+// tables lists the tables in the kernel's hash order.
+func (f *FIB) tables() []*table {
+	var out []*table
+	for _, b := range f.buckets {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// TableIDs lists existing tables in the order /proc prints them.
+func (f *FIB) TableIDs() []uint32 {
+	var ids []uint32
+	for _, tb := range f.tables() {
+		ids = append(ids, tb.id)
+	}
+	return ids
+}
+
+// Merged reports whether local and main still share one trie.
+func (f *FIB) Merged() bool { return !f.unmerged }
+
+func validate(r *Route) error {
+	if r.Len > keyLength {
+		return syscall.EINVAL
+	}
+	if r.Len < keyLength && r.Dst<<r.Len != 0 {
+		return syscall.EINVAL // host bits set (fib_valid_key_len)
+	}
+	return nil
+}
+
+// Insert is RTM_NEWROUTE with the given netlink flags (fib_table_insert).
+// It returns EEXIST, ENOENT or EINVAL as the kernel does.
+func (f *FIB) Insert(r Route, flags Flags) error {
+	r.Table = normTable(r.Table)
+	if err := validate(&r); err != nil {
+		return err
+	}
+	tb := f.newTable(r.Table)
+	return tb.t.insert(&r, flags)
+}
+
+// Add is `ip route add` (NLM_F_CREATE|NLM_F_EXCL).
+func (f *FIB) Add(r Route) error { return f.Insert(r, FlagCreate|FlagExcl) }
+
+// Replace is `ip route replace` (NLM_F_CREATE|NLM_F_REPLACE).
+func (f *FIB) Replace(r Route) error { return f.Insert(r, FlagCreate|FlagReplace) }
+
+// Append is `ip route append` (NLM_F_CREATE|NLM_F_APPEND).
+func (f *FIB) Append(r Route) error { return f.Insert(r, FlagCreate|FlagAppend) }
+
+// Prepend is `ip route prepend` (NLM_F_CREATE).
+func (f *FIB) Prepend(r Route) error { return f.Insert(r, FlagCreate) }
+
+// Delete is RTM_DELROUTE (fib_table_delete): Dst, Len, Table and TOS select
+// the alias run; Type 0, Scope ScopeAny and zero Protocol, PrefSrc,
+// Priority, OIF, Gateway match anything. ESRCH when nothing matches.
+func (f *FIB) Delete(r Route) error {
+	r.Table = normTable(r.Table)
+	if err := validate(&r); err != nil {
+		return err
+	}
+	tb := f.getTable(r.Table)
+	if tb == nil {
+		return syscall.ESRCH
+	}
+	return tb.t.delete(&r)
+}
+
+// Lookup is fib_table_lookup in one table for a destination and tos 0.
+// With the tables merged, a lookup in main also sees local routes, as in
+// the kernel. It returns nil when nothing matches.
+func (f *FIB) Lookup(tableID uint32, dst uint32) *Alias {
+	return f.LookupTOS(tableID, dst, 0)
+}
+
+// LookupTOS is Lookup for a flow with the given tos.
+func (f *FIB) LookupTOS(tableID uint32, dst uint32, tos uint8) *Alias {
+	tb := f.getTable(tableID)
+	if tb == nil {
+		return nil
+	}
+	return tb.t.lookup(dst, tos)
+}
+
+// FlushTable is fib_table_flush for one table: it removes the table's aliases
+// that are dead (Alias.Dead or dead(a) true); error-type routes (blackhole,
+// unreachable, prohibit, throw) go only with flushAll, which the kernel
+// passes when the namespace is dismantled. It returns the number removed.
+func (f *FIB) FlushTable(tableID uint32, dead func(*Alias) bool, flushAll bool) int {
+	tb := f.getTable(tableID)
+	if tb == nil {
+		return 0
+	}
+	return tb.t.flush(tb.id, dead, flushAll)
+}
+
+// Flush is fib_flush: FlushTable over every table in hash order (so the
+// merged trie is walked twice, once for main and once for local).
+func (f *FIB) Flush(dead func(*Alias) bool) int {
+	n := 0
+	for _, tb := range f.tables() {
+		n += tb.t.flush(tb.id, dead, false)
+	}
+	return n
+}
+
+// MarkDead sets Alias.Dead on every alias for which pred is true, as
+// fib_sync_down_dev marks the nexthops of a departing device, and returns
+// how many it marked.
+func (f *FIB) MarkDead(pred func(*Alias) bool) int {
+	n := 0
+	seen := map[*trie]bool{}
+	for _, tb := range f.tables() {
+		if seen[tb.t] {
+			continue
+		}
+		seen[tb.t] = true
+		walkLeaves(tb.t.root(), func(l *node) bool {
+			for _, fa := range l.leaf {
+				if !fa.Dead && pred(fa) {
+					fa.Dead = true
+					n++
+				}
+			}
+			return true
+		})
+	}
+	return n
+}
+
+// Walk calls fn for the routes of one table in key order (then alias
+// order), as a route dump sees them; fn returns false to stop.
+func (f *FIB) Walk(tableID uint32, fn func(a *Alias) bool) {
+	tb := f.getTable(tableID)
+	if tb == nil {
+		return
+	}
+	walkLeaves(tb.t.root(), func(l *node) bool {
+		for _, fa := range l.leaf {
+			if fa.Table != tb.id {
+				continue
+			}
+			if !fn(fa) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// Routes returns a copy of one table's routes in dump order.
+func (f *FIB) Routes(tableID uint32) []Alias {
+	var out []Alias
+	f.Walk(tableID, func(a *Alias) bool { out = append(out, *a); return true })
+	return out
+}
+
+// Unmerge is fib_unmerge, run when the first custom rule appears: local
+// gets its own trie holding clones of its aliases, and main's trie drops
+// them (fib_table_flush_external).
+func (f *FIB) Unmerge() {
+	if f.unmerged {
+		return
+	}
+	f.unmerged = true
+	old := f.byID[TableLocal]
+	if old == nil {
+		return
+	}
+	lt := newTrie(f)
+	walkLeaves(old.t.root(), func(l *node) bool {
+		for _, fa := range l.leaf {
+			if fa.Table != TableLocal {
+				continue
+			}
+			cp := *fa
+			f.counters.AliasAllocs++
+			ll, tp := lt.findNode(l.key)
+			lt.insertAlias(tp, ll, &cp, -1, l.key)
+		}
+		return true
+	})
+	mainT := old.t
+	old.t = lt
+	if mt := f.byID[TableMain]; mt != nil && mt.t == mainT {
+		mainT.flushExternal(TableMain)
+	}
+}
+
+// flushExternal is fib_table_flush_external: drop aliases of other tables.
+func (t *trie) flushExternal(tb uint32) {
+	pn := &t.kv
+	cindex := uint64(1)
+	for {
+		if cindex == 0 {
+			pkey := pn.key
+			if pn.isTrie() {
+				break
+			}
+			if pn.slen > pn.pos {
+				t.updateSuffix(pn)
+			}
+			pn = t.resize(pn)
+			cindex = getIndex(pkey, pn)
+			continue
+		}
+		cindex--
+		n := pn.child[cindex]
+		if n == nil {
+			continue
+		}
+		if !n.isLeaf() {
+			pn = n
+			cindex = uint64(1) << n.bits
+			continue
+		}
+		var slen uint8
+		keep := n.leaf[:0]
+		for _, fa := range n.leaf {
+			if fa.Table != tb {
+				t.c().AliasFrees++
+				continue
+			}
+			slen = fa.slen()
+			keep = append(keep, fa)
+		}
+		clear(n.leaf[len(keep):])
+		n.leaf = keep
+		n.slen = slen
+		if len(n.leaf) == 0 {
+			putChildRoot(pn, n.key, nil)
+			t.c().LeafFrees++
+		}
+	}
+}

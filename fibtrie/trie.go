@@ -1,0 +1,766 @@
+package fibtrie
+
+import (
+	"math/bits"
+	"syscall"
+)
+
+const keyLength = 32
+
+// Resize thresholds in percent and the per-resize work bound, as in fib_trie.c.
+const (
+	halveThreshold       = 25
+	inflateThreshold     = 50
+	halveThresholdRoot   = 15
+	inflateThresholdRoot = 30
+	maxWork              = 10
+	// syncMem is the default sysctl_fib_sync_mem: after this many bytes of
+	// freed tnodes the kernel calls synchronize_net().
+	syncMem = 512 * 1024
+)
+
+// node is the kernel's key_vector plus its tnode header. A leaf has bits == 0
+// and holds aliases; a tnode has bits > 0 and 1<<bits children. The trie's
+// own anchor is a node with pos == 32 (IS_TRIE) and a single child slot.
+type node struct {
+	key    uint32
+	pos    uint8
+	bits   uint8
+	slen   uint8
+	parent *node
+	child  []*node
+	full   uint64 // children that are tnodes with no skipped bits
+	empty  uint64 // nil children
+	leaf   []*Alias
+}
+
+func (n *node) isTrie() bool { return n.pos >= keyLength }
+func (n *node) isLeaf() bool { return n.bits == 0 }
+
+// childLength is 1<<bits for tnodes and 0 for leaves and the trie anchor.
+func (n *node) childLength() uint64 { return (uint64(1) << n.bits) &^ 1 }
+
+// getIndex gives the child slot of key in kv; 0 for the trie anchor because
+// a 32-bit value shifted by 32 is 0 in 64-bit arithmetic, as in the kernel.
+func getIndex(key uint32, kv *node) uint64 { return uint64(key^kv.key) >> kv.pos }
+
+// trie is one LC-trie (one struct trie). Several tables may share one (the
+// merged local/main case).
+type trie struct {
+	kv  node
+	fib *FIB
+}
+
+func newTrie(f *FIB) *trie {
+	t := &trie{fib: f}
+	t.kv.pos = keyLength
+	t.kv.slen = keyLength
+	t.kv.child = make([]*node, 1)
+	return t
+}
+
+func (t *trie) root() *node { return t.kv.child[0] }
+
+func (t *trie) c() *Counters { return &t.fib.counters }
+
+// tnodeSize is TNODE_SIZE(n) on x86_64: the 40-byte header the kernel
+// prints as "size of tnode" plus one 8-byte pointer per child.
+func tnodeSize(children uint64) uint64 { return 40 + 8*children }
+
+func (t *trie) leafNew(key uint32, fa *Alias) *node {
+	t.c().LeafAllocs++
+	return &node{key: key, slen: fa.slen(), leaf: []*Alias{fa}}
+}
+
+func (t *trie) tnodeNew(key uint32, pos, nbits uint8) *node {
+	t.c().TnodeAllocs++
+	shift := uint(pos) + uint(nbits)
+	n := &node{pos: pos, bits: nbits, slen: pos, child: make([]*node, 1<<nbits)}
+	if shift < keyLength {
+		n.key = key >> shift << shift
+	}
+	n.empty = 1 << nbits
+	return n
+}
+
+// tnodeFull: n is a tnode that skips no bits below tn, so inflating tn
+// would absorb it.
+func tnodeFull(tn, n *node) bool {
+	return n != nil && uint(n.pos)+uint(n.bits) == uint(tn.pos) && !n.isLeaf()
+}
+
+// putChild stores n at slot i and keeps the empty/full counts and the
+// node's suffix length current.
+func putChild(tn *node, i uint64, n *node) {
+	chi := tn.child[i]
+	if n == nil && chi != nil {
+		tn.empty++
+	}
+	if n != nil && chi == nil {
+		tn.empty--
+	}
+	wasfull, isfull := tnodeFull(tn, chi), tnodeFull(tn, n)
+	if wasfull && !isfull {
+		tn.full--
+	} else if !wasfull && isfull {
+		tn.full++
+	}
+	if n != nil && tn.slen < n.slen {
+		tn.slen = n.slen
+	}
+	tn.child[i] = n
+}
+
+func putChildRoot(tp *node, key uint32, n *node) {
+	if tp.isTrie() {
+		tp.child[0] = n
+		return
+	}
+	putChild(tp, getIndex(key, tp), n)
+}
+
+// updateChildren repoints parents after a node was rebuilt; nodes already
+// owned by tn are new intermediates whose own children need the same.
+func updateChildren(tn *node) {
+	for i := tn.childLength(); i > 0; {
+		i--
+		in := tn.child[i]
+		if in == nil {
+			continue
+		}
+		if in.parent == tn {
+			updateChildren(in)
+		} else {
+			in.parent = tn
+		}
+	}
+}
+
+// tnodeFree frees a rebuilt tnode and the full children it absorbed,
+// accounting bytes towards the synchronize_net() threshold.
+func (t *trie) tnodeFree(chain []*node) {
+	c := t.c()
+	for _, n := range chain {
+		t.fib.freeSize += tnodeSize(uint64(1) << n.bits)
+		c.TnodeFrees++
+	}
+	if t.fib.freeSize >= syncMem {
+		t.fib.freeSize = 0
+		c.SynchronizeNet++
+	}
+}
+
+func (t *trie) replace(old, tn *node, chain []*node) *node {
+	tp := old.parent
+	tn.parent = tp
+	putChildRoot(tp, tn.key, tn)
+	updateChildren(tn)
+	t.tnodeFree(chain)
+	// children that are full may now themselves need resizing
+	for i := tn.childLength(); i > 0; {
+		i--
+		in := tn.child[i]
+		if tnodeFull(tn, in) {
+			tn = t.resize(in)
+		}
+	}
+	return tp
+}
+
+func (t *trie) inflate(old *node) *node {
+	t.c().Inflates++
+	tn := t.tnodeNew(old.key, old.pos-1, old.bits+1)
+	chain := []*node{old}
+	m := uint32(1) << tn.pos
+	for i := old.childLength(); i > 0; {
+		i--
+		in := old.child[i]
+		if in == nil {
+			continue
+		}
+		if !tnodeFull(old, in) {
+			putChild(tn, getIndex(in.key, tn), in)
+			continue
+		}
+		chain = append(chain, in)
+		if in.bits == 1 {
+			putChild(tn, 2*i+1, in.child[1])
+			putChild(tn, 2*i, in.child[0])
+			continue
+		}
+		// split a full child in two, one bit further down
+		node1 := t.tnodeNew(in.key|m, in.pos, in.bits-1)
+		node0 := t.tnodeNew(in.key, in.pos, in.bits-1)
+		for k, j := in.childLength(), in.childLength()/2; j > 0; {
+			k--
+			j--
+			putChild(node1, j, in.child[k])
+			putChild(node0, j, in.child[j])
+			k--
+			j--
+			putChild(node1, j, in.child[k])
+			putChild(node0, j, in.child[j])
+		}
+		node1.parent = tn
+		node0.parent = tn
+		putChild(tn, 2*i+1, node1)
+		putChild(tn, 2*i, node0)
+	}
+	return t.replace(old, tn, chain)
+}
+
+func (t *trie) halve(old *node) *node {
+	t.c().Halves++
+	tn := t.tnodeNew(old.key, old.pos+1, old.bits-1)
+	for i := old.childLength(); i > 0; {
+		i--
+		node1 := old.child[i]
+		i--
+		node0 := old.child[i]
+		if node1 == nil || node0 == nil {
+			n := node1
+			if n == nil {
+				n = node0
+			}
+			putChild(tn, i/2, n)
+			continue
+		}
+		in := t.tnodeNew(node0.key, old.pos, 1)
+		putChild(in, 1, node1)
+		putChild(in, 0, node0)
+		in.parent = tn
+		putChild(tn, i/2, in)
+	}
+	return t.replace(old, tn, []*node{old})
+}
+
+func (t *trie) collapse(old *node) *node {
+	t.c().Collapses++
+	var n *node
+	for i := old.childLength(); n == nil && i > 0; {
+		i--
+		n = old.child[i]
+	}
+	tp := old.parent
+	putChildRoot(tp, old.key, n)
+	if n != nil {
+		n.parent = tp
+	}
+	t.c().TnodeFrees++
+	return tp
+}
+
+// updateSuffix recomputes tn.slen from its children. Slot i can only hold a
+// suffix longer than pos if i has trailing zero bits, so the scan strides
+// over slots that cannot raise the maximum.
+func (t *trie) updateSuffix(tn *node) uint8 {
+	c := t.c()
+	c.UpdateSuffixCalls++
+	slen := tn.pos
+	top := tn.pos + tn.bits - 1
+	slenMax := min(top, tn.slen)
+	cl := tn.childLength()
+	for i, stride := uint64(0), uint64(2); i < cl; i += stride {
+		c.UpdateSuffixVisits++
+		n := tn.child[i]
+		if n == nil || n.slen <= slen {
+			continue
+		}
+		stride <<= n.slen - slen
+		slen = n.slen
+		i &^= stride - 1
+		if t.fib.opts.LegacyUpdateSuffix {
+			if slen >= top {
+				break
+			}
+		} else if slen >= slenMax {
+			break
+		}
+	}
+	tn.slen = slen
+	return slen
+}
+
+func shouldInflate(tp, tn *node) bool {
+	used := tn.childLength()
+	threshold := used * inflateThreshold
+	if tp.isTrie() {
+		threshold = used * inflateThresholdRoot
+	}
+	used -= tn.empty
+	used += tn.full
+	return used > 1 && tn.pos != 0 && 50*used >= threshold
+}
+
+func shouldHalve(tp, tn *node) bool {
+	used := tn.childLength()
+	threshold := used * halveThreshold
+	if tp.isTrie() {
+		threshold = used * halveThresholdRoot
+	}
+	used -= tn.empty
+	return used > 1 && tn.bits > 1 && 100*used < threshold
+}
+
+func shouldCollapse(tn *node) bool {
+	return tn.childLength()-tn.empty < 2
+}
+
+// resize inflates or halves tn until the thresholds hold (at most maxWork
+// steps), collapses it when one child is left, and returns the parent.
+func (t *trie) resize(tn *node) *node {
+	c := t.c()
+	c.ResizeCalls++
+	tp := tn.parent
+	cindex := getIndex(tn.key, tp)
+	work := maxWork
+	for shouldInflate(tp, tn) && work > 0 {
+		tp = t.inflate(tn)
+		c.ResizeSteps++
+		work--
+		tn = tp.child[cindex]
+	}
+	tp = tn.parent
+	if work != maxWork {
+		return tp
+	}
+	for shouldHalve(tp, tn) && work > 0 {
+		tp = t.halve(tn)
+		c.ResizeSteps++
+		work--
+		tn = tp.child[cindex]
+	}
+	if shouldCollapse(tn) {
+		c.ResizeSteps++
+		return t.collapse(tn)
+	}
+	return tn.parent
+}
+
+// nodePullSuffix lowers slen up the tree after a long suffix went away.
+func (t *trie) nodePullSuffix(tn *node, slen uint8) {
+	nodeSlen := tn.slen
+	for nodeSlen > tn.pos && nodeSlen > slen {
+		slen = t.updateSuffix(tn)
+		if nodeSlen == slen {
+			break
+		}
+		tn = tn.parent
+		nodeSlen = tn.slen
+	}
+}
+
+func nodePushSuffix(tn *node, slen uint8) {
+	for tn.slen < slen {
+		tn.slen = slen
+		tn = tn.parent
+	}
+}
+
+// leafPullSuffix is the 4.2-era helper that fib_table_flush called for
+// every surviving leaf in 4.2-rc3.
+func (t *trie) leafPullSuffix(tp, l *node) {
+	for tp.slen > tp.pos && tp.slen > l.slen {
+		if t.updateSuffix(tp) > l.slen {
+			break
+		}
+		tp = tp.parent
+	}
+}
+
+func (t *trie) rebalance(tn *node) {
+	for !tn.isTrie() {
+		tn = t.resize(tn)
+	}
+}
+
+// findNode returns the leaf holding exactly key (or nil) and the tnode where
+// the search ended.
+func (t *trie) findNode(key uint32) (l, tp *node) {
+	n := &t.kv
+	var index uint64
+	for {
+		tp = n
+		n = tp.child[index]
+		if n == nil {
+			return nil, tp
+		}
+		index = uint64(key^n.key) >> n.pos
+		if index >= uint64(1)<<n.bits {
+			return nil, tp
+		}
+		if n.isLeaf() {
+			return n, tp
+		}
+	}
+}
+
+// findAlias returns the index of the first alias of the (slen, table)
+// section whose tos is <= tos and whose priority is >= prio (or whose tos is
+// lower), i.e. the position a new alias goes before; -1 if none.
+func findAlias(fah []*Alias, slen, tos uint8, prio uint32, tb uint32, first bool) int {
+	for i, fa := range fah {
+		s := fa.slen()
+		if s < slen {
+			continue
+		}
+		if s != slen {
+			break
+		}
+		if fa.Table > tb {
+			continue
+		}
+		if fa.Table != tb {
+			break
+		}
+		if first {
+			return i
+		}
+		if fa.TOS > tos {
+			continue
+		}
+		if fa.Priority >= prio || fa.TOS < tos {
+			return i
+		}
+	}
+	return -1
+}
+
+func insertAt(s []*Alias, i int, a *Alias) []*Alias {
+	s = append(s, nil)
+	copy(s[i+1:], s[i:])
+	s[i] = a
+	return s
+}
+
+// insert is fib_table_insert for table r.Table of this trie.
+func (t *trie) insert(r *Route, flags Flags) error {
+	c := t.c()
+	key := r.Dst
+	slen := uint8(keyLength - r.Len)
+	l, tp := t.findNode(key)
+	at := -1
+	if l != nil {
+		at = findAlias(l.leaf, slen, r.TOS, r.Priority, r.Table, false)
+	}
+	if at >= 0 && l.leaf[at].TOS == r.TOS && l.leaf[at].Priority == r.Priority {
+		if flags&FlagExcl != 0 {
+			return syscall.EEXIST
+		}
+		first, match := at, -1
+		j := at
+		for ; j < len(l.leaf); j++ {
+			fa := l.leaf[j]
+			if fa.slen() != slen || fa.Table != r.Table || fa.TOS != r.TOS || fa.Priority != r.Priority {
+				break
+			}
+			if sameInfo(fa, r) {
+				match = j
+				break
+			}
+		}
+		if flags&FlagReplace != 0 {
+			if match >= 0 {
+				if match == first {
+					return nil
+				}
+				return syscall.EEXIST
+			}
+			// swap in the new alias at the first position of the run
+			c.AliasAllocs++
+			c.AliasFrees++
+			l.leaf[first] = &Alias{Route: *r}
+			return nil
+		}
+		if match >= 0 {
+			return syscall.EEXIST
+		}
+		if flags&FlagAppend != 0 {
+			if j >= len(l.leaf) {
+				at = -1
+			} else {
+				at = j
+			}
+		} else {
+			at = first
+		}
+	}
+	if flags&FlagCreate == 0 {
+		return syscall.ENOENT
+	}
+	c.AliasAllocs++
+	t.insertAlias(tp, l, &Alias{Route: *r}, at, key)
+	return nil
+}
+
+func (t *trie) insertAlias(tp, l *node, fa *Alias, at int, key uint32) {
+	if l == nil {
+		t.insertNode(tp, fa, key)
+		return
+	}
+	if at >= 0 {
+		l.leaf = insertAt(l.leaf, at, fa)
+	} else {
+		// tail of the alias's (slen, table) section
+		last := -1
+		for i, a := range l.leaf {
+			if fa.slen() < a.slen() || (fa.slen() == a.slen() && fa.Table > a.Table) {
+				break
+			}
+			last = i
+		}
+		l.leaf = insertAt(l.leaf, last+1, fa)
+	}
+	if l.slen < fa.slen() {
+		l.slen = fa.slen()
+		nodePushSuffix(tp, fa.slen())
+	}
+}
+
+func (t *trie) insertNode(tp *node, fa *Alias, key uint32) {
+	l := t.leafNew(key, fa)
+	var n *node
+	if tp.isTrie() {
+		n = tp.child[0]
+	} else {
+		n = tp.child[getIndex(key, tp)]
+	}
+	if n != nil {
+		// key and n diverge at their highest differing bit: a 1-bit tnode
+		// there holds both
+		tn := t.tnodeNew(key, uint8(31-bits.LeadingZeros32(key^n.key)), 1)
+		tn.parent = tp
+		putChild(tn, getIndex(key, tn)^1, n)
+		putChildRoot(tp, key, tn)
+		n.parent = tn
+		tp = tn
+	}
+	nodePushSuffix(tp, fa.slen())
+	l.parent = tp
+	putChildRoot(tp, key, l)
+	t.rebalance(tp)
+}
+
+func (t *trie) removeAlias(tp, l *node, i int) {
+	t.c().AliasFrees++
+	l.leaf = append(l.leaf[:i], l.leaf[i+1:]...)
+	if len(l.leaf) == 0 {
+		if tp.slen == l.slen {
+			t.nodePullSuffix(tp, tp.pos)
+		}
+		putChildRoot(tp, l.key, nil)
+		t.c().LeafFrees++
+		t.rebalance(tp)
+		return
+	}
+	if i < len(l.leaf) {
+		return // not the tail: the leaf's longest suffix is unchanged
+	}
+	l.slen = l.leaf[i-1].slen()
+	t.nodePullSuffix(tp, l.slen)
+}
+
+// delete is fib_table_delete. Zero fields of r (and ScopeAny) match anything.
+func (t *trie) delete(r *Route) error {
+	key := r.Dst
+	slen := uint8(keyLength - r.Len)
+	l, tp := t.findNode(key)
+	if l == nil {
+		return syscall.ESRCH
+	}
+	at := findAlias(l.leaf, slen, r.TOS, 0, r.Table, false)
+	if at < 0 {
+		return syscall.ESRCH
+	}
+	for j := at; j < len(l.leaf); j++ {
+		fa := l.leaf[j]
+		if fa.slen() != slen || fa.Table != r.Table || fa.TOS != r.TOS {
+			break
+		}
+		if (r.Type == TypeUnspec || fa.Type == r.Type) &&
+			(r.Scope == ScopeAny || fa.Scope == r.Scope) &&
+			(r.PrefSrc == 0 || fa.PrefSrc == r.PrefSrc) &&
+			(r.Protocol == 0 || fa.Protocol == r.Protocol) &&
+			(r.Priority == 0 || fa.Priority == r.Priority) &&
+			(r.OIF == 0 || fa.OIF == r.OIF) &&
+			(r.Gateway == 0 || fa.Gateway == r.Gateway) {
+			t.removeAlias(tp, l, j)
+			return nil
+		}
+	}
+	return syscall.ESRCH
+}
+
+func prefixMismatch(key uint32, n *node) uint32 {
+	p := n.key
+	return (key ^ p) & (p | -p)
+}
+
+// lookup is fib_table_lookup: descend to the longest candidate, then
+// backtrack by clearing the lowest set bit of the child index, one level at
+// a time, until a leaf alias covers key. Aliases with a tos match only that
+// tos; dead aliases are skipped; error types are returned (the caller
+// rejects).
+func (t *trie) lookup(key uint32, tos uint8) *Alias {
+	c := t.c()
+	c.Lookups++
+	pn := &t.kv
+	var cindex uint64
+	n := pn.child[0]
+	if n == nil {
+		return nil
+	}
+	const (
+		descend = iota
+		check
+		backtrace
+		found
+	)
+	st := descend
+	for {
+		switch st {
+		case descend:
+			c.LookupVisits++
+			index := uint64(key^n.key) >> n.pos
+			if index >= uint64(1)<<n.bits {
+				st = check
+				continue
+			}
+			if n.isLeaf() {
+				st = found
+				continue
+			}
+			// only nodes holding shorter prefixes are worth returning to
+			if n.slen > n.pos {
+				pn, cindex = n, index
+			}
+			n = n.child[index]
+			if n == nil {
+				st = backtrace
+			}
+		case check:
+			if prefixMismatch(key, n) != 0 || n.slen == n.pos {
+				st = backtrace
+				continue
+			}
+			if n.isLeaf() {
+				st = found
+				continue
+			}
+			n = n.child[0]
+			if n == nil {
+				st = backtrace
+			} else {
+				c.LookupVisits++
+			}
+		case backtrace:
+			for cindex == 0 {
+				if pn.isTrie() {
+					return nil
+				}
+				c.Backtracks++
+				pkey := pn.key
+				pn = pn.parent
+				cindex = getIndex(pkey, pn)
+			}
+			cindex &= cindex - 1
+			n = pn.child[cindex]
+			if n != nil {
+				c.LookupVisits++
+				st = check
+			}
+		case found:
+			index := uint64(key ^ n.key)
+			for _, fa := range n.leaf {
+				if index >= uint64(1)<<fa.slen() {
+					continue
+				}
+				if fa.TOS != 0 && fa.TOS != tos {
+					continue
+				}
+				if fa.Type.IsError() {
+					return fa
+				}
+				if fa.Dead {
+					continue
+				}
+				return fa
+			}
+			st = backtrace
+		}
+	}
+}
+
+// flush is fib_table_flush: a reverse walk that drops aliases of table tb
+// that are dead (or error routes when the namespace goes away), fixes the
+// suffix of each finished tnode and resizes it.
+func (t *trie) flush(tb uint32, dead func(*Alias) bool, flushAll bool) int {
+	c := t.c()
+	pn := &t.kv
+	cindex := uint64(1)
+	found := 0
+	for {
+		if cindex == 0 {
+			pkey := pn.key
+			if pn.isTrie() {
+				break
+			}
+			if pn.slen > pn.pos {
+				t.updateSuffix(pn)
+			}
+			pn = t.resize(pn)
+			cindex = getIndex(pkey, pn)
+			continue
+		}
+		cindex--
+		n := pn.child[cindex]
+		if n == nil {
+			continue
+		}
+		if !n.isLeaf() {
+			pn = n
+			cindex = uint64(1) << n.bits
+			continue
+		}
+		c.FlushLeafVisits++
+		var slen uint8
+		keep := n.leaf[:0]
+		for _, fa := range n.leaf {
+			isDead := fa.Dead || (dead != nil && dead(fa))
+			if fa.Table != tb || (!isDead && !fa.Type.IsError()) ||
+				(!flushAll && fa.Type.IsError()) {
+				slen = fa.slen()
+				keep = append(keep, fa)
+				continue
+			}
+			c.AliasFrees++
+			found++
+		}
+		clear(n.leaf[len(keep):])
+		n.leaf = keep
+		n.slen = slen
+		if len(n.leaf) == 0 {
+			putChildRoot(pn, n.key, nil)
+			c.LeafFrees++
+		} else if t.fib.opts.FlushPullsLeafSuffix {
+			t.leafPullSuffix(pn, n)
+		}
+	}
+	return found
+}
+
+// walk visits leaves in ascending key order.
+func walkLeaves(n *node, fn func(l *node) bool) bool {
+	if n == nil {
+		return true
+	}
+	if n.isLeaf() {
+		return fn(n)
+	}
+	for _, ch := range n.child {
+		if !walkLeaves(ch, fn) {
+			return false
+		}
+	}
+	return true
+}

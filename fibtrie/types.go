@@ -1,0 +1,196 @@
+// Package fibtrie models the IPv4 FIB LC-trie of Linux net/ipv4/fib_trie.c
+// node for node: tnodes with key/pos/bits/slen and full/empty child counts,
+// path compression, inflate/halve/collapse with the kernel's thresholds,
+// per-leaf alias lists in the kernel's order, longest-prefix lookup with the
+// kernel's backtracking, flush, suffix-length maintenance, and renderers for
+// /proc/net/fib_trie and /proc/net/fib_triestat.
+//
+// The package holds no global state: everything lives in a FIB value, and all
+// behaviour is deterministic. Work done is counted in Counters so the
+// simulator can turn structure into cost.
+package fibtrie
+
+import "fmt"
+
+// RouteType mirrors the kernel's RTN_* values (include/uapi/linux/rtnetlink.h).
+type RouteType uint8
+
+const (
+	TypeUnspec      RouteType = 0
+	TypeUnicast     RouteType = 1
+	TypeLocal       RouteType = 2
+	TypeBroadcast   RouteType = 3
+	TypeAnycast     RouteType = 4
+	TypeMulticast   RouteType = 5
+	TypeBlackhole   RouteType = 6
+	TypeUnreachable RouteType = 7
+	TypeProhibit    RouteType = 8
+	TypeThrow       RouteType = 9
+	TypeNAT         RouteType = 10
+	TypeXResolve    RouteType = 11
+)
+
+// typeNames are the upper-case names /proc/net/fib_trie prints (rtn_type_names).
+var typeNames = [...]string{"UNSPEC", "UNICAST", "LOCAL", "BROADCAST", "ANYCAST",
+	"MULTICAST", "BLACKHOLE", "UNREACHABLE", "PROHIBIT", "THROW", "NAT", "XRESOLVE"}
+
+// ProcName is the name /proc/net/fib_trie prints for the type.
+func (t RouteType) ProcName() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return fmt.Sprintf("type %d", t)
+}
+
+// IsError reports whether lookups hitting this type fail (fib_props[].error < 0):
+// blackhole, unreachable, prohibit and throw. fib_table_flush keeps such
+// routes unless the whole namespace goes away.
+func (t RouteType) IsError() bool {
+	switch t {
+	case TypeBlackhole, TypeUnreachable, TypeProhibit, TypeThrow:
+		return true
+	}
+	return false
+}
+
+// Scope mirrors RT_SCOPE_* values.
+type Scope uint8
+
+const (
+	ScopeUniverse Scope = 0
+	ScopeSite     Scope = 200
+	ScopeLink     Scope = 253
+	ScopeHost     Scope = 254
+	ScopeNowhere  Scope = 255
+	// ScopeAny is what `ip route del` sends when no scope is given: in a
+	// delete request it matches every scope (fib_table_delete).
+	ScopeAny = ScopeNowhere
+)
+
+// ProcName is the name /proc/net/fib_trie prints for the scope (rtn_scope).
+func (s Scope) ProcName() string {
+	switch s {
+	case ScopeUniverse:
+		return "universe"
+	case ScopeSite:
+		return "site"
+	case ScopeLink:
+		return "link"
+	case ScopeHost:
+		return "host"
+	case ScopeNowhere:
+		return "nowhere"
+	}
+	return fmt.Sprintf("scope=%d", s)
+}
+
+// Well-known table ids.
+const (
+	TableDefault uint32 = 253
+	TableMain    uint32 = 254
+	TableLocal   uint32 = 255
+)
+
+// Flags are the netlink request flags that matter to fib_table_insert.
+type Flags uint16
+
+const (
+	FlagReplace Flags = 0x100 // NLM_F_REPLACE
+	FlagExcl    Flags = 0x200 // NLM_F_EXCL
+	FlagCreate  Flags = 0x400 // NLM_F_CREATE
+	FlagAppend  Flags = 0x800 // NLM_F_APPEND
+)
+
+// Route is the payload of one FIB entry: what the sim package fills from a
+// request, and what the trie stores in a leaf's alias list. Addresses are
+// IPv4 in host byte order (10.1.2.3 is 0x0a010203).
+type Route struct {
+	Dst      uint32
+	Len      uint8 // prefix length 0..32
+	Table    uint32
+	Type     RouteType
+	Scope    Scope
+	TOS      uint8 // dsfield as ip route's "tos"
+	Priority uint32
+	Protocol uint8
+	PrefSrc  uint32
+	Gateway  uint32
+	OIF      int
+}
+
+func (r Route) String() string {
+	return fmt.Sprintf("%s/%d table %d type %s scope %s tos %d metric %d proto %d oif %d gw %s src %s",
+		FormatIP(r.Dst), r.Len, r.Table, r.Type.ProcName(), r.Scope.ProcName(), r.TOS,
+		r.Priority, r.Protocol, r.OIF, FormatIP(r.Gateway), FormatIP(r.PrefSrc))
+}
+
+// Alias is one fib_alias: a route hanging off a leaf. Dead models
+// RTNH_F_DEAD on its fib_info (the device went away); lookups skip dead
+// aliases and flushes remove them.
+type Alias struct {
+	Route
+	Dead bool
+}
+
+// slen is the kernel's fa_slen: the number of host bits.
+func (a *Alias) slen() uint8 { return 32 - a.Len }
+
+// sameInfo approximates "fa->fa_info == fi": the kernel shares one fib_info
+// between routes whose info fields are all equal (fib_find_info), so pointer
+// equality there is field equality here.
+func sameInfo(a *Alias, r *Route) bool {
+	return a.Type == r.Type && a.Scope == r.Scope && a.Priority == r.Priority &&
+		a.Protocol == r.Protocol && a.PrefSrc == r.PrefSrc && a.Gateway == r.Gateway &&
+		a.OIF == r.OIF && a.Table == r.Table
+}
+
+// Options select historical behaviour. The zero value is Linux 6.18.
+type Options struct {
+	// FlushPullsLeafSuffix reproduces 4.2-rc3's fib_table_flush, which
+	// called leaf_pull_suffix for every leaf that kept an alias (the seed
+	// 003 regression, removed by "fib_trie: Drop unnecessary calls to
+	// leaf_pull_suffix").
+	FlushPullsLeafSuffix bool
+	// LegacyUpdateSuffix makes update_suffix stop only when the suffix
+	// covers all but the last index bit (slen+1 >= pos+bits), as the 4.x
+	// code did, instead of also stopping at the node's current slen as
+	// 6.18 does. The 4.2 rule is reproduced from the era's code as the
+	// author recalls it; see the package report.
+	LegacyUpdateSuffix bool
+}
+
+// Linux618 is the behaviour of this machine's kernel.
+func Linux618() Options { return Options{} }
+
+// Linux42rc3 reproduces the seed 003 regression.
+func Linux42rc3() Options { return Options{FlushPullsLeafSuffix: true, LegacyUpdateSuffix: true} }
+
+// Linux42 is 4.2 with the fix from seed 003 applied.
+func Linux42() Options { return Options{LegacyUpdateSuffix: true} }
+
+// Counters record the work the trie code did. All are cumulative.
+type Counters struct {
+	UpdateSuffixCalls  uint64 // update_suffix invocations
+	UpdateSuffixVisits uint64 // child slots update_suffix examined
+	ResizeCalls        uint64 // resize() invocations
+	ResizeSteps        uint64 // inflates + halves + collapses
+	Inflates           uint64
+	Halves             uint64
+	Collapses          uint64
+	TnodeAllocs        uint64
+	TnodeFrees         uint64
+	LeafAllocs         uint64
+	LeafFrees          uint64
+	AliasAllocs        uint64
+	AliasFrees         uint64
+	SynchronizeNet     uint64 // tnode_free crossing sysctl_fib_sync_mem
+	Lookups            uint64
+	LookupVisits       uint64 // nodes looked at by fib_table_lookup
+	Backtracks         uint64 // ascents to a parent during lookup
+	FlushLeafVisits    uint64 // leaves examined by fib_table_flush
+}
+
+// FormatIP prints a host-order IPv4 address in dotted quad.
+func FormatIP(a uint32) string {
+	return fmt.Sprintf("%d.%d.%d.%d", a>>24, a>>16&0xff, a>>8&0xff, a&0xff)
+}
