@@ -106,10 +106,10 @@ func (n *node[T]) maxIndex() uint64 {
 type headKind uint8
 
 const (
-	headEmpty headKind = iota
-	headValue          // a single value at index 0, no node (height 0)
-	headReserved       // a single reserved entry at index 0, no node
-	headNode           // root points to a node
+	headEmpty    headKind = iota
+	headValue             // a single value at index 0, no node (height 0)
+	headReserved          // a single reserved entry at index 0, no node
+	headNode              // root points to a node
 )
 
 // XArray is a sparse array of T indexed by uint32. The zero value is an empty
