@@ -45,6 +45,7 @@ type Target struct {
 	names     map[int32]string // ifindex -> name, as the events told it
 	flags     map[int32]uint32 // ifindex -> ifi_flags, likewise
 	evDone    chan struct{}
+	closeOnce sync.Once
 }
 
 // Multicast groups the event socket joins (legacy bitmask form).
@@ -138,10 +139,12 @@ func (t *Target) NetnsInode() uint64 { return t.ns.inode }
 
 // Close releases the sockets and the namespace.
 func (t *Target) Close() error {
-	t.req.Close()
-	t.ev.Close()
-	<-t.evDone
-	t.ns.close()
+	t.closeOnce.Do(func() {
+		t.req.Close()
+		t.ev.Close()
+		<-t.evDone
+		t.ns.close()
+	})
 	return nil
 }
 

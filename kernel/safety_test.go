@@ -1,0 +1,52 @@
+package kernel
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// The target refuses a socket in the namespace the process started in.
+func TestRefusesStartingNamespace(t *testing.T) {
+	if os.Geteuid() != 0 && os.Getenv("RTNLSIM_REQUIRE_KERNEL") != "1" {
+		t.Skip("needs root to open netlink sockets with SIOCGSKNS")
+	}
+	tg, err := newTarget(Options{}, false)
+	if tg != nil {
+		tg.Close()
+	}
+	require.ErrorIs(t, err, ErrSameNamespace)
+}
+
+// A target lives in a namespace that is not the caller's, and a device it
+// makes is not visible outside it; the namespace goes with Close.
+func TestOwnNamespace(t *testing.T) {
+	tg := newTestTarget(t)
+	require.NotEqual(t, StartNetnsInode(), tg.NetnsInode())
+	require.NoError(t, tg.Apply(context.Background(), rtnl.Request{Op: rtnl.LinkAdd{Name: "rtnlsimtest0", Kind: "ifb"}}))
+	out, err := exec.Command("ip", "-o", "link", "show").Output()
+	require.NoError(t, err)
+	require.NotContains(t, string(out), "rtnlsimtest0")
+	inside, err := exec.Command("nsenter", "--net="+tg.NetnsPath(), "ip", "-o", "link", "show").Output()
+	require.NoError(t, err)
+	require.Contains(t, string(inside), "rtnlsimtest0")
+	path := tg.NetnsPath()
+	require.NoError(t, tg.Close())
+	// The thread that held the namespace exits; the kernel reaps it soon
+	// after, so wait for that (bounded) rather than assert a time.
+	gone := false
+	for i := 0; i < 500 && !gone; i++ {
+		if _, err := os.Stat(path); err != nil {
+			gone = true
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	require.True(t, gone, "the namespace's thread %s is still there after Close", path)
+}
