@@ -31,76 +31,93 @@ var startNetns = func() uint64 {
 // StartNetnsInode reports the namespace the process started in.
 func StartNetnsInode() uint64 { return startNetns }
 
-// netns is a network namespace held by one OS thread that lives only for
-// it: the thread unshares, stays locked, runs the closures sent to it (the
-// /proc reads and writes that resolve by the caller's namespace), and exits
-// when the namespace is closed, taking the namespace with it.
+// netns is a network namespace held by a file descriptor. It is made on a
+// locked thread that unshares and then returns to the caller's namespace;
+// work that must run inside (reading /proc/net, writing /proc/sys) enters
+// it the same way. A thread that cannot get back is never handed back to
+// the Go scheduler: its goroutine exits locked and the runtime ends it.
 type netns struct {
-	fd    int    // an O_RDONLY handle on the namespace, for sockets
-	path  string // /proc/PID/task/TID/ns/net, for child processes
+	fd    int    // the namespace; sockets are created in it by fd
+	path  string // /proc/PID/fd/FD, for child processes (nsenter --net=PATH)
 	inode uint64
-	work  chan func()
-	done  chan struct{}
 }
 
-// newNetns creates the namespace. With fresh false it stays in the caller's
-// namespace: only the self-test of the safety check uses that.
-func newNetns(fresh bool) (*netns, error) {
-	ns := &netns{work: make(chan func()), done: make(chan struct{})}
-	ready := make(chan error, 1)
+// inThread runs f on a fresh locked thread, after switching it into the
+// namespace target (or unsharing a new one when target < 0), and switches
+// back before unlocking.
+func inThread(target int, f func() error) error {
+	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		// No UnlockOSThread: when this goroutine returns, its thread,
-		// which may sit in the new namespace, is destroyed with it.
-		defer close(ns.done)
-		if fresh {
-			if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-				if errors.Is(err, unix.EPERM) {
-					ready <- fmt.Errorf("%w: unshare(CLONE_NEWNET): %v", ErrNoPrivilege, err)
-				} else {
-					ready <- fmt.Errorf("kernel target: unshare(CLONE_NEWNET): %w", err)
-				}
-				return
-			}
-		}
-		tid := unix.Gettid()
-		ns.path = fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), tid)
-		fd, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			ready <- fmt.Errorf("kernel target: open namespace: %w", err)
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("kernel target: open own namespace: %w", err)
 			return
 		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			ready <- fmt.Errorf("kernel target: stat namespace: %w", err)
+		defer unix.Close(orig)
+		if target < 0 {
+			err = unix.Unshare(unix.CLONE_NEWNET)
+		} else {
+			err = unix.Setns(target, unix.CLONE_NEWNET)
+		}
+		if err != nil {
+			runtime.UnlockOSThread()
+			if errors.Is(err, unix.EPERM) {
+				errc <- fmt.Errorf("%w: %v", ErrNoPrivilege, err)
+			} else {
+				errc <- fmt.Errorf("kernel target: entering namespace: %w", err)
+			}
 			return
 		}
-		ns.fd, ns.inode = fd, st.Ino
-		ready <- nil
-		for f := range ns.work {
-			f()
+		ferr := f()
+		if err := unix.Setns(orig, unix.CLONE_NEWNET); err != nil {
+			// Stay locked: the thread dies with this goroutine.
+			errc <- fmt.Errorf("kernel target: leaving namespace: %w", err)
+			return
 		}
-		unix.Close(fd)
+		runtime.UnlockOSThread()
+		errc <- ferr
 	}()
-	if err := <-ready; err != nil {
-		return nil, err
-	}
-	return ns, nil
+	return <-errc
 }
 
-// do runs f on the namespace's own thread.
-func (ns *netns) do(f func() error) error {
-	errc := make(chan error, 1)
-	ns.work <- func() { errc <- f() }
-	return <-errc
+// newNetns creates the namespace. With fresh false it takes the caller's
+// namespace instead: only the self-test of the safety check uses that.
+func newNetns(fresh bool) (*netns, error) {
+	ns := &netns{fd: -1}
+	target := -1
+	if !fresh {
+		fd, err := unix.Open("/proc/self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer unix.Close(fd)
+		target = fd
+	}
+	err := inThread(target, func() error {
+		fd, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		ns.fd = fd
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(ns.fd, &st); err != nil {
+		unix.Close(ns.fd)
+		return nil, err
+	}
+	ns.inode = st.Ino
+	ns.path = fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), ns.fd)
+	return ns, nil
 }
 
 // readProc reads a file under /proc/thread-self/ from inside the namespace,
 // e.g. "net/fib_trie".
 func (ns *netns) readProc(rel string) (string, error) {
 	var out []byte
-	err := ns.do(func() error {
+	err := inThread(ns.fd, func() error {
 		b, err := os.ReadFile("/proc/thread-self/" + rel)
 		out = b
 		return err
@@ -110,15 +127,12 @@ func (ns *netns) readProc(rel string) (string, error) {
 
 // writeSysctl writes a /proc/sys value inside the namespace.
 func (ns *netns) writeSysctl(path, value string) error {
-	return ns.do(func() error {
+	return inThread(ns.fd, func() error {
 		return os.WriteFile(path, []byte(value), 0)
 	})
 }
 
-func (ns *netns) close() {
-	close(ns.work)
-	<-ns.done
-}
+func (ns *netns) close() { unix.Close(ns.fd) }
 
 // socketNetns returns the inode of the namespace a socket lives in
 // (SIOCGSKNS), the check the target makes before its first request.

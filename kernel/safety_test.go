@@ -5,7 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/stretchr/testify/require"
 
@@ -36,17 +37,15 @@ func TestOwnNamespace(t *testing.T) {
 	inside, err := exec.Command("nsenter", "--net="+tg.NetnsPath(), "ip", "-o", "link", "show").Output()
 	require.NoError(t, err)
 	require.Contains(t, string(inside), "rtnlsimtest0")
-	path := tg.NetnsPath()
+	ino := tg.NetnsInode()
 	require.NoError(t, tg.Close())
-	// The thread that held the namespace exits; the kernel reaps it soon
-	// after, so wait for that (bounded) rather than assert a time.
-	gone := false
-	for i := 0; i < 500 && !gone; i++ {
-		if _, err := os.Stat(path); err != nil {
-			gone = true
-		} else {
-			time.Sleep(10 * time.Millisecond)
+	// No thread of this process was left behind in the namespace.
+	tasks, err := os.ReadDir("/proc/self/task")
+	require.NoError(t, err)
+	for _, task := range tasks {
+		var st unix.Stat_t
+		if unix.Stat("/proc/self/task/"+task.Name()+"/ns/net", &st) == nil {
+			require.NotEqual(t, ino, st.Ino, "thread %s is still in the target's namespace", task.Name())
 		}
 	}
-	require.True(t, gone, "the namespace's thread %s is still there after Close", path)
 }
