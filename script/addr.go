@@ -1,0 +1,284 @@
+package script
+
+import (
+	"net/netip"
+	"strings"
+	"unicode"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+var addrVerbs = []struct{ name, canon string }{
+	// do_ipaddr's order.
+	{"add", "add"}, {"change", ""}, {"chg", ""}, {"replace", ""}, {"delete", "del"},
+	{"list", ""}, {"show", ""}, {"lst", ""}, {"flush", "flush"}, {"save", ""},
+	{"showdump", ""}, {"restore", ""}, {"help", ""},
+}
+
+func parseAddrCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
+	v, err := pickVerb("addr", verb, addrVerbs)
+	if err != nil {
+		return nil, err
+	}
+	p.ctx = "addr " + v
+	if v == "flush" {
+		return parseAddrFlush(p, family)
+	}
+	if err := noFamily(family, p.ctx); err != nil {
+		return nil, err
+	}
+	a, err := parseAddrArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	if v == "add" {
+		return rtnl.AddrAdd{Addr: a}, nil
+	}
+	return rtnl.AddrDel{Addr: a}, nil
+}
+
+// looksLikeWord tells an unknown keyword from a bad address in messages.
+func looksLikeWord(w string) bool {
+	if strings.ContainsAny(w, ".:/") {
+		return false
+	}
+	for _, r := range w {
+		if unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// validLabel: an address label is an interface-name-sized string (IFNAMSIZ).
+func validLabel(s string) bool {
+	if s == "" || len(s) >= 16 {
+		return false
+	}
+	return !strings.ContainsAny(s, blanks+"\v\f\x00")
+}
+
+// parseAddrArgs is ipaddr_modify's argument loop.
+func parseAddrArgs(p *words) (rtnl.Addr, *LineError) {
+	var a rtnl.Addr
+	var localWord, peerWord, brdWord string
+	seen := map[string]bool{}
+	once := func(kw, val string) *LineError {
+		if seen[kw] {
+			return dup(kw, val)
+		}
+		seen[kw] = true
+		return nil
+	}
+	for p.more() {
+		w := p.take()
+		switch {
+		case w == "peer" || w == "remote":
+			s, err := p.arg(w)
+			if err != nil {
+				return a, err
+			}
+			if err := once("peer", s); err != nil {
+				return a, err
+			}
+			pf, _, ok := parsePrefix(s)
+			if !ok {
+				return a, errf(s, "invalid peer prefix")
+			}
+			a.Peer, peerWord = pf, s
+		case matches(w, "broadcast") || w == "brd":
+			s, err := p.arg("broadcast")
+			if err != nil {
+				return a, err
+			}
+			if err := once("broadcast", s); err != nil {
+				return a, err
+			}
+			switch s {
+			case "+":
+				a.BroadcastAuto = true
+			case "-":
+				return a, errf(s, `"broadcast -" is not supported`)
+			default:
+				b, ok := parseAddr(s)
+				if !ok {
+					return a, errf(s, "invalid broadcast address")
+				}
+				a.Broadcast = b
+			}
+			brdWord = s
+		case w == "anycast":
+			return a, p.unsupported(w)
+		case w == "scope":
+			v, err := p.named(w, scopes)
+			if err != nil {
+				return a, err
+			}
+			if err := once("scope", p.w[p.i-1]); err != nil {
+				return a, err
+			}
+			sc := uint8(v)
+			a.Scope = &sc
+		case w == "dev":
+			n, err := p.name(w)
+			if err != nil {
+				return a, err
+			}
+			if err := once("dev", n); err != nil {
+				return a, err
+			}
+			a.Dev = n
+		case w == "label":
+			l, err := p.arg(w)
+			if err != nil {
+				return a, err
+			}
+			if !validLabel(l) {
+				return a, errf(l, "invalid label (1..15 bytes, no blanks)")
+			}
+			if err := once("label", l); err != nil {
+				return a, err
+			}
+			a.Label = l
+		case matches(w, "valid_lft") || matches(w, "preferred_lft"):
+			return a, p.unsupported(w)
+		case w == "home" || w == "nodad" || w == "optimistic" || w == "mngtmpaddr" || w == "autojoin":
+			return a, p.unsupported(w)
+		case w == "noprefixroute":
+			if err := once("noprefixroute", w); err != nil {
+				return a, err
+			}
+			a.NoPrefixRoute = true
+		case w == "metric" || w == "priority" || w == "preference" || w == "proto" || w == "protocol":
+			return a, p.unsupported(w)
+		default:
+			if w == "local" {
+				s, err := p.arg(w)
+				if err != nil {
+					return a, err
+				}
+				w = s
+			} else if localWord != "" {
+				return a, p.unknown(w)
+			}
+			if localWord != "" {
+				return a, dup("local", w)
+			}
+			pf, _, ok := parsePrefix(w)
+			if !ok {
+				if looksLikeWord(w) {
+					return a, p.unknown(w)
+				}
+				return a, errf(w, "invalid address prefix")
+			}
+			a.Prefix, localWord = pf, w
+		}
+	}
+	if a.Dev == "" {
+		return a, errf(p.ctx, `missing "dev NAME"`)
+	}
+	if localWord == "" {
+		return a, errf(p.ctx, "missing address")
+	}
+	fam := familyOf(a.Prefix.Addr())
+	if peerWord != "" && familyOf(a.Peer.Addr()) != fam {
+		return a, errf(peerWord, "address family differs from the local address")
+	}
+	if brdWord != "" {
+		if fam != 4 {
+			return a, errf(brdWord, "broadcast can be set only for IPv4 addresses")
+		}
+		if a.Broadcast.IsValid() && !a.Broadcast.Is4() {
+			return a, errf(brdWord, "address family differs from the local address")
+		}
+	}
+	if a.Label != "" && !strings.HasPrefix(a.Label, a.Dev) {
+		return a, errf(a.Label, `"label" must begin with the "dev" name`)
+	}
+	return a, nil
+}
+
+// parseAddrFlush is ipaddr_list_flush_or_save's arguments for flush.
+func parseAddrFlush(p *words, family int) (rtnl.Op, *LineError) {
+	op := rtnl.AddrFlush{Family: family}
+	var devWord, toWord string
+	for p.more() {
+		w := p.take()
+		switch {
+		case w == "to":
+			s, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			if toWord != "" {
+				return nil, dup("to", s)
+			}
+			pf, ok := flushPrefix(s, family)
+			if !ok {
+				return nil, errf(s, "invalid prefix")
+			}
+			op.To, toWord = pf, s
+		case w == "label":
+			l, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			if op.Label != "" {
+				return nil, dup("label", l)
+			}
+			if l == "" || strings.ContainsAny(l, blanks) {
+				return nil, errf(l, "invalid label pattern")
+			}
+			op.Label = l
+		case w == "scope" || w == "up" || w == "master" || w == "vrf" || w == "type" ||
+			w == "metric" || w == "nomaster" || w == "primary" || w == "secondary" ||
+			w == "temporary" || w == "dynamic" || w == "permanent" || w == "tentative" ||
+			w == "deprecated" || w == "dadfailed" || w == "home" || w == "nodad" ||
+			w == "mngtmpaddr" || w == "noprefixroute" || w == "autojoin" || w == "optimistic" ||
+			strings.HasPrefix(w, "-"):
+			return nil, p.unsupported(w)
+		default:
+			if w == "dev" {
+				n, err := p.name(w)
+				if err != nil {
+					return nil, err
+				}
+				if devWord != "" {
+					return nil, dup("dev", n)
+				}
+				op.Dev, devWord = n, n
+				continue
+			}
+			if devWord != "" {
+				return nil, p.unknown(w)
+			}
+			if !validName(w) {
+				return nil, errf(w, nameRule)
+			}
+			op.Dev, devWord = w, w
+		}
+	}
+	if op.Dev == "" {
+		return nil, errf(p.ctx, `missing "dev NAME"`)
+	}
+	if op.To.IsValid() {
+		f := familyOf(op.To.Addr())
+		if family != 0 && family != f {
+			return nil, errf(toWord, "is not an IPv%d prefix (-%d given)", family, family)
+		}
+	}
+	return op, nil
+}
+
+// flushPrefix is a prefix in a flush selector, where "default" is the
+// default route's prefix: 0.0.0.0/0, or ::/0 under -6.
+func flushPrefix(s string, family int) (netip.Prefix, bool) {
+	if s == "default" {
+		if family == 6 {
+			return netip.PrefixFrom(netip.IPv6Unspecified(), 0), true
+		}
+		return netip.PrefixFrom(netip.IPv4Unspecified(), 0), true
+	}
+	pf, _, ok := parsePrefix(s)
+	return pf, ok
+}

@@ -1,0 +1,238 @@
+package script
+
+import (
+	"fmt"
+	"net/netip"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Format writes the canonical script line for op, such that Parse of the
+// line gives op back. Keywords are written in full, names always after
+// their keyword (`dev NAME`, `name NAME`), numbers in decimal, scopes,
+// protocols and tables by name where iproute2 has one. Pointers to Ops are
+// accepted too. An Op the language cannot express (say, a LinkSet with both
+// GroupSel and NewName) is written as closely as possible; Parse will then
+// report the line.
+func Format(op rtnl.Op) string {
+	if v := reflect.ValueOf(op); v.Kind() == reflect.Pointer && !v.IsNil() {
+		if o, ok := v.Elem().Interface().(rtnl.Op); ok {
+			op = o
+		}
+	}
+	var b line
+	switch o := op.(type) {
+	case rtnl.LinkAdd:
+		b.add("link", "add", "name")
+		b.word(o.Name)
+		if o.Index != 0 {
+			b.add("index", strconv.FormatInt(int64(o.Index), 10))
+		}
+		b.linkAttrs(o.LinkAttrs)
+		if o.Lower != "" {
+			b.add("link")
+			b.word(o.Lower)
+		}
+		b.add("type")
+		b.word(o.Kind)
+		if o.Peer != "" {
+			b.add("peer", "name")
+			b.word(o.Peer)
+		}
+		if o.MacvlanMode != "" {
+			b.add("mode")
+			b.word(o.MacvlanMode)
+		}
+		if o.VNI != nil {
+			b.add("id", strconv.FormatUint(uint64(*o.VNI), 10))
+		}
+		if o.DstPort != nil {
+			b.add("dstport", strconv.FormatUint(uint64(*o.DstPort), 10))
+		}
+	case rtnl.LinkSet:
+		b.add("link", "set")
+		if o.Dev != "" || o.GroupSel == nil {
+			b.add("dev")
+			b.word(o.Dev)
+		}
+		if o.GroupSel != nil {
+			b.add("group", strconv.FormatUint(uint64(*o.GroupSel), 10))
+		}
+		b.linkAttrs(o.LinkAttrs)
+		if o.NewName != "" {
+			b.add("name")
+			b.word(o.NewName)
+		}
+	case rtnl.LinkDel:
+		b.add("link", "del", "dev")
+		b.word(o.Dev)
+	case rtnl.LinkDelGroup:
+		b.add("link", "del", "group", strconv.FormatUint(uint64(o.Group), 10))
+	case rtnl.LinkDelList:
+		b.add("link", "del", "list")
+		for _, d := range o.Devs {
+			b.word(d)
+		}
+	case rtnl.AddrAdd:
+		b.add("addr", "add")
+		b.addr(o.Addr)
+	case rtnl.AddrDel:
+		b.add("addr", "del")
+		b.addr(o.Addr)
+	case rtnl.AddrFlush:
+		if o.Family != 0 {
+			b.add(familyWord(o.Family))
+		}
+		b.add("addr", "flush", "dev")
+		b.word(o.Dev)
+		if o.To.IsValid() {
+			b.add("to", o.To.String())
+		}
+		if o.Label != "" {
+			b.add("label")
+			b.word(o.Label)
+		}
+	case rtnl.RouteAdd:
+		b.add("route", "add")
+		b.route(o.Route)
+	case rtnl.RouteDel:
+		b.add("route", "del")
+		b.route(o.Route)
+	case rtnl.RouteReplace:
+		b.add("route", "replace")
+		b.route(o.Route)
+	case rtnl.RouteAppend:
+		b.add("route", "append")
+		b.route(o.Route)
+	case rtnl.RouteFlush:
+		if o.Family != 0 {
+			b.add(familyWord(o.Family))
+		}
+		b.add("route", "flush")
+		switch o.Table {
+		case 0:
+		case rtnl.TableAll:
+			b.add("table", "all")
+		default:
+			b.add("table", tables.format(uint64(o.Table)))
+		}
+		if o.Dev != "" {
+			b.add("dev")
+			b.word(o.Dev)
+		}
+		if o.Proto != nil {
+			b.add("proto", protos.format(uint64(*o.Proto)))
+		}
+		if o.Dst.IsValid() {
+			if o.Root {
+				b.add("root")
+			}
+			b.add(o.Dst.String())
+		}
+	case rtnl.Sysctl:
+		b.add("sysctl")
+		b.word(o.Key + "=" + o.Value)
+	default:
+		return fmt.Sprintf("# script.Format: %T has no script form", op)
+	}
+	return b.String()
+}
+
+type line struct{ parts []string }
+
+func (l *line) add(ws ...string) { l.parts = append(l.parts, ws...) }
+func (l *line) word(w string)    { l.parts = append(l.parts, quoteWord(w)) }
+func (l *line) String() string   { return strings.Join(l.parts, " ") }
+
+func (l *line) linkAttrs(a rtnl.LinkAttrs) {
+	if a.Group != nil {
+		l.add("group", strconv.FormatUint(uint64(*a.Group), 10))
+	}
+	if a.MTU != nil {
+		l.add("mtu", strconv.FormatUint(uint64(*a.MTU), 10))
+	}
+	if a.Address != nil {
+		l.add("address", a.Address.String())
+	}
+	if a.Master != nil {
+		if *a.Master == "" {
+			l.add("nomaster")
+		} else {
+			l.add("master")
+			l.word(*a.Master)
+		}
+	}
+	if a.TxQueueLen != nil {
+		l.add("txqueuelen", strconv.FormatUint(uint64(*a.TxQueueLen), 10))
+	}
+	if a.Up != nil {
+		if *a.Up {
+			l.add("up")
+		} else {
+			l.add("down")
+		}
+	}
+}
+
+func (l *line) addr(a rtnl.Addr) {
+	l.add(a.Prefix.String())
+	if a.Peer.IsValid() {
+		l.add("peer", a.Peer.String())
+	}
+	l.add("dev")
+	l.word(a.Dev)
+	if a.Label != "" {
+		l.add("label")
+		l.word(a.Label)
+	}
+	if a.Broadcast.IsValid() {
+		l.add("broadcast", a.Broadcast.String())
+	} else if a.BroadcastAuto {
+		l.add("broadcast", "+")
+	}
+	if a.Scope != nil {
+		l.add("scope", scopes.format(uint64(*a.Scope)))
+	}
+	if a.NoPrefixRoute {
+		l.add("noprefixroute")
+	}
+}
+
+func (l *line) route(r rtnl.Route) {
+	if r.Type != "" {
+		l.add(r.Type)
+	}
+	switch {
+	case r.Dst == netip.PrefixFrom(netip.IPv4Unspecified(), 0):
+		l.add("default")
+	case r.Dst.IsValid():
+		l.add(r.Dst.String())
+	default:
+		l.add("default")
+	}
+	if r.Via.IsValid() {
+		l.add("via", r.Via.String())
+	}
+	if r.Dev != "" {
+		l.add("dev")
+		l.word(r.Dev)
+	}
+	if r.Table != 0 {
+		l.add("table", tables.format(uint64(r.Table)))
+	}
+	if r.Proto != nil {
+		l.add("proto", protos.format(uint64(*r.Proto)))
+	}
+	if r.Scope != nil {
+		l.add("scope", scopes.format(uint64(*r.Scope)))
+	}
+	if r.Metric != nil {
+		l.add("metric", strconv.FormatUint(uint64(*r.Metric), 10))
+	}
+	if r.Src.IsValid() {
+		l.add("src", r.Src.String())
+	}
+}

@@ -1,0 +1,387 @@
+package script
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+var routeVerbs = []struct{ name, canon string }{
+	// do_iproute's order: "a" is add, "ap" append, "r" replace, "d" delete,
+	// "f" flush.
+	{"add", "add"}, {"change", ""}, {"chg", ""}, {"replace", "replace"}, {"prepend", ""},
+	{"append", "append"}, {"test", ""}, {"delete", "del"}, {"list", ""}, {"show", ""},
+	{"lst", ""}, {"get", ""}, {"flush", "flush"}, {"save", ""}, {"restore", ""},
+	{"showdump", ""}, {"help", ""},
+}
+
+// kw is a keyword of an ordered table: matched exactly or, when prefix is
+// set, as iproute2's matches() does. An empty id means known to iproute2
+// but not supported here.
+type kw struct {
+	name   string
+	prefix bool
+	id     string
+}
+
+func lookup(list []kw, w string) (kw, bool) {
+	for _, k := range list {
+		if w == k.name || (k.prefix && matches(w, k.name)) {
+			return k, true
+		}
+	}
+	return kw{}, false
+}
+
+// iproute_modify's keywords in its order.
+var routeKeywords = []kw{
+	{"src", false, "src"}, {"as", false, ""}, {"via", false, "via"}, {"from", false, ""},
+	{"tos", false, ""}, {"dsfield", true, ""}, {"expires", false, ""},
+	{"metric", true, "metric"}, {"priority", true, "metric"}, {"preference", false, "metric"},
+	{"scope", false, "scope"}, {"mtu", false, ""}, {"hoplimit", false, ""}, {"advmss", false, ""},
+	{"reordering", true, ""}, {"rtt", false, ""}, {"rto_min", true, ""}, {"window", false, ""},
+	{"cwnd", false, ""}, {"initcwnd", false, ""}, {"initrwnd", false, ""}, {"features", false, ""},
+	{"quickack", false, ""}, {"congctl", false, ""}, {"rttvar", false, ""}, {"ssthresh", false, ""},
+	{"realms", true, ""}, {"onlink", false, ""}, {"nexthop", false, ""}, {"nhid", false, ""},
+	{"protocol", true, "proto"}, {"table", true, "table"}, {"vrf", true, ""},
+	{"dev", false, "dev"}, {"oif", false, "dev"}, {"pref", false, ""}, {"encap", false, ""},
+	{"ttl-propagate", false, ""}, {"fastopen_no_cookie", false, ""}, {"lock", false, ""},
+}
+
+// iproute_list_flush_or_save's keywords in its order (the prefix forms
+// come after them).
+var flushKeywords = []kw{
+	{"table", true, "table"}, {"vrf", true, ""}, {"cached", true, ""}, {"cloned", true, ""},
+	{"tos", false, ""}, {"dsfield", true, ""}, {"protocol", true, "proto"}, {"scope", true, ""},
+	{"type", true, ""}, {"dev", false, "dev"}, {"oif", false, "dev"}, {"iif", false, ""},
+	{"mark", false, ""}, {"metric", true, ""}, {"priority", true, ""}, {"preference", false, ""},
+	{"via", false, ""}, {"src", false, ""}, {"realms", true, ""}, {"realm", false, ""},
+	{"from", true, ""},
+}
+
+func parseRouteCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
+	v, err := pickVerb("route", verb, routeVerbs)
+	if err != nil {
+		return nil, err
+	}
+	p.ctx = "route " + v
+	if v == "flush" {
+		return parseRouteFlush(p, family)
+	}
+	r, err := parseRouteArgs(p, family)
+	if err != nil {
+		return nil, err
+	}
+	switch v {
+	case "add":
+		return rtnl.RouteAdd{Route: r}, nil
+	case "del":
+		return rtnl.RouteDel{Route: r}, nil
+	case "replace":
+		return rtnl.RouteReplace{Route: r}, nil
+	}
+	return rtnl.RouteAppend{Route: r}, nil
+}
+
+func familyWord(f int) string { return fmt.Sprintf("-%d", f) }
+
+// parseRouteArgs is iproute_modify's argument loop.
+func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
+	var r rtnl.Route
+	var dstWord, viaWord, srcWord string
+	dstDefault := false
+	seen := map[string]bool{}
+	once := func(kw, val string) *LineError {
+		if seen[kw] {
+			return dup(kw, val)
+		}
+		seen[kw] = true
+		return nil
+	}
+	for p.more() {
+		w := p.take()
+		k, ok := lookup(routeKeywords, w)
+		if ok && k.id == "" {
+			return r, p.unsupported(w)
+		}
+		switch {
+		case ok && k.id == "src":
+			s, err := p.arg(w)
+			if err != nil {
+				return r, err
+			}
+			a, ok := parseAddr(s)
+			if !ok {
+				return r, errf(s, "invalid address")
+			}
+			if err := once("src", s); err != nil {
+				return r, err
+			}
+			r.Src, srcWord = a, s
+		case ok && k.id == "via":
+			s, err := p.arg(w)
+			if err != nil {
+				return r, err
+			}
+			want := 0
+			switch s {
+			case "inet":
+				want = 4
+			case "inet6":
+				want = 6
+			case "link", "mpls", "bridge", "ipx", "dnet":
+				return r, errf(s, "via family is not supported")
+			}
+			if want != 0 {
+				if s, err = p.arg("via " + s); err != nil {
+					return r, err
+				}
+			}
+			a, ok := parseAddr(s)
+			if !ok || (want != 0 && familyOf(a) != want) {
+				return r, errf(s, "invalid gateway address")
+			}
+			if err := once("via", s); err != nil {
+				return r, err
+			}
+			r.Via, viaWord = a, s
+		case ok && k.id == "dev":
+			n, err := p.name(w)
+			if err != nil {
+				return r, err
+			}
+			if err := once("dev", n); err != nil {
+				return r, err
+			}
+			r.Dev = n
+		case ok && k.id == "table":
+			v, err := p.named("table", tables)
+			if err != nil {
+				return r, err
+			}
+			if err := once("table", p.w[p.i-1]); err != nil {
+				return r, err
+			}
+			r.Table = uint32(v)
+		case ok && k.id == "proto":
+			v, err := p.named("proto", protos)
+			if err != nil {
+				return r, err
+			}
+			if err := once("proto", p.w[p.i-1]); err != nil {
+				return r, err
+			}
+			pr := uint8(v)
+			r.Proto = &pr
+		case ok && k.id == "scope":
+			v, err := p.named("scope", scopes)
+			if err != nil {
+				return r, err
+			}
+			if err := once("scope", p.w[p.i-1]); err != nil {
+				return r, err
+			}
+			sc := uint8(v)
+			r.Scope = &sc
+		case ok && k.id == "metric":
+			v, err := p.number("metric", 0, 0xffffffff)
+			if err != nil {
+				return r, err
+			}
+			if err := once("metric", p.w[p.i-1]); err != nil {
+				return r, err
+			}
+			m := uint32(v)
+			r.Metric = &m
+		default:
+			// [to] [TYPE] PREFIX
+			if w == "to" {
+				s, err := p.arg(w)
+				if err != nil {
+					return r, err
+				}
+				w = s
+			}
+			if w != "" && (w[0] < '0' || w[0] > '9') {
+				if contains(otherTypes, w) {
+					return r, errf(w, "route type is not supported (%v)", routeTypes)
+				}
+				if contains(routeTypes, w) {
+					if r.Type != "" {
+						return r, dup("type", w)
+					}
+					r.Type = w
+					s, err := p.arg(w)
+					if err != nil {
+						return r, err
+					}
+					w = s
+				}
+			}
+			if dstWord != "" {
+				if looksLikeWord(w) && w != "default" {
+					return r, p.unknown(w)
+				}
+				return r, dup("to", w)
+			}
+			switch w {
+			case "default":
+				dstDefault = true
+			case "all", "any":
+				return r, errf(w, `not supported as a route prefix (use "default")`)
+			default:
+				pf, _, ok := parsePrefix(w)
+				if !ok {
+					if looksLikeWord(w) {
+						return r, p.unknown(w)
+					}
+					return r, errf(w, "invalid prefix")
+				}
+				r.Dst = pf
+			}
+			dstWord = w
+		}
+	}
+	if dstWord == "" {
+		return r, errf(p.ctx, "missing PREFIX (or default)")
+	}
+	// The family: -4/-6, else the first address given, as iproute2 sets
+	// rtm_family from the first address it parses; "default" follows it.
+	fam := family
+	if fam == 0 && !dstDefault {
+		fam = familyOf(r.Dst.Addr())
+	}
+	if fam == 0 && viaWord != "" {
+		fam = familyOf(r.Via)
+	}
+	if fam == 0 && srcWord != "" {
+		fam = familyOf(r.Src)
+	}
+	if fam == 0 {
+		fam = 4
+	}
+	if dstDefault {
+		if fam == 6 {
+			r.Dst = netip.PrefixFrom(netip.IPv6Unspecified(), 0)
+		} else {
+			r.Dst = netip.PrefixFrom(netip.IPv4Unspecified(), 0)
+		}
+	}
+	if familyOf(r.Dst.Addr()) != fam {
+		return r, errf(dstWord, "is not an IPv%d prefix", fam)
+	}
+	if viaWord != "" && familyOf(r.Via) != fam {
+		return r, errf(viaWord, "gateway address family differs from the route's (IPv%d)", fam)
+	}
+	if srcWord != "" && familyOf(r.Src) != fam {
+		return r, errf(srcWord, "source address family differs from the route's (IPv%d)", fam)
+	}
+	return r, nil
+}
+
+// parseRouteFlush is iproute_list_flush_or_save's selector for flush.
+func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
+	op := rtnl.RouteFlush{Family: family}
+	var dstWord string
+	seen := map[string]bool{}
+	once := func(kw, val string) *LineError {
+		if seen[kw] {
+			return dup(kw, val)
+		}
+		seen[kw] = true
+		return nil
+	}
+	for p.more() {
+		w := p.take()
+		k, ok := lookup(flushKeywords, w)
+		if ok && k.id == "" {
+			return nil, p.unsupported(w)
+		}
+		switch {
+		case ok && k.id == "table":
+			s, err := p.arg("table")
+			if err != nil {
+				return nil, err
+			}
+			if err := once("table", s); err != nil {
+				return nil, err
+			}
+			if s == "all" {
+				op.Table = rtnl.TableAll
+				continue
+			}
+			v, ok := tables.parse(s)
+			if !ok {
+				return nil, errf(s, "%s", tables.rangeMsg()+` or all`)
+			}
+			if v == 0 {
+				// iproute2: table 0 (unspec) selects every table.
+				v = rtnl.TableAll
+			}
+			op.Table = uint32(v)
+		case ok && k.id == "proto":
+			v, err := p.named("proto", protos)
+			if err != nil {
+				return nil, err
+			}
+			if err := once("proto", p.w[p.i-1]); err != nil {
+				return nil, err
+			}
+			pr := uint8(v)
+			op.Proto = &pr
+		case ok && k.id == "dev":
+			n, err := p.name(w)
+			if err != nil {
+				return nil, err
+			}
+			if err := once("dev", n); err != nil {
+				return nil, err
+			}
+			op.Dev = n
+		default:
+			if matches(w, "to") {
+				s, err := p.arg("to")
+				if err != nil {
+					return nil, err
+				}
+				w = s
+			}
+			root := false
+			switch {
+			case matches(w, "root"):
+				s, err := p.arg("root")
+				if err != nil {
+					return nil, err
+				}
+				w, root = s, true
+			case matches(w, "match"):
+				return nil, p.unsupported(w)
+			case matches(w, "exact"):
+				s, err := p.arg("exact")
+				if err != nil {
+					return nil, err
+				}
+				w = s
+			}
+			if dstWord != "" {
+				if looksLikeWord(w) && w != "default" {
+					return nil, p.unknown(w)
+				}
+				return nil, dup("to", w)
+			}
+			pf, ok := flushPrefix(w, family)
+			if !ok {
+				if looksLikeWord(w) {
+					return nil, p.unknown(w)
+				}
+				return nil, errf(w, "invalid prefix")
+			}
+			if family != 0 && familyOf(pf.Addr()) != family {
+				return nil, errf(w, "is not an IPv%d prefix (-%d given)", family, family)
+			}
+			op.Dst, op.Root, dstWord = pf, root, w
+		}
+	}
+	return op, nil
+}

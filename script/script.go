@@ -1,0 +1,262 @@
+// Package script reads the iproute2 batch language (`ip -b` syntax) into
+// rtnl Requests, and writes Ops back as script lines.
+//
+// The grammar follows iproute2 6.1's parsers (ip/iplink.c, ip/ipaddress.c,
+// ip/iproute.c, lib/utils.c): keywords, abbreviations (matches()), value
+// syntax (base-0 numbers, short IPv4 forms like 10/8, dotted netmasks),
+// quoting, comments and line continuation. Two extensions: `sysctl KEY=VALUE`
+// for the net.ipv4.conf keys the model knows, and `link del list NAME...`.
+// A line may start with the word `ip`, and with `-4` or `-6` (after `ip`, if
+// any) for the flush commands. Anything the model does not support is a
+// line-numbered error, never a silent skip; values the kernel judges (MTU
+// ranges, host bits in route prefixes, ...) are passed on for the target to
+// refuse with the kernel's errno.
+package script
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// LineError is one bad line: its number, the word at fault, and why.
+type LineError struct {
+	Line int
+	Word string
+	Msg  string
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("line %d: %q: %s", e.Line, e.Word, e.Msg)
+}
+
+// Errors lists every bad line of a script, in line order.
+type Errors []*LineError
+
+func (e Errors) Error() string {
+	var b strings.Builder
+	for i, le := range e {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(le.Error())
+	}
+	return b.String()
+}
+
+// Unwrap gives the LineErrors to errors.Is and errors.As.
+func (e Errors) Unwrap() []error {
+	out := make([]error, len(e))
+	for i, le := range e {
+		out[i] = le
+	}
+	return out
+}
+
+// Parse reads a script. Every non-blank, non-comment line becomes a
+// Request. When some lines are bad, it returns the Requests of the good
+// lines together with a *Errors naming every bad one. An error reading r is
+// returned as it is.
+func Parse(r io.Reader) ([]rtnl.Request, error) {
+	br := bufio.NewReader(r)
+	var physical []string
+	for {
+		s, err := br.ReadString('\n')
+		if len(s) > 0 || err == nil {
+			physical = append(physical, strings.TrimSuffix(s, "\n"))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	var reqs []rtnl.Request
+	var errs Errors
+	for _, rl := range joinLines(physical) {
+		words, unterminated := splitWords(rl.text)
+		if unterminated != "" {
+			errs = append(errs, &LineError{Line: rl.line, Word: unterminated, Msg: "unterminated quoted string"})
+			continue
+		}
+		if len(words) == 0 {
+			continue
+		}
+		op, err := parseWords(words)
+		if err != nil {
+			err.Line = rl.line
+			errs = append(errs, err)
+			continue
+		}
+		reqs = append(reqs, rtnl.Request{Line: rl.line, Text: strings.Trim(rl.text, blanks), Op: op})
+	}
+	if len(errs) > 0 {
+		return reqs, &errs
+	}
+	return reqs, nil
+}
+
+// ParseString is Parse of a string.
+func ParseString(s string) ([]rtnl.Request, error) {
+	return Parse(strings.NewReader(s))
+}
+
+// words is the cursor over one line's words.
+type words struct {
+	w   []string
+	i   int
+	ctx string // e.g. "link set", for messages
+}
+
+func (p *words) more() bool     { return p.i < len(p.w) }
+func (p *words) peek() string   { return p.w[p.i] }
+func (p *words) take() string   { s := p.w[p.i]; p.i++; return s }
+func (p *words) rest() []string { return p.w[p.i:] }
+
+// arg takes the value after keyword kw.
+func (p *words) arg(kw string) (string, *LineError) {
+	if !p.more() {
+		return "", &LineError{Word: kw, Msg: "missing argument"}
+	}
+	return p.take(), nil
+}
+
+func errf(word, format string, args ...any) *LineError {
+	return &LineError{Word: word, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *words) unknown(w string) *LineError {
+	return errf(w, "unknown keyword in %q", p.ctx)
+}
+
+func (p *words) unsupported(w string) *LineError {
+	return errf(w, "not supported in %q", p.ctx)
+}
+
+func dup(kw, val string) *LineError {
+	return errf(val, "duplicate %q", kw)
+}
+
+// name takes and checks an interface name after keyword kw.
+func (p *words) name(kw string) (string, *LineError) {
+	s, err := p.arg(kw)
+	if err != nil {
+		return "", err
+	}
+	if !validName(s) {
+		return "", errf(s, nameRule)
+	}
+	return s, nil
+}
+
+// number takes a number after keyword kw, 0..max (min..max when min > 0).
+func (p *words) number(kw string, min, max uint64) (uint64, *LineError) {
+	s, err := p.arg(kw)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := parseUint(s, max)
+	if !ok || v < min {
+		return 0, errf(s, "invalid %q value (%d..%d)", kw, min, max)
+	}
+	return v, nil
+}
+
+// named takes a value of a name table after keyword kw.
+func (p *words) named(kw string, t *nameTable) (uint64, *LineError) {
+	s, err := p.arg(kw)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := t.parse(s)
+	if !ok {
+		return 0, errf(s, "%s", t.rangeMsg())
+	}
+	return v, nil
+}
+
+var objects = []struct{ name, canon string }{
+	// ip.c's command table order, for abbreviations: "a" is address,
+	// "r" route, "l" link.
+	{"address", "addr"}, {"addrlabel", ""}, {"maddress", ""}, {"route", "route"},
+	{"rule", ""}, {"neighbor", ""}, {"neighbour", ""}, {"ntable", ""}, {"ntbl", ""},
+	{"link", "link"},
+}
+
+func parseWords(w []string) (rtnl.Op, *LineError) {
+	p := &words{w: w}
+	if p.peek() == "ip" {
+		p.take()
+	}
+	family := 0
+	for p.more() && (p.peek() == "-4" || p.peek() == "-6") {
+		f := 4
+		if p.take() == "-6" {
+			f = 6
+		}
+		if family != 0 && family != f {
+			return nil, errf(p.w[p.i-1], "conflicts with -%d", family)
+		}
+		family = f
+	}
+	if !p.more() {
+		return nil, errf(strings.Join(w, " "), "missing object (link, addr, route, sysctl)")
+	}
+	obj := p.take()
+	if obj == "sysctl" {
+		if family != 0 {
+			return nil, errf(fmt.Sprintf("-%d", family), "not supported with sysctl")
+		}
+		return parseSysctl(p)
+	}
+	canon := ""
+	for _, o := range objects {
+		if matches(obj, o.name) {
+			canon = o.canon
+			if canon == "" {
+				return nil, errf(obj, "object %q is not supported (link, addr, route, sysctl)", o.name)
+			}
+			break
+		}
+	}
+	if canon == "" {
+		return nil, errf(obj, "unknown object (link, addr, route, sysctl)")
+	}
+	if !p.more() {
+		return nil, errf(obj, "missing command")
+	}
+	verb := p.take()
+	switch canon {
+	case "link":
+		return parseLink(p, verb, family)
+	case "addr":
+		return parseAddrCmd(p, verb, family)
+	default:
+		return parseRouteCmd(p, verb, family)
+	}
+}
+
+// pickVerb resolves an abbreviated command against an ordered list; names
+// mapped to "" are known to iproute2 but not supported here.
+func pickVerb(obj, verb string, list []struct{ name, canon string }) (string, *LineError) {
+	for _, v := range list {
+		if matches(verb, v.name) {
+			if v.canon == "" {
+				return "", errf(verb, "command %q is not supported for %q", v.name, obj)
+			}
+			return v.canon, nil
+		}
+	}
+	return "", errf(verb, "unknown command for %q", obj)
+}
+
+func noFamily(family int, ctx string) *LineError {
+	if family != 0 {
+		return errf(fmt.Sprintf("-%d", family), "only supported with flush, not %q", ctx)
+	}
+	return nil
+}

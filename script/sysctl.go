@@ -1,0 +1,69 @@
+package script
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// ConfKeys are the net.ipv4.conf.DEV keys `sysctl` accepts, with the values
+// each takes. This is the one place to add keys the model learns.
+var ConfKeys = map[string][]string{
+	"promote_secondaries": {"0", "1"},
+}
+
+const confPrefix = "net.ipv4.conf."
+
+// parseSysctl reads `sysctl [-w] KEY=VALUE`, blanks around '=' allowed.
+func parseSysctl(p *words) (rtnl.Op, *LineError) {
+	p.ctx = "sysctl"
+	if p.more() && p.peek() == "-w" {
+		p.take()
+	}
+	if !p.more() {
+		return nil, errf("sysctl", "missing KEY=VALUE")
+	}
+	expr := strings.Join(p.rest(), " ")
+	eq := strings.LastIndexByte(expr, '=')
+	if eq < 0 {
+		return nil, errf(expr, `missing "=VALUE"`)
+	}
+	key := strings.TrimSpace(expr[:eq])
+	val := strings.TrimSpace(expr[eq+1:])
+	if key == "" || strings.ContainsAny(key, blanks) {
+		return nil, errf(expr, "expected KEY=VALUE")
+	}
+	if val == "" || strings.ContainsAny(val, blanks) {
+		return nil, errf(expr, "expected KEY=VALUE")
+	}
+	if !strings.HasPrefix(key, confPrefix) {
+		return nil, errf(key, "unknown sysctl key (net.ipv4.conf.DEV.KEY)")
+	}
+	devKey := key[len(confPrefix):]
+	dot := strings.LastIndexByte(devKey, '.')
+	if dot < 0 {
+		return nil, errf(key, "unknown sysctl key (net.ipv4.conf.DEV.KEY)")
+	}
+	dev, name := devKey[:dot], devKey[dot+1:]
+	values, known := ConfKeys[name]
+	if !known {
+		return nil, errf(key, "unknown sysctl key (known: net.ipv4.conf.DEV.%s)", strings.Join(confKeyNames(), ", "))
+	}
+	if dev != "all" && dev != "default" && !validName(dev) {
+		return nil, errf(dev, "%s (or all, default)", nameRule)
+	}
+	if !contains(values, val) {
+		return nil, errf(val, "invalid value for %s (%s)", name, strings.Join(values, ", "))
+	}
+	return rtnl.Sysctl{Key: key, Value: val}, nil
+}
+
+func confKeyNames() []string {
+	var out []string
+	for k := range ConfKeys {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
