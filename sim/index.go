@@ -1,0 +1,149 @@
+package sim
+
+// The netdev index of a namespace and its resumable chunked dumps.
+//
+// What the kernel keeps (net/core/dev.c, net/core/rtnetlink.c):
+//   - dev_index_head: 256 hlist buckets, bucket = ifindex & 255 (netdev_idx_hash
+//     / dev_index_hash); list_netdevice adds a device at the head of its bucket
+//     chain (hlist_add_head_rcu); __dev_get_by_index walks that chain.
+//   - since 6.5 also net->dev_by_index, an xarray (XA_FLAGS_ALLOC1) from which
+//     dev_index_reserve allocates ifindexes with xa_alloc_cyclic(xa_limit_31b,
+//     &net->ifindex); lookups by ifindex still go through the hash.
+//   - rtnl_dump_ifinfo walked the 256 buckets with a cursor (s_h, s_idx) =
+//     (bucket, position in the chain) until the dump was moved onto the xarray
+//     (for_each_netdev_dump, cursor = next ifindex) in the February 2024
+//     net-next change "rtnetlink: use xarray iterator to implement
+//     rtnl_dump_ifinfo()", which is after 6.5: kernels 6.5 to 6.8 allocate
+//     through the xarray but still dump the hash.
+//
+// The types here are generic over the device type D so this file does not
+// depend on the rest of package sim.
+
+import (
+	"math"
+	"syscall"
+)
+
+// IndexKind names the structure an index walks for dumps.
+type IndexKind string
+
+const (
+	IndexHash   IndexKind = "hash"   // dev_index_head, 256 buckets
+	IndexXarray IndexKind = "xarray" // net->dev_by_index
+)
+
+// Hash geometry (NETDEV_HASHBITS, NETDEV_HASHENTRIES) and the largest
+// ifindex (dev_index_reserve refuses anything above INT_MAX).
+const (
+	NetdevHashBits    = 8
+	NetdevHashEntries = 1 << NetdevHashBits
+	IfindexMax        = math.MaxInt32
+)
+
+// NetdevIdxHash is the bucket of an ifindex: ifindex & (NETDEV_HASHENTRIES-1).
+func NetdevIdxHash(ifindex uint32) int { return int(ifindex & (NetdevHashEntries - 1)) }
+
+// IndexEntry is one device returned by a dump.
+type IndexEntry[D any] struct {
+	Ifindex uint32
+	Dev     D
+}
+
+// IndexCursor is where a dump resumes. Xarray dumps use Ifindex (ctx->ifindex:
+// the ifindex of the first device not yet returned). Hash dumps use Bucket
+// and Pos (cb->args[0] = s_h, cb->args[1] = s_idx: the position in the bucket
+// chain, counting filtered-out devices too). The zero cursor starts a dump.
+type IndexCursor struct {
+	Ifindex uint32
+	Bucket  int
+	Pos     int
+}
+
+// Index is a netdev index: the structure that maps ifindex to device and the
+// one that dumps walk.
+type Index[D any] interface {
+	// Kind is the structure dumps walk.
+	Kind() IndexKind
+	// Add registers d. ifindex 0 asks for one to be allocated; an explicit
+	// one is honoured. Errors: EEXIST (ifindex in use), EINVAL (above
+	// IfindexMax), EBUSY (no free ifindex, or reserved but not listed).
+	Add(ifindex uint32, d D) (uint32, error)
+	// Del unregisters the device at ifindex.
+	Del(ifindex uint32) (D, bool)
+	// Lookup is dev_get_by_index through this index's lookup structure.
+	Lookup(ifindex uint32) (D, bool)
+	// Len is the number of registered devices.
+	Len() int
+	// Seq is dev_base_seq: it changes on every Add and Del.
+	Seq() uint32
+	// DumpChunk is one rtnl_dump_ifinfo call: it resumes at c and returns the
+	// devices that pass filter (nil: all) until k devices fit (k is how many
+	// the reader's buffer holds; k < 1 counts as 1), and the cursor to resume
+	// from. done is true when the walk reached the end.
+	DumpChunk(c IndexCursor, k int, filter func(D) bool) (devs []IndexEntry[D], next IndexCursor, done bool)
+	// Steps counts lookup and dump work since the last ResetSteps: bucket
+	// chain entries visited for the hash, xarray node visits for the xarray.
+	Steps() uint64
+	ResetSteps()
+}
+
+// IndexChunk is what one chunk of a dump returned.
+type IndexChunk[D any] struct {
+	Devs   []IndexEntry[D]
+	Cursor IndexCursor // where the next chunk resumes
+	Done   bool
+	// Interrupted is NLM_F_DUMP_INTR: dev_base_seq differed from its value at
+	// the end of the previous chunk (nl_dump_check_consistent).
+	Interrupted bool
+}
+
+// IndexDump is a dump in progress (the netlink_callback state between
+// recvmsg calls). The index may change between calls to Next.
+type IndexDump[D any] struct {
+	idx     Index[D]
+	Filter  func(D) bool
+	Cursor  IndexCursor
+	Done    bool
+	Chunks  int
+	prevSeq uint32
+	started bool
+}
+
+// NewIndexDump starts a dump of idx.
+func NewIndexDump[D any](idx Index[D], filter func(D) bool) *IndexDump[D] {
+	return &IndexDump[D]{idx: idx, Filter: filter}
+}
+
+// Next returns the next chunk of at most k devices. After the dump is done it
+// returns an empty, done chunk.
+func (d *IndexDump[D]) Next(k int) IndexChunk[D] {
+	if d.Done {
+		return IndexChunk[D]{Cursor: d.Cursor, Done: true}
+	}
+	devs, next, done := d.idx.DumpChunk(d.Cursor, k, d.Filter)
+	seq := d.idx.Seq()
+	ch := IndexChunk[D]{Devs: devs, Cursor: next, Done: done}
+	if d.started && seq != d.prevSeq {
+		ch.Interrupted = true
+	}
+	d.prevSeq, d.started = seq, true
+	d.Cursor, d.Done = next, done
+	d.Chunks++
+	return ch
+}
+
+// Errors of ifindex reservation, with the kernel's errno values.
+var (
+	errIfindexExist   error = syscall.EEXIST
+	errIfindexInvalid error = syscall.EINVAL
+	errIfindexBusy    error = syscall.EBUSY
+)
+
+// nextDevBaseSeq is dev_base_seq_inc: it skips 0.
+func nextDevBaseSeq(s uint32) uint32 {
+	s++
+	if s == 0 {
+		s++
+	}
+	return s
+}

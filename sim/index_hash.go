@@ -1,0 +1,168 @@
+package sim
+
+// HashIndex models dev_index_head: 256 bucket chains, new devices at the head
+// of their chain, lookups walking the chain, dumps with a (bucket, position)
+// cursor as rtnl_dump_ifinfo had before it moved onto the xarray. Used alone
+// (without an xarray) it also allocates ifindexes as dev_new_index did before
+// 6.5.
+
+type hashEntry[D any] struct {
+	ifindex uint32
+	dev     D
+	next    *hashEntry[D]
+}
+
+// HashIndex is the 256-bucket netdev index. The zero value is not usable; use
+// NewHashIndex.
+type HashIndex[D any] struct {
+	heads [NetdevHashEntries]*hashEntry[D]
+	n     int
+	last  uint32 // net->ifindex before 6.5: the last ifindex handed out
+	seq   uint32
+	steps uint64
+}
+
+// NewHashIndex returns an empty hash index.
+func NewHashIndex[D any]() *HashIndex[D] { return &HashIndex[D]{seq: 1} }
+
+// Kind reports IndexHash.
+func (h *HashIndex[D]) Kind() IndexKind { return IndexHash }
+
+// Len is the number of devices.
+func (h *HashIndex[D]) Len() int { return h.n }
+
+// Seq is dev_base_seq.
+func (h *HashIndex[D]) Seq() uint32 { return h.seq }
+
+// Steps is the number of chain entries visited by Lookup, NewIfindex and
+// DumpChunk since the last ResetSteps.
+func (h *HashIndex[D]) Steps() uint64 { return h.steps }
+
+// ResetSteps clears the step counter.
+func (h *HashIndex[D]) ResetSteps() { h.steps = 0 }
+
+// Lookup is __dev_get_by_index: walk the bucket chain of ifindex.
+func (h *HashIndex[D]) Lookup(ifindex uint32) (D, bool) {
+	for e := h.heads[NetdevIdxHash(ifindex)]; e != nil; e = e.next {
+		h.steps++
+		if e.ifindex == ifindex {
+			return e.dev, true
+		}
+	}
+	var zero D
+	return zero, false
+}
+
+func (h *HashIndex[D]) has(ifindex uint32) bool {
+	for e := h.heads[NetdevIdxHash(ifindex)]; e != nil; e = e.next {
+		if e.ifindex == ifindex {
+			return true
+		}
+	}
+	return false
+}
+
+// NewIfindex is dev_new_index (before 6.5): the next ifindex after the last
+// one handed out that no device uses, going back to 1 after INT_MAX.
+// EBUSY when every ifindex is in use.
+func (h *HashIndex[D]) NewIfindex() (uint32, error) {
+	if h.n >= IfindexMax {
+		return 0, errIfindexBusy
+	}
+	i := h.last
+	for {
+		i++
+		if i > IfindexMax {
+			i = 1
+		}
+		if _, ok := h.Lookup(i); !ok {
+			h.last = i
+			return i, nil
+		}
+	}
+}
+
+// List is the hash half of list_netdevice: put d at the head of its bucket
+// chain (hlist_add_head_rcu). The caller guarantees ifindex is unused.
+func (h *HashIndex[D]) List(ifindex uint32, d D) {
+	b := NetdevIdxHash(ifindex)
+	h.heads[b] = &hashEntry[D]{ifindex: ifindex, dev: d, next: h.heads[b]}
+	h.n++
+	h.seq = nextDevBaseSeq(h.seq)
+}
+
+// Unlist is the hash half of unlist_netdevice (hlist_del_rcu). The kernel
+// unlinks in O(1) through the device's own node, so no steps are counted.
+func (h *HashIndex[D]) Unlist(ifindex uint32) (D, bool) {
+	b := NetdevIdxHash(ifindex)
+	for p := &h.heads[b]; *p != nil; p = &(*p).next {
+		if (*p).ifindex == ifindex {
+			e := *p
+			*p = e.next
+			h.n--
+			h.seq = nextDevBaseSeq(h.seq)
+			return e.dev, true
+		}
+	}
+	var zero D
+	return zero, false
+}
+
+// Add registers d at ifindex, or at NewIfindex() when ifindex is 0.
+func (h *HashIndex[D]) Add(ifindex uint32, d D) (uint32, error) {
+	switch {
+	case ifindex > IfindexMax:
+		return 0, errIfindexInvalid
+	case ifindex == 0:
+		var err error
+		if ifindex, err = h.NewIfindex(); err != nil {
+			return 0, err
+		}
+	case h.has(ifindex):
+		return 0, errIfindexExist
+	}
+	h.List(ifindex, d)
+	return ifindex, nil
+}
+
+// Del unregisters the device at ifindex.
+func (h *HashIndex[D]) Del(ifindex uint32) (D, bool) { return h.Unlist(ifindex) }
+
+// DumpChunk walks buckets from c.Bucket; in the first bucket it skips the
+// first c.Pos chain entries, in later ones none. Every chain entry, filtered
+// or not, advances the position. The chunk ends at the first device that
+// does not fit, and the cursor points at it.
+func (h *HashIndex[D]) DumpChunk(c IndexCursor, k int, filter func(D) bool) ([]IndexEntry[D], IndexCursor, bool) {
+	if k < 1 {
+		k = 1
+	}
+	var out []IndexEntry[D]
+	sIdx := c.Pos
+	for b := c.Bucket; b < NetdevHashEntries; b, sIdx = b+1, 0 {
+		idx := 0
+		for e := h.heads[b]; e != nil; e, idx = e.next, idx+1 {
+			h.steps++
+			if filter != nil && !filter(e.dev) {
+				continue
+			}
+			if idx < sIdx {
+				continue
+			}
+			if len(out) == k {
+				return out, IndexCursor{Bucket: b, Pos: idx}, false
+			}
+			out = append(out, IndexEntry[D]{e.ifindex, e.dev})
+		}
+	}
+	return out, IndexCursor{Bucket: NetdevHashEntries}, true
+}
+
+// Chain returns the ifindexes of bucket b in chain order (for tests and
+// explanations).
+func (h *HashIndex[D]) Chain(b int) []uint32 {
+	var out []uint32
+	for e := h.heads[b]; e != nil; e = e.next {
+		out = append(out, e.ifindex)
+	}
+	return out
+}
