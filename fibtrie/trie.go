@@ -322,6 +322,9 @@ func (t *trie) resize(tn *node) *node {
 	}
 	tp = tn.parent
 	if work != maxWork {
+		if work == 0 {
+			c.MaxWorkHits++
+		}
 		return tp
 	}
 	for shouldHalve(tp, tn) && work > 0 {
@@ -329,6 +332,9 @@ func (t *trie) resize(tn *node) *node {
 		c.ResizeSteps++
 		work--
 		tn = tp.child[cindex]
+	}
+	if work == 0 {
+		c.MaxWorkHits++
 	}
 	if shouldCollapse(tn) {
 		c.ResizeSteps++

@@ -174,6 +174,7 @@ type Counters struct {
 	UpdateSuffixVisits uint64 // child slots update_suffix examined
 	ResizeCalls        uint64 // resize() invocations
 	ResizeSteps        uint64 // inflates + halves + collapses
+	MaxWorkHits        uint64 // resize calls that stopped at max_work
 	Inflates           uint64
 	Halves             uint64
 	Collapses          uint64

@@ -1,0 +1,312 @@
+package fibtrie
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+)
+
+// pOp is one generated step: a route request on table main, a flush of all
+// routes with one metric (marked dead first), or a query.
+type pOp struct {
+	Kind   int // 0..9, see apply
+	Dst    uint32
+	Len    uint8
+	Metric uint32
+	Proto  uint8
+}
+
+func (o pOp) String() string {
+	names := []string{"add", "add", "add", "add", "del", "del", "replace", "append", "flush-metric", "lookup"}
+	return fmt.Sprintf("%s %s/%d metric %d proto %d", names[o.Kind], FormatIP(o.Dst), o.Len, o.Metric, o.Proto)
+}
+
+// genPOp draws addresses from a narrow space half of the time so that
+// prefixes nest and collide, and lengths from all of 0..32.
+func genPOp() gopter.Gen {
+	return gopter.CombineGens(
+		gen.IntRange(0, 9), gen.UInt32(), gen.UInt8Range(0, 32),
+		gen.UInt32Range(0, 2), gen.UInt8Range(3, 4), gen.Bool(),
+	).Map(func(v []interface{}) pOp {
+		a := v[1].(uint32)
+		if v[5].(bool) {
+			// 10 significant bits spread over the address
+			a = 0x0a000000 | (a&0x3f)<<18 | (a>>6&0xf)<<4
+		}
+		l := v[2].(uint8)
+		return pOp{Kind: v[0].(int), Dst: mask(a, l), Len: l, Metric: v[3].(uint32), Proto: v[4].(uint8)}
+	})
+}
+
+// refEntry is one route in the naive reference.
+type refEntry struct{ metric uint32; proto uint8 }
+
+type refKey struct {
+	dst uint32
+	l   uint8
+}
+
+// naive is the reference: a map from prefix to its routes, with the
+// kernel's EEXIST/ESRCH rules restated directly.
+type naive map[refKey][]refEntry
+
+func (n naive) lpm(addr uint32) (refKey, bool) {
+	best, ok := refKey{}, false
+	for k, es := range n {
+		if len(es) == 0 || mask(addr, k.l) != k.dst {
+			continue
+		}
+		if !ok || k.l > best.l {
+			best, ok = k, true
+		}
+	}
+	return best, ok
+}
+
+func (o pOp) route() Route {
+	return Route{Dst: o.Dst, Len: o.Len, Table: TableMain, Type: TypeUnicast, Scope: ScopeLink,
+		Priority: o.Metric, Protocol: o.Proto, OIF: 2}
+}
+
+// step applies o to model and reference and returns a failure description.
+func step(f *FIB, ref naive, o pOp) string {
+	k := refKey{o.Dst, o.Len}
+	es := ref[k]
+	sameMetric, exact := -1, -1
+	for i, e := range es {
+		if e.metric == o.Metric && sameMetric < 0 {
+			sameMetric = i
+		}
+		if e.metric == o.Metric && e.proto == o.Proto && exact < 0 {
+			exact = i
+		}
+	}
+	expect := func(got, want error) string {
+		if !errors.Is(got, want) && !(got == nil && want == nil) {
+			return fmt.Sprintf("%v: got %v want %v", o, got, want)
+		}
+		return ""
+	}
+	switch o.Kind {
+	case 0, 1, 2, 3:
+		err := f.Add(o.route())
+		if sameMetric >= 0 {
+			return expect(err, syscall.EEXIST)
+		}
+		ref[k] = append(es, refEntry{o.Metric, o.Proto})
+		return expect(err, nil)
+	case 4, 5:
+		err := f.Delete(o.route())
+		if o.Metric == 0 {
+			// metric 0 in a delete matches any metric: the kernel takes the
+			// first match in list order, where metrics ascend
+			exact = -1
+			for i, e := range es {
+				if e.proto == o.Proto && (exact < 0 || e.metric < es[exact].metric) {
+					exact = i
+				}
+			}
+		}
+		if exact < 0 {
+			return expect(err, syscall.ESRCH)
+		}
+		ref[k] = append(es[:exact:exact], es[exact+1:]...)
+		return expect(err, nil)
+	case 6:
+		err := f.Replace(o.route())
+		if sameMetric < 0 {
+			ref[k] = append(es, refEntry{o.Metric, o.Proto})
+			return expect(err, nil)
+		}
+		// same-metric runs only grow by append, so the reference keeps
+		// them in kernel order: the first of the run is swapped, an
+		// identical first is a no-op, an identical later one is EEXIST
+		switch {
+		case exact < 0:
+			es[sameMetric] = refEntry{o.Metric, o.Proto}
+			return expect(err, nil)
+		case exact == sameMetric:
+			return expect(err, nil)
+		default:
+			return expect(err, syscall.EEXIST)
+		}
+	case 7:
+		err := f.Append(o.route())
+		if exact >= 0 {
+			return expect(err, syscall.EEXIST)
+		}
+		ref[k] = append(es, refEntry{o.Metric, o.Proto})
+		return expect(err, nil)
+	case 8:
+		f.MarkDead(func(a *Alias) bool { return a.Priority == o.Metric })
+		n := f.Flush(nil)
+		removed := 0
+		for kk, ee := range ref {
+			keep := ee[:0]
+			for _, e := range ee {
+				if e.metric != o.Metric {
+					keep = append(keep, e)
+				} else {
+					removed++
+				}
+			}
+			ref[kk] = keep
+		}
+		if n != removed {
+			return fmt.Sprintf("%v: flushed %d want %d", o, n, removed)
+		}
+		return ""
+	default:
+		return checkLookup(f, ref, o.Dst|uint32(o.Metric)*0x01010101&^(0xffffffff<<(32-o.Len)>>0))
+	}
+}
+
+func checkLookup(f *FIB, ref naive, addr uint32) string {
+	a := f.Lookup(TableMain, addr)
+	want, ok := ref.lpm(addr)
+	if !ok {
+		if a != nil {
+			return fmt.Sprintf("lookup %s: got %s/%d want none", FormatIP(addr), FormatIP(a.Dst), a.Len)
+		}
+		return ""
+	}
+	if a == nil || a.Dst != want.dst || a.Len != want.l {
+		got := "none"
+		if a != nil {
+			got = fmt.Sprintf("%s/%d", FormatIP(a.Dst), a.Len)
+		}
+		return fmt.Sprintf("lookup %s: got %s want %s/%d", FormatIP(addr), got, FormatIP(want.dst), want.l)
+	}
+	return ""
+}
+
+func gopterParams(t *testing.T, tests int) *gopter.TestParameters {
+	seed := int64(testSeed(t))
+	t.Logf("gopter seed %d (set RTNLSIM_SEED to replay)", seed)
+	p := gopter.DefaultTestParametersWithSeed(seed)
+	p.MinSuccessfulTests = tests
+	p.MaxSize = 300
+	return p
+}
+
+// TestPropLookupAndInvariants: after every step of a random sequence of
+// adds, deletes, replaces, appends and flushes, the structure is sound,
+// and lookups (of the step's address and of probes around every present
+// prefix) agree with a naive longest-prefix search.
+func TestPropLookupAndInvariants(t *testing.T) {
+	props := gopter.NewProperties(gopterParams(t, 400))
+	props.Property("lookup = naive LPM, invariants hold", prop.ForAll(func(ops []pOp) string {
+		f := New(Linux618())
+		ref := naive{}
+		for i, o := range ops {
+			if msg := step(f, ref, o); msg != "" {
+				return fmt.Sprintf("step %d: %s", i, msg)
+			}
+			if err := f.Check(false, false); err != nil {
+				return fmt.Sprintf("step %d (%v): %v", i, o, err)
+			}
+		}
+		for k, es := range ref {
+			if len(es) == 0 {
+				continue
+			}
+			for _, probe := range []uint32{k.dst, k.dst | ^uint32(0)>>k.l, k.dst - 1, k.dst | 1} {
+				if k.l == 0 {
+					probe = k.dst ^ probe
+				}
+				if msg := checkLookup(f, ref, probe); msg != "" {
+					return msg
+				}
+			}
+		}
+		return ""
+	}, gen.SliceOf(genPOp())))
+	props.TestingRun(t)
+}
+
+// TestPropWalkAndStats: walks come in key order and match the reference's
+// prefix set; the stats add up (every route counted once, the merged trie
+// seen by both local and main).
+func TestPropWalkAndStats(t *testing.T) {
+	props := gopter.NewProperties(gopterParams(t, 300))
+	props.Property("walk order and counts", prop.ForAll(func(ops []pOp) string {
+		f := New(Linux618())
+		ref := naive{}
+		for i, o := range ops {
+			if msg := step(f, ref, o); msg != "" {
+				return fmt.Sprintf("step %d: %s", i, msg)
+			}
+		}
+		total := 0
+		for _, es := range ref {
+			total += len(es)
+		}
+		rs := f.Routes(TableMain)
+		if len(rs) != total {
+			return fmt.Sprintf("walk saw %d routes, reference has %d", len(rs), total)
+		}
+		for i := 1; i < len(rs); i++ {
+			if rs[i].Dst < rs[i-1].Dst {
+				return fmt.Sprintf("walk out of order at %d", i)
+			}
+		}
+		if s := f.Stats(TableMain); s != nil && int(s.Prefixes) != total {
+			return fmt.Sprintf("stats prefixes %d want %d", s.Prefixes, total)
+		}
+		return ""
+	}, gen.SliceOf(genPOp())))
+	props.TestingRun(t)
+}
+
+// pathThresholds checks the tnodes from the root to key: an insert
+// resizes exactly these (trie_rebalance from the leaf's parent up), so
+// unless resize ran out of max_work none may be above the inflate or below
+// the halve threshold. Nodes off the path may legitimately be: a former
+// root that gains a parent is judged by the stricter non-root thresholds
+// but not resized.
+func pathThresholds(f *FIB, key uint32) error {
+	tb := f.getTable(TableMain)
+	n := tb.t.root()
+	for n != nil && !n.isLeaf() {
+		if shouldInflate(n.parent, n) || shouldHalve(n.parent, n) {
+			return fmt.Errorf("tnode %s pos %d bits %d: thresholds (empty %d full %d)",
+				FormatIP(n.key), n.pos, n.bits, n.empty, n.full)
+		}
+		idx := getIndex(key, n)
+		if idx >= n.childLength() {
+			break
+		}
+		n = n.child[idx]
+	}
+	return nil
+}
+
+// TestPropResizeThresholds: after each insert (adds only), the tnodes on
+// the inserted key's path respect the thresholds, and slen is exact
+// everywhere (no leaf was removed, so the kernel's lazy slen never comes
+// into play).
+func TestPropResizeThresholds(t *testing.T) {
+	props := gopter.NewProperties(gopterParams(t, 300))
+	props.Property("thresholds after inserts", prop.ForAll(func(ops []pOp) string {
+		f := New(Linux618())
+		for i, o := range ops {
+			before := f.Counters().MaxWorkHits
+			_ = f.Add(o.route())
+			if err := f.Check(false, true); err != nil {
+				return fmt.Sprintf("step %d (%v): %v", i, o, err)
+			}
+			if f.Counters().MaxWorkHits == before {
+				if err := pathThresholds(f, o.Dst); err != nil {
+					return fmt.Sprintf("step %d (%v): %v", i, o, err)
+				}
+			}
+		}
+		return ""
+	}, gen.SliceOf(genPOp())))
+	props.TestingRun(t)
+}
