@@ -36,10 +36,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	name := unix.ErrnoName(e.Errno)
-	if name == "" {
-		name = fmt.Sprintf("errno %d", int(e.Errno))
-	}
+	name := ErrnoName(e.Errno)
 	if e.Msg != "" {
 		return fmt.Sprintf("%s (%s)", name, e.Msg)
 	}
@@ -65,8 +62,13 @@ func Errno(err error) unix.Errno {
 
 // ErrnoName is "EEXIST" and the like, or "" for 0.
 func ErrnoName(e unix.Errno) string {
-	if e == 0 {
+	switch e {
+	case 0:
 		return ""
+	case unix.EOPNOTSUPP: // also ENOTSUP on Linux; the kernel says EOPNOTSUPP
+		return "EOPNOTSUPP"
+	case unix.EAGAIN:
+		return "EAGAIN"
 	}
 	if n := unix.ErrnoName(e); n != "" {
 		return n

@@ -1,0 +1,143 @@
+package rtnl
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText prints a result the way `ip` prints the same objects (link
+// show, addr show, route show table all), then events and errors.
+func (r Result) WriteText(w io.Writer, show Show) {
+	if show.Links {
+		for _, l := range r.Links {
+			writeLinkHeader(w, l.Ifindex, l.Ifname, l.LinkPeer, l.Flags, l.MTU, l.Qdisc, l.Master, l.Operstate, l.Linkmode, l.Group, l.Txqlen)
+			fmt.Fprintf(w, "    link/%s %s brd %s\n", l.LinkType, l.Address, l.Broadcast)
+		}
+	}
+	if show.Addrs {
+		for _, l := range r.Addrs {
+			writeLinkHeader(w, l.Ifindex, l.Ifname, l.LinkPeer, l.Flags, l.MTU, l.Qdisc, l.Master, l.Operstate, "", l.Group, l.Txqlen)
+			fmt.Fprintf(w, "    link/%s %s brd %s\n", l.LinkType, l.Address, l.Broadcast)
+			for _, a := range l.AddrInfo {
+				fmt.Fprintf(w, "    %s\n", AddrText(a))
+			}
+		}
+	}
+	if show.Routes {
+		for _, rt := range r.Routes {
+			fmt.Fprintln(w, RouteText(rt))
+		}
+	}
+	if show.FibTrie {
+		fmt.Fprint(w, r.FibTrie)
+		fmt.Fprint(w, r.FibTrieStat)
+	}
+	if show.Events {
+		for _, e := range r.Events {
+			fmt.Fprintf(w, "%s %s %s\n", e.Type, e.Family, EventText(e))
+		}
+	}
+	for _, e := range r.Errors {
+		msg := ""
+		if e.Message != "" {
+			msg = " (" + e.Message + ")"
+		}
+		fmt.Fprintf(w, "line %d: %s: %s%s\n", e.Line, e.Request, e.Errno, msg)
+	}
+}
+
+func writeLinkHeader(w io.Writer, idx int, name string, peer *string, flags []string, mtu int, qdisc, master, oper, mode, group string, qlen *int) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d: %s", idx, name)
+	if peer != nil {
+		fmt.Fprintf(&b, "@%s", *peer)
+	}
+	fmt.Fprintf(&b, ": <%s> mtu %d", strings.Join(flags, ","), mtu)
+	if qdisc != "" {
+		fmt.Fprintf(&b, " qdisc %s", qdisc)
+	}
+	if master != "" {
+		fmt.Fprintf(&b, " master %s", master)
+	}
+	if oper != "" {
+		fmt.Fprintf(&b, " state %s", oper)
+	}
+	if mode != "" {
+		fmt.Fprintf(&b, " mode %s", mode)
+	}
+	if group != "" {
+		fmt.Fprintf(&b, " group %s", group)
+	}
+	if qlen != nil {
+		fmt.Fprintf(&b, " qlen %d", *qlen)
+	}
+	fmt.Fprintln(w, b.String())
+}
+
+// AddrText is one address as `ip addr` prints its first line.
+func AddrText(a AddrInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", a.Family, a.Local)
+	if a.Address != "" {
+		fmt.Fprintf(&b, " peer %s", a.Address)
+	}
+	fmt.Fprintf(&b, "/%d", a.Prefixlen)
+	if a.Broadcast != "" {
+		fmt.Fprintf(&b, " brd %s", a.Broadcast)
+	}
+	fmt.Fprintf(&b, " scope %s", a.Scope)
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{a.Secondary, "secondary"}, {a.Temporary, "temporary"}, {a.Nodad, "nodad"},
+		{a.Tentative, "tentative"}, {a.Dynamic, "dynamic"}, {a.Noprefixroute, "noprefixroute"}} {
+		if f.on {
+			b.WriteString(" " + f.name)
+		}
+	}
+	if a.Label != "" {
+		b.WriteString(" " + a.Label)
+	}
+	return b.String()
+}
+
+// RouteText is one route as `ip route show table all` prints it.
+func RouteText(r RouteEntry) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			if k != "" {
+				parts = append(parts, k)
+			}
+			parts = append(parts, v)
+		}
+	}
+	add("", r.Type)
+	add("", r.Dst)
+	add("via", r.Gateway)
+	add("dev", r.Dev)
+	add("table", r.Table)
+	add("proto", r.Protocol)
+	add("scope", r.Scope)
+	add("src", r.Prefsrc)
+	if r.Metric != nil {
+		add("metric", fmt.Sprint(*r.Metric))
+	}
+	parts = append(parts, r.Flags...)
+	add("pref", r.Pref)
+	return strings.Join(parts, " ")
+}
+
+// EventText is a one-line rendering of an event's object.
+func EventText(e Event) string {
+	switch o := e.Object.(type) {
+	case Link:
+		return fmt.Sprintf("%d: %s <%s> state %s", o.Ifindex, o.Ifname, strings.Join(o.Flags, ","), o.Operstate)
+	case AddrEvent:
+		return fmt.Sprintf("%d: %s %s", o.Ifindex, o.Ifname, AddrText(o.AddrInfo))
+	case RouteEntry:
+		return RouteText(o)
+	}
+	return fmt.Sprint(e.Object)
+}
