@@ -113,8 +113,8 @@ func routeLine() gopter.Gen {
 	})
 }
 
-// scriptGen makes scripts: two ifb devices and an address first, then a
-// mix of everything.
+// scriptGen makes scripts: one device of each kind and an address first,
+// then a mix of everything.
 func scriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.Weighted([]gen.WeightedGen{
 		{Weight: 4, Gen: linkLine()},
@@ -122,7 +122,9 @@ func scriptGen(minLen, maxLen int) gopter.Gen {
 		{Weight: 3, Gen: routeLine()},
 	})
 	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(lines []string) string {
-		prologue := []string{"link add i0 type ifb", "link add i1 type ifb", "link set i0 up", "addr add 10.0.0.1/24 dev i0"}
+		prologue := []string{"link add i0 type ifb", "link add i1 type ifb", "link set i0 up", "addr add 10.0.0.1/24 dev i0",
+			"link add v0 type veth peer name v1", "link add br0 type bridge", "link add mv0 link i0 type macvlan mode bridge",
+			"link add vx0 type vxlan id 42 dstport 4789"}
 		return strings.Join(append(prologue, lines...), "\n") + "\n"
 	})
 }
