@@ -141,11 +141,32 @@ func Format(op rtnl.Op) string {
 	return b.String()
 }
 
-type line struct{ parts []string }
+type line struct {
+	parts []string
+	raw   string // the last word as given to word(), before quoting
+}
 
-func (l *line) add(ws ...string) { l.parts = append(l.parts, ws...) }
-func (l *line) word(w string)    { l.parts = append(l.parts, quoteWord(w)) }
-func (l *line) String() string   { return strings.Join(l.parts, " ") }
+func (l *line) add(ws ...string) { l.parts, l.raw = append(l.parts, ws...), "" }
+func (l *line) word(w string)    { l.parts, l.raw = append(l.parts, quoteWord(w)), w }
+
+// String joins the words. A line must not end in a backslash, which would
+// continue it on the next line: the last word is then quoted if it can be,
+// else an empty comment ends the line.
+func (l *line) String() string {
+	s := strings.Join(l.parts, " ")
+	if !strings.HasSuffix(s, `\`) {
+		return s
+	}
+	if n := len(l.parts); l.raw != "" && l.parts[n-1] == l.raw {
+		if q := "'" + l.raw + "'"; !strings.Contains(l.raw, "'") {
+			return strings.Join(append(l.parts[:n-1:n-1], q), " ")
+		}
+		if q := `"` + l.raw + `"`; !strings.Contains(l.raw, `"`) {
+			return strings.Join(append(l.parts[:n-1:n-1], q), " ")
+		}
+	}
+	return s + " #"
+}
 
 func (l *line) linkAttrs(a rtnl.LinkAttrs) {
 	if a.Group != nil {

@@ -74,13 +74,13 @@ func splitWords(s string) (words []string, unterminated string) {
 }
 
 // quoteWord renders a word so that splitWords gives it back unchanged:
+// (a trailing backslash matters only at the end of a line; see line.String)
 // bare when that is safe, otherwise in quotes of a kind it does not contain.
 // Words containing both quote characters, blanks or '#' cannot be written
 // (no valid name or value the parser accepts contains them where it
 // matters); they are returned quoted as well as possible.
 func quoteWord(s string) string {
-	needs := s == "" || s[0] == '\'' || s[0] == '"' || strings.HasSuffix(s, `\`) ||
-		strings.ContainsAny(s, blanks)
+	needs := s == "" || s[0] == '\'' || s[0] == '"' || strings.ContainsAny(s, blanks)
 	if !needs {
 		return s
 	}
