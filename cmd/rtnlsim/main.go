@@ -1,0 +1,52 @@
+// Command rtnlsim runs iproute2 batch scripts against the model of the
+// Linux rtnetlink control plane or against the real kernel (in a network
+// namespace of its own), and shows the resulting state in `ip -j` shape.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries an exit status without printing more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	root := newRootCmd()
+	if err := root.ExecuteContext(ctx); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "rtnlsim:", err)
+		os.Exit(2)
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rtnlsim",
+		Short: "A deterministic model of the Linux rtnetlink control plane, checked against the real kernel",
+		Long: `rtnlsim runs iproute2 batch scripts (ip -b syntax) on a target and shows the
+resulting links, addresses, routes, FIB trie and notifications in the shape
+` + "`ip -j`" + ` prints them.
+
+Targets:
+  kernel  a fresh network namespace of this machine (needs root); nothing
+          outside that namespace is touched
+  sim     the model (not built yet)`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newRunCmd(), newDiffCmd())
+	return root
+}

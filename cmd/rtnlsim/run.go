@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/rtnlsim/rtnlsim/kernel"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
+)
+
+// errNoSim is what --target sim says until the model exists.
+var errNoSim = fmt.Errorf("the sim target is not built yet: only --target kernel works in this version")
+
+type runFlags struct {
+	target string
+	show   string
+	format string
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [flags] SCRIPT|-",
+		Short: "Run a script on a target and show the resulting state",
+		Long: `Run applies every line of SCRIPT (ip -b syntax; - reads standard input) on
+the target, continuing past refused lines as ip -b -force does, then prints
+the observables named by --show. A refused line is reported with its line
+number and errno; the exit status is 0 when the script ran, even if lines
+were refused, 1 when the script does not parse, 2 on other failures.`,
+		Example: `  rtnlsim run --target kernel --show links,addrs,routes --format json my.script
+  echo 'link add d0 type ifb' | rtnlsim run --target kernel -`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			show, err := parseShow(f.show)
+			if err != nil {
+				return err
+			}
+			if f.format != "text" && f.format != "json" {
+				return fmt.Errorf("--format must be text or json, not %q", f.format)
+			}
+			reqs, err := readScript(args[0], cmd.InOrStdin())
+			if err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), err)
+				return exitError{1}
+			}
+			tg, err := openTarget(f.target)
+			if err != nil {
+				return err
+			}
+			defer tg.Close()
+			if show.Cost {
+				return fmt.Errorf("--show cost: the %s target has no virtual cost; cost comes with the sim target", f.target)
+			}
+			res, err := rtnl.Run(cmd.Context(), tg, reqs, show, progress(cmd.ErrOrStderr(), len(reqs)))
+			if err != nil {
+				return err
+			}
+			return writeResult(cmd.OutOrStdout(), res, show, f.format)
+		},
+	}
+	addRunFlags(cmd, &f)
+	return cmd
+}
+
+func addRunFlags(cmd *cobra.Command, f *runFlags) {
+	cmd.Flags().StringVar(&f.target, "target", "kernel", "where to run: kernel (a fresh network namespace) or sim (the model)")
+	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
+	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
+}
+
+func openTarget(name string) (rtnl.Target, error) {
+	switch name {
+	case "kernel":
+		return kernel.New(kernel.Options{})
+	case "sim":
+		return nil, errNoSim
+	}
+	return nil, fmt.Errorf("unknown --target %q: use kernel or sim", name)
+}
+
+func parseShow(s string) (rtnl.Show, error) {
+	var show rtnl.Show
+	for _, w := range strings.Split(s, ",") {
+		switch strings.TrimSpace(w) {
+		case "links":
+			show.Links = true
+		case "addrs":
+			show.Addrs = true
+		case "routes":
+			show.Routes = true
+		case "fibtrie":
+			show.FibTrie = true
+		case "events":
+			show.Events = true
+		case "cost":
+			show.Cost = true
+		case "":
+		default:
+			return show, fmt.Errorf("--show: unknown observable %q (known: links,addrs,routes,fibtrie,events,cost)", w)
+		}
+	}
+	return show, nil
+}
+
+// readScript parses SCRIPT or standard input; every bad line is reported,
+// named by file and line.
+func readScript(name string, stdin io.Reader) ([]rtnl.Request, error) {
+	var r io.Reader
+	if name == "-" {
+		r = stdin
+		name = "<stdin>"
+	} else {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		r = bufio.NewReader(fh)
+	}
+	reqs, err := script.Parse(r)
+	if err != nil {
+		var b strings.Builder
+		var errs *script.Errors
+		if errors.As(err, &errs) {
+			for _, e := range *errs {
+				fmt.Fprintf(&b, "%s: %s\n", name, e.Error())
+			}
+			return nil, fmt.Errorf("%s%d line(s) do not parse; nothing was run", b.String(), len(*errs))
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return reqs, nil
+}
+
+// progress draws a bar on a terminal for long scripts.
+func progress(w io.Writer, total int) func(done, total int) {
+	fh, ok := w.(*os.File)
+	if total < 1000 || !ok || !term.IsTerminal(int(fh.Fd())) {
+		return nil
+	}
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("requests"), progressbar.OptionShowCount(),
+		progressbar.OptionClearOnFinish())
+	return func(done, _ int) { _ = bar.Set(done) }
+}
+
+func writeResult(w io.Writer, res rtnl.Result, show rtnl.Show, format string) error {
+	if format == "json" {
+		b, err := res.JSON(show)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	res.WriteText(w, show)
+	return nil
+}
