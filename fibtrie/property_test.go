@@ -44,7 +44,10 @@ func genPOp() gopter.Gen {
 }
 
 // refEntry is one route in the naive reference.
-type refEntry struct{ metric uint32; proto uint8 }
+type refEntry struct {
+	metric uint32
+	proto  uint8
+}
 
 type refKey struct {
 	dst uint32

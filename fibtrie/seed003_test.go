@@ -1,0 +1,74 @@
+package fibtrie
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSeed003Counters: flushing one device's routes out of the seed's trie.
+// With the 4.2-rc3 flush every surviving leaf rescans its parent, so the
+// update_suffix visits of one flush grow with N per surviving leaf, i.e.
+// as N² per flush (N³ to delete all devices one by one); with the fixed
+// flush each tnode is rescanned once, so visits per prefix stay flat and a
+// flush is linear in N (quadratic to delete all).
+func TestSeed003Counters(t *testing.T) {
+	rows := Seed003Table(nil)
+	t.Log("\n" + FormatSeed003(rows))
+	per := map[string][]float64{}
+	for _, r := range rows {
+		if r.Removed != 3 {
+			t.Fatalf("%s N=%d: flush removed %d routes, want the device's 3", r.Profile, r.Prefixes, r.Removed)
+		}
+		per[r.Profile] = append(per[r.Profile], float64(r.UpdateSuffixVisits)/float64(r.Prefixes))
+	}
+	sizes := []float64{1000, 2500, 5000, 10000}
+	old := per["linux-4.2-rc3"]
+	for i := 1; i < len(old); i++ {
+		// visits per prefix grow in proportion to N (allow the big node's
+		// power-of-two size to make it 0.5x..2x of exact proportion)
+		growth, want := old[i]/old[0], sizes[i]/sizes[0]
+		if growth < want/2 || growth > want*2 {
+			t.Errorf("4.2-rc3: visits per prefix grew %.2fx from N=1000 to N=%.0f, want about %.1fx", growth, sizes[i], want)
+		}
+	}
+	for _, p := range []string{"linux-4.2", "linux-6.18"} {
+		for i := 1; i < len(per[p]); i++ {
+			if g := per[p][i] / per[p][0]; g < 0.5 || g > 2 {
+				t.Errorf("%s: visits per prefix changed %.2fx from N=1000 to N=%.0f, want flat", p, g, sizes[i])
+			}
+		}
+	}
+}
+
+// FormatSeed003 renders the rows as an aligned text table.
+func FormatSeed003(rows []Seed003Row) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-8s %-14s %8s %14s %10s %10s %10s %5s\n", "prefixes", "profile", "removed",
+		"us_visits", "us_calls", "leafvisit", "resizes", "bits")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-8d %-14s %8d %14d %10d %10d %10d %5d\n", r.Prefixes, r.Profile, r.Removed,
+			r.UpdateSuffixVisits, r.UpdateSuffixCalls, r.FlushLeafVisits, r.ResizeCalls, r.BigNodeBits)
+	}
+	return b.String()
+}
+
+// TestKernelSeed003Shape: the seed's 30,000 routes (10,000 addresses, all
+// on d0 here since only the shape matters) give the same /proc text as the
+// kernel, and removing one address's routes too.
+func TestKernelSeed003Shape(t *testing.T) {
+	requireKernel(t)
+	var ops []RouteOp
+	for _, r := range Seed003Routes(10000, 1) {
+		r.OIF = kernelIfindex
+		ops = append(ops, RouteOp{Kind: OpAdd, Route: r})
+	}
+	v := Seed003Routes(10000, 1)[3*6665 : 3*6666]
+	for _, r := range []Route{v[1], v[2], v[0]} {
+		r.OIF = kernelIfindex
+		ops = append(ops, RouteOp{Kind: OpDel, Route: r})
+	}
+	if err := compareWithKernel(ipKernelTrie, ops, false); err != nil {
+		t.Fatal(err)
+	}
+}
