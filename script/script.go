@@ -11,6 +11,35 @@
 // line-numbered error, never a silent skip; values the kernel judges (MTU
 // ranges, host bits in route prefixes, ...) are passed on for the target to
 // refuse with the kernel's errno.
+//
+// The grammar, one request per line ([ip] is optional; `#` starts a comment
+// anywhere; a trailing backslash continues the line; '...' and "..." quote
+// a word; objects, commands and the keywords iproute2 abbreviates may be
+// abbreviated as its matches() allows, e.g. `l a`, `r ap`, `a d`):
+//
+//	link add [name|dev] NAME [index 1..2^31-1] [group G] [mtu N] [address LLADDR]
+//	         [master DEV|nomaster] [txqueuelen N] [up|down] [link DEV] type KIND [ARGS]
+//	    KIND ARGS: ifb | dummy | bridge | veth [peer [name] NAME]
+//	               | macvlan [mode private|vepa|bridge|passthru|source] (needs link DEV)
+//	               | vxlan id 0..16777215 [dstport 0..65535]
+//	link set [dev] NAME [up|down] [mtu N] [group G] [address LLADDR]
+//	         [master DEV|nomaster] [name NEWNAME] [txqueuelen N]
+//	link set group G [up|down] [mtu N] [address LLADDR] [master DEV|nomaster] [txqueuelen N]
+//	link del [dev] NAME | link del group G | link del list NAME...
+//	addr add|del PREFIX dev NAME [peer PREFIX] [label DEV[...]] [broadcast ADDR|+]
+//	         [scope global|site|link|host|nowhere|N] [noprefixroute]
+//	[-4|-6] addr flush [dev] NAME [to PREFIX] [label PATTERN]
+//	[-4|-6] route add|del|replace|append [to] [TYPE] PREFIX|default [via [inet|inet6] ADDR]
+//	         [dev NAME] [table ID|main|local|default] [proto ID|kernel|boot|static|...]
+//	         [scope ...] [metric|priority|preference N] [src ADDR]
+//	    TYPE: unicast | local | broadcast | blackhole | unreachable | prohibit
+//	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [[to] [root|exact] PREFIX]
+//	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
+//
+// G is a number 0..2^32-1 or `default`; numbers are read as strtoul base 0
+// reads them (0x hex, leading-0 octal); IPv4 addresses as iproute2 reads
+// them (10/8 is 10.0.0.0/8); interface names must pass the kernel's
+// dev_valid_name. Duplicate keywords are refused.
 package script
 
 import (
