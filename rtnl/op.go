@@ -102,7 +102,7 @@ type AddrDel struct{ Addr }
 type AddrFlush struct {
 	Dev    string
 	To     netip.Prefix // invalid: all
-	Family int          // 0 all, 4 or 6
+	Family int          // 4 or 6 (-4/-6); 0: To's family when To is set, else all
 	Label  string
 }
 
@@ -151,7 +151,9 @@ type RouteFlush struct {
 	// routes for exactly Dst (a bare PREFIX, as iproute2's `exact`).
 	Root   bool
 	Proto  *uint8
-	Family int // 4 (default) or 6
+	// Family is 4 or 6 (-4/-6), or 0 when not given: then, as iproute2
+	// picks it, Dst's family when Dst is set, else both for TableAll, else 4.
+	Family int
 }
 
 // TableAll selects every table in a flush.
