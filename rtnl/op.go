@@ -149,8 +149,8 @@ type RouteFlush struct {
 	Dst   netip.Prefix // invalid: any
 	// Root selects every route inside Dst (`root PREFIX`); otherwise only
 	// routes for exactly Dst (a bare PREFIX, as iproute2's `exact`).
-	Root   bool
-	Proto  *uint8
+	Root  bool
+	Proto *uint8
 	// Family is 4 or 6 (-4/-6), or 0 when not given: then, as iproute2
 	// picks it, Dst's family when Dst is set, else both for TableAll, else 4.
 	Family int
