@@ -321,3 +321,29 @@ func TestFormatPointerAndUnknown(t *testing.T) {
 		t.Fatalf("Format(nil) = %q", got)
 	}
 }
+
+func TestFormatCanonical(t *testing.T) {
+	cases := []struct {
+		op   rtnl.Op
+		want string
+	}{
+		{rtnl.LinkDel{Dev: `a\`}, `link del dev 'a\'`},
+		{rtnl.LinkDel{Dev: `'a\`}, `link del dev "'a\"`},
+		{rtnl.LinkDelList{Devs: []string{`a\`, `b'"\`}}, `link del list a\ b'"\ #`},
+		{rtnl.LinkAdd{Name: "v0", Kind: "veth", Peer: "v1", LinkAttrs: rtnl.LinkAttrs{Up: bp(true)}},
+			"link add name v0 up type veth peer name v1"},
+		{rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("0.0.0.0/0"), Via: ip("10.0.0.1"), Table: 254, Proto: u8(4), Scope: u8(0)}},
+			"route add default via 10.0.0.1 table main proto static scope global"},
+		{rtnl.RouteFlush{Table: rtnl.TableAll, Family: 6}, "-6 route flush table all"},
+		{rtnl.Sysctl{Key: "net.ipv4.conf.all.promote_secondaries", Value: "1"}, "sysctl net.ipv4.conf.all.promote_secondaries=1"},
+	}
+	for _, c := range cases {
+		if got := Format(c.op); got != c.want {
+			t.Errorf("Format(%#v) = %q, want %q", c.op, got, c.want)
+		}
+		reqs, err := ParseString(c.want)
+		if err != nil || len(reqs) != 1 || !reflect.DeepEqual(reqs[0].Op, c.op) {
+			t.Errorf("Parse(%q) = %#v, %v; want %#v", c.want, reqs, err, c.op)
+		}
+	}
+}
