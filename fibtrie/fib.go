@@ -196,6 +196,18 @@ func (f *FIB) MarkDead(pred func(*Alias) bool) int {
 	return n
 }
 
+// SyncDownDev marks dead the routes whose nexthop is device oif, as
+// fib_sync_down_dev does, and returns how many it marked; the caller then
+// runs Flush if that is non-zero (fib_disable_ip). On NETDEV_DOWN (force
+// false) a host-scope route keeps its nexthop (its nh scope is NOWHERE, the
+// scope NETDEV_DOWN spares); on NETDEV_UNREGISTER (force true) all go.
+// Deleting a device is both, in that order: two flushes.
+func (f *FIB) SyncDownDev(oif int, force bool) int {
+	return f.MarkDead(func(a *Alias) bool {
+		return a.OIF == oif && (force || a.Scope != ScopeHost)
+	})
+}
+
 // Walk calls fn for the routes of one table in key order (then alias
 // order), as a route dump sees them; fn returns false to stop.
 func (f *FIB) Walk(tableID uint32, fn func(a *Alias) bool) {

@@ -94,7 +94,11 @@ func ipBatchLine(op RouteOp) string {
 var failedLine = regexp.MustCompile(`Command failed .*:(\d+)`)
 
 // ipKernelTrie implements kernelTrieFunc with `unshare -n` and one `ip -b`.
-func ipKernelTrie(ops []RouteOp) (string, string, error) {
+func ipKernelTrie(ops []RouteOp) (string, string, error) { return ipKernelTrieThen(ops, nil) }
+
+// ipKernelTrieThen is ipKernelTrie with extra `ip -b` lines (link del,
+// rule add) run after the ops; those must succeed.
+func ipKernelTrieThen(ops []RouteOp, then []string) (string, string, error) {
 	dir, err := os.MkdirTemp("", "fibtrie-kernel")
 	if err != nil {
 		return "", "", err
@@ -104,6 +108,10 @@ func ipKernelTrie(ops []RouteOp) (string, string, error) {
 	var b strings.Builder
 	for _, op := range ops {
 		b.WriteString(ipBatchLine(op))
+		b.WriteByte('\n')
+	}
+	for _, l := range then {
+		b.WriteString(l)
 		b.WriteByte('\n')
 	}
 	if err := os.WriteFile(batch, []byte(b.String()), 0o600); err != nil {
