@@ -190,7 +190,7 @@ func checkLookup(f *FIB, ref naive, addr uint32) string {
 
 func gopterParams(t *testing.T, tests int) *gopter.TestParameters {
 	seed := int64(testSeed(t))
-	t.Logf("gopter seed %d (set RTNLSIM_SEED to replay)", seed)
+	t.Logf("gopter seed %d (RTNLSIM_SEED=%d replays, RTNLSIM_SEED=random explores)", seed, seed)
 	p := gopter.DefaultTestParametersWithSeed(seed)
 	p.MinSuccessfulTests = tests
 	p.MaxSize = 300
