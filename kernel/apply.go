@@ -528,7 +528,13 @@ func (t *Target) routeFlush(op rtnl.RouteFlush) error {
 
 // sysctl writes a net.ipv4.conf key inside the namespace.
 func (t *Target) sysctl(op rtnl.Sysctl) error {
+	// net.ipv4.conf.DEV.KEY: DEV may itself hold dots (eth0.100).
 	p := "/proc/sys/" + strings.ReplaceAll(op.Key, ".", "/")
+	if rest, ok := strings.CutPrefix(op.Key, "net.ipv4.conf."); ok {
+		if i := strings.LastIndex(rest, "."); i > 0 {
+			p = "/proc/sys/net/ipv4/conf/" + rest[:i] + "/" + rest[i+1:]
+		}
+	}
 	if err := t.ns.writeSysctl(p, op.Value); err != nil {
 		var errno unix.Errno
 		if ok := asErrno(err, &errno); ok {
