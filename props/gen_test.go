@@ -15,7 +15,6 @@ import (
 
 var (
 	devNames   = []string{"i0", "i1", "v0", "v1", "br0", "mv0", "vx0", "d0"}
-	kindLines  = []string{"type ifb", "type veth peer name %s", "type bridge", "link i0 type macvlan mode bridge", "type vxlan id 42 dstport 4789", "type dummy"}
 	subnets    = []string{"10.0.0", "10.0.1", "10.1.0", "192.168.7"}
 	routeDsts  = []string{"172.16.0.0/12", "172.16.5.0/24", "10.9.0.0/16", "0.0.0.0/0", "203.0.113.0/24", "198.51.100.7/32"}
 	routeTypes = []string{"", "blackhole ", "unreachable ", "prohibit "}

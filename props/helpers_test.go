@@ -29,7 +29,6 @@ func requireKernel(t *testing.T) {
 // number of cases.
 func gopterParams(t *testing.T, n int) *gopter.TestParameters {
 	t.Helper()
-	p := gopter.DefaultTestParameters()
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("RTNLSIM_SEED"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 64)
@@ -38,7 +37,7 @@ func gopterParams(t *testing.T, n int) *gopter.TestParameters {
 		}
 		seed = v
 	}
-	p = gopter.DefaultTestParametersWithSeed(seed)
+	p := gopter.DefaultTestParametersWithSeed(seed)
 	p.MinSuccessfulTests = n
 	t.Logf("gopter seed %d (RTNLSIM_SEED=%d replays it)", seed, seed)
 	return p
