@@ -152,10 +152,10 @@ type Options struct {
 	// leaf_pull_suffix").
 	FlushPullsLeafSuffix bool
 	// LegacyUpdateSuffix makes update_suffix stop only when the suffix
-	// covers all but the last index bit (slen+1 >= pos+bits), as the 4.x
-	// code did, instead of also stopping at the node's current slen as
-	// 6.18 does. The 4.2 rule is reproduced from the era's code as the
-	// author recalls it; see the package report.
+	// covers all but the last index bit (slen+1 >= pos+bits), as the
+	// 4.0/4.1-era fib_trie.c does, instead of also stopping at the node's
+	// current slen as 6.18 does. That 4.2-rc3 still had this rule is an
+	// assumption: its source was not at hand, the 4.0-era one was.
 	LegacyUpdateSuffix bool
 }
 
@@ -194,4 +194,19 @@ type Counters struct {
 // FormatIP prints a host-order IPv4 address in dotted quad.
 func FormatIP(a uint32) string {
 	return fmt.Sprintf("%d.%d.%d.%d", a>>24, a>>16&0xff, a>>8&0xff, a&0xff)
+}
+
+// ProfileOptions maps a profile name of DESIGN.md to Options, for the
+// profiles this package models: linux-6.18, linux-4.2-rc3 and linux-4.2
+// (4.2 with the seed 003 fix). Other names are an error.
+func ProfileOptions(name string) (Options, error) {
+	switch name {
+	case "", "linux-6.18":
+		return Linux618(), nil
+	case "linux-4.2-rc3":
+		return Linux42rc3(), nil
+	case "linux-4.2":
+		return Linux42(), nil
+	}
+	return Options{}, fmt.Errorf("fibtrie: no model of profile %q", name)
 }
