@@ -1,5 +1,10 @@
 package fibtrie
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Seed 003 (shared/seeds/003_*.txt): 10K dummy devices, each with one
 // address 72.j.k.1/24 (j = 1..40, k = 1..250). Every address puts three
 // routes in the merged local/main trie: the local /32, the /24 prefix and
@@ -39,15 +44,15 @@ type Seed003Row struct {
 	BigNodeBits        uint8 // bits of the largest tnode, the one the seed's thread talks about
 }
 
-// Seed003Profiles are the behaviours the table compares.
-func Seed003Profiles() []struct {
+// Profile is a named set of Options.
+type Profile struct {
 	Name string
 	Opts Options
-} {
-	return []struct {
-		Name string
-		Opts Options
-	}{
+}
+
+// Seed003Profiles are the behaviours the seed 003 table compares.
+func Seed003Profiles() []Profile {
+	return []Profile{
 		{"linux-4.2-rc3", Linux42rc3()},
 		{"linux-4.2", Linux42()},
 		{"linux-6.18", Linux618()},
@@ -110,4 +115,19 @@ func (f *FIB) maxBits() uint8 {
 		walk(tb.t.root())
 	}
 	return b
+}
+
+// FormatSeed003 renders rows as an aligned text table: us_visits and
+// us_calls are update_suffix's slot visits and calls during the flush,
+// leafvisit the leaves the flush walks looked at (main and local both walk
+// the merged trie), bits the size of the largest tnode.
+func FormatSeed003(rows []Seed003Row) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-8s %-14s %8s %14s %10s %10s %10s %5s\n", "prefixes", "profile", "removed",
+		"us_visits", "us_calls", "leafvisit", "resizes", "bits")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-8d %-14s %8d %14d %10d %10d %10d %5d\n", r.Prefixes, r.Profile, r.Removed,
+			r.UpdateSuffixVisits, r.UpdateSuffixCalls, r.FlushLeafVisits, r.ResizeCalls, r.BigNodeBits)
+	}
+	return b.String()
 }

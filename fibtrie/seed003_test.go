@@ -1,10 +1,6 @@
 package fibtrie
 
-import (
-	"fmt"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestSeed003Counters: flushing one device's routes out of the seed's trie.
 // With the 4.2-rc3 flush every surviving leaf rescans its parent, so the
@@ -39,18 +35,6 @@ func TestSeed003Counters(t *testing.T) {
 			}
 		}
 	}
-}
-
-// FormatSeed003 renders the rows as an aligned text table.
-func FormatSeed003(rows []Seed003Row) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %-14s %8s %14s %10s %10s %10s %5s\n", "prefixes", "profile", "removed",
-		"us_visits", "us_calls", "leafvisit", "resizes", "bits")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%-8d %-14s %8d %14d %10d %10d %10d %5d\n", r.Prefixes, r.Profile, r.Removed,
-			r.UpdateSuffixVisits, r.UpdateSuffixCalls, r.FlushLeafVisits, r.ResizeCalls, r.BigNodeBits)
-	}
-	return b.String()
 }
 
 // TestKernelSeed003Shape: the seed's 30,000 routes (10,000 addresses, all
