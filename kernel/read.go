@@ -421,7 +421,12 @@ func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 			t.names[int32(l.hdr.Index)] = name
 			t.flags[int32(l.hdr.Index)] = l.hdr.Flags
 		}
+		// The bridge reports its ports with ifi_family AF_BRIDGE on the
+		// same group.
 		ev.Family = "link"
+		if len(m.Data) > 0 && m.Data[0] == unix.AF_BRIDGE {
+			ev.Family = "bridge"
+		}
 		ev.Object = renderLink(l, cache)
 	case unix.RTM_NEWADDR, unix.RTM_DELADDR:
 		a, ok := parseAddr(m)
