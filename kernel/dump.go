@@ -21,6 +21,8 @@ type DumpChunk struct {
 	// Interrupted is NLM_F_DUMP_INTR: the kernel saw the table change
 	// during the dump.
 	Interrupted bool
+	// Done: the datagram ended the dump (NLMSG_DONE).
+	Done bool
 }
 
 // LinkDumpChunked runs one RTM_GETLINK dump on a socket of its own and
@@ -108,9 +110,8 @@ func (t *Target) LinkDumpChunked(recvBuf int, between func(chunk int) error) ([]
 				ch.Links = append(ch.Links, DumpedLink{Index: int(l.hdr.Index), Name: name})
 			}
 		}
-		if len(ch.Links) > 0 || ch.Interrupted {
-			chunks = append(chunks, ch)
-		}
+		ch.Done = done
+		chunks = append(chunks, ch)
 		if done {
 			return chunks, nil
 		}
