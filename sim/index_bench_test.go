@@ -3,6 +3,9 @@ package sim
 import (
 	"fmt"
 	"math/rand"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +19,24 @@ import (
 // visits per lookup, deterministic).
 
 var benchIndexDevs = []int{2, 16, 64, 128, 256, 1024, 8192}
+
+// RTNLSIM_BENCH_DEVS=512,2048 replaces the device counts (to probe the
+// crossover between the standard sizes).
+func benchDevCounts(b *testing.B) []int {
+	env := os.Getenv("RTNLSIM_BENCH_DEVS")
+	if env == "" {
+		return benchIndexDevs
+	}
+	var out []int
+	for _, f := range strings.Split(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("RTNLSIM_BENCH_DEVS: bad count %q", f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 type benchNetdev struct {
 	ifindex uint32
@@ -43,7 +64,7 @@ func BenchmarkIndexLookup(b *testing.B) {
 			prefix = "random/"
 		}
 		for _, kind := range []string{"hash", "xarray", "map"} {
-			for _, n := range benchIndexDevs {
+			for _, n := range benchDevCounts(b) {
 				b.Run(fmt.Sprintf("%s%s/devs=%d", prefix, kind, n), func(b *testing.B) {
 					benchLookup(b, kind, n, random)
 				})
