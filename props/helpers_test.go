@@ -2,12 +2,11 @@ package props
 
 import (
 	"os"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/leanovate/gopter"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 )
 
@@ -25,21 +24,12 @@ func requireKernel(t *testing.T) {
 	tg.Close()
 }
 
-// gopterParams prints the seed (RTNLSIM_SEED replays one) and sets the
-// number of cases.
+// gopterParams takes the seed (internal/testseed: fixed by default,
+// RTNLSIM_SEED replays or explores) and sets the number of cases.
 func gopterParams(t *testing.T, n int) *gopter.TestParameters {
 	t.Helper()
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("RTNLSIM_SEED"); s != "" {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("RTNLSIM_SEED: %v", err)
-		}
-		seed = v
-	}
-	p := gopter.DefaultTestParametersWithSeed(seed)
+	p := gopter.DefaultTestParametersWithSeed(testseed.Get(t, 20261130))
 	p.MinSuccessfulTests = n
-	t.Logf("gopter seed %d (RTNLSIM_SEED=%d replays it)", seed, seed)
 	return p
 }
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
 
 // Property: with adds and deletes between the chunks of a dump, a dump over
@@ -406,14 +407,8 @@ func propConsistent(opts NetdevIndexOptions) gopter.Prop {
 	}, genScenario())
 }
 
-func dumpPropSeed(t *testing.T) int64 {
-	if s := os.Getenv("RTNLSIM_SEED"); s != "" {
-		v, err := strconv.ParseInt(s, 10, 64)
-		require.NoError(t, err, "RTNLSIM_SEED")
-		return v
-	}
-	return 20230724 // the date of seed 002's review
-}
+// dumpPropSeed defaults to the date of seed 002's review.
+func dumpPropSeed(t *testing.T) int64 { return testseed.Get(t, 20230724) }
 
 func dumpPropParams(seed int64) *gopter.TestParameters {
 	p := gopter.DefaultTestParametersWithSeed(seed)
@@ -424,7 +419,6 @@ func dumpPropParams(seed int64) *gopter.TestParameters {
 
 func TestDumpXarrayNeverMissesNorRepeats(t *testing.T) {
 	seed := dumpPropSeed(t)
-	t.Logf("gopter seed %d (set RTNLSIM_SEED to replay another)", seed)
 	props := gopter.NewProperties(dumpPropParams(seed))
 	props.Property("xarray dump: no miss, no repeat", propConsistent(NetdevIndexSince69))
 	props.TestingRun(t)
@@ -432,7 +426,6 @@ func TestDumpXarrayNeverMissesNorRepeats(t *testing.T) {
 
 func TestDumpHashMissesShrinksToSeedCase(t *testing.T) {
 	seed := dumpPropSeed(t)
-	t.Logf("gopter seed %d (set RTNLSIM_SEED to replay another)", seed)
 	res := propNoMiss(NetdevIndexSince65).Check(dumpPropParams(seed))
 	require.Equal(t, gopter.TestFailed, res.Status, "gopter should find a missed device over the hash")
 	require.Len(t, res.Args, 1)

@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
-	"strconv"
 	"testing"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/commands"
 	"github.com/leanovate/gopter/gen"
+
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
 
 // The stateful test drives an XArray[int] and a plain map model with the same
@@ -418,28 +418,14 @@ func xarrayCommands() commands.Commands {
 	}
 }
 
-// testSeed returns the gopter seed: RTNLSIM_SEED if set, else a fixed value,
-// so CI runs are reproducible.
-func testSeed(t *testing.T, def int64) int64 {
-	if s := os.Getenv("RTNLSIM_SEED"); s != "" {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("RTNLSIM_SEED: %v", err)
-		}
-		return v
-	}
-	return def
-}
-
 func TestXArrayAgainstMapModel(t *testing.T) {
-	seed := testSeed(t, 20260530)
+	seed := testseed.Get(t, 20260530)
 	params := gopter.DefaultTestParametersWithSeed(seed)
 	params.MinSuccessfulTests = 300
 	params.MaxSize = 120
 	if testing.Short() {
 		params.MinSuccessfulTests = 60
 	}
-	t.Logf("gopter seed %d (set RTNLSIM_SEED to replay another)", seed)
 	props := gopter.NewProperties(params)
 	props.Property("xarray matches a map model", commands.Prop(xarrayCommands()))
 	props.TestingRun(t)
