@@ -131,3 +131,22 @@ func FormatSeed003(rows []Seed003Row) string {
 	}
 	return b.String()
 }
+
+// Seed003DeleteAll replays the seed's delete script on n addresses: every
+// device is removed in turn (its routes marked dead, then fib_flush), and
+// it returns the update_suffix slot visits summed over all the flushes.
+func Seed003DeleteAll(n int, opts Options) uint64 {
+	f := New(opts)
+	for _, r := range Seed003Routes(n, 1) {
+		if err := f.Add(r); err != nil {
+			panic(err)
+		}
+	}
+	f.ResetCounters()
+	for l := 0; l < n; l++ {
+		dev := l + 2
+		f.MarkDead(func(a *Alias) bool { return a.OIF == dev })
+		f.Flush(nil)
+	}
+	return f.Counters().UpdateSuffixVisits
+}

@@ -56,3 +56,20 @@ func TestKernelSeed003Shape(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSeed003DeleteAll: the seed's delete script (every device in turn).
+// Doubling N multiplies the summed update_suffix visits by about 8 with
+// the 4.2-rc3 flush (cubic) and by about 4 with the fixed one (quadratic).
+func TestSeed003DeleteAll(t *testing.T) {
+	for _, p := range Seed003Profiles() {
+		a, b := Seed003DeleteAll(250, p.Opts), Seed003DeleteAll(500, p.Opts)
+		ratio := float64(b) / float64(a)
+		t.Logf("%-14s delete all: N=250 %d visits, N=500 %d visits, ratio %.1f", p.Name, a, b, ratio)
+		if p.Name == "linux-4.2-rc3" && ratio < 6 {
+			t.Errorf("%s: ratio %.1f, want about 8 (cubic)", p.Name, ratio)
+		}
+		if p.Name != "linux-4.2-rc3" && (ratio < 3 || ratio > 6) {
+			t.Errorf("%s: ratio %.1f, want about 4 (quadratic)", p.Name, ratio)
+		}
+	}
+}
