@@ -3,7 +3,6 @@ package props
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -91,11 +90,13 @@ func dumpConsistencyCase(c dumpCase) string {
 	}
 	defer tg.Close()
 	model := sim.NewNetdevIndex[string](sim.NetdevIndexSince69)
+	ifindexOf := map[string]uint32{}
 	add := func(name string) error {
 		if err := tg.Apply(ctx, rtnl.Request{Op: rtnl.LinkAdd{Name: name, Kind: rtnl.KindIfb}}); err != nil {
 			return err
 		}
-		_, err := model.Add(0, name)
+		idx, err := model.Add(0, name)
+		ifindexOf[name] = idx
 		return err
 	}
 	if _, err := model.Add(0, "lo"); err != nil {
@@ -157,17 +158,15 @@ func dumpConsistencyCase(c dumpCase) string {
 			// (when the dump is that long: otherwise the change came after it)
 			for _, d := range c.Dels {
 				name := fmt.Sprintf("d%d", d)
-				for idx := uint32(1); idx < 1<<12; idx++ {
-					if n, ok := model.Lookup(idx); ok && n == name {
-						model.Del(idx)
-						break
-					}
-				}
+				delByName(model, ifindexOf, name)
 			}
 			for j := 0; j < c.Adds; j++ {
-				if _, err := model.Add(0, fmt.Sprintf("n%d", j)); err != nil {
+				name := fmt.Sprintf("n%d", j)
+				idx, err := model.Add(0, name)
+				if err != nil {
 					return err.Error()
 				}
+				ifindexOf[name] = idx
 			}
 		}
 		mc := dump.Next(max(len(ch.Links), 1))
@@ -185,6 +184,12 @@ func dumpConsistencyCase(c dumpCase) string {
 		return fmt.Sprintf("model and kernel chunks differ\nkernel:\n%s\nmodel:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
 	}
 	return ""
+}
+
+// delByName unregisters a device of the model by name.
+func delByName(model *sim.NetdevIndex[string], ifindexOf map[string]uint32, name string) {
+	model.Del(ifindexOf[name])
+	delete(ifindexOf, name)
 }
 
 func chunkString(intr bool, links []kernel.DumpedLink) string {
@@ -238,6 +243,7 @@ func TestKernelIfindexAllocation(t *testing.T) {
 		defer tg.Close()
 		model := sim.NewNetdevIndex[string](sim.NetdevIndexSince69)
 		model.Add(0, "lo")
+		ifindexOf := map[string]uint32{}
 		var live []string
 		var log []string
 		for i, op := range ops {
@@ -249,12 +255,7 @@ func TestKernelIfindexAllocation(t *testing.T) {
 				name := live[k]
 				live = append(live[:k], live[k+1:]...)
 				kerr := tg.Apply(ctx, rtnl.Request{Op: rtnl.LinkDel{Dev: name}})
-				for idx := uint32(1); idx < 1<<12; idx++ {
-					if n, ok := model.Lookup(idx); ok && n == name {
-						model.Del(idx)
-						break
-					}
-				}
+				delByName(model, ifindexOf, name)
 				log = append(log, "link del "+name)
 				if kerr != nil {
 					return fmt.Sprintf("kernel refused %q: %v", log[len(log)-1], kerr)
@@ -269,6 +270,9 @@ func TestKernelIfindexAllocation(t *testing.T) {
 			log = append(log, line)
 			kerr := tg.Apply(ctx, rtnl.Request{Op: rtnl.LinkAdd{Name: name, Kind: rtnl.KindIfb, Index: int32(op.Index)}})
 			midx, merr := model.Add(op.Index, name)
+			if merr == nil {
+				ifindexOf[name] = midx
+			}
 			if rtnl.Errno(kerr) != rtnl.Errno(merr) {
 				return fmt.Sprintf("errno differs at %q: kernel %v, model %v\n%s", line, kerr, merr, strings.Join(log, "\n"))
 			}
@@ -295,5 +299,3 @@ func kernelIfindex(ctx context.Context, tg *kernel.Target, name string) int {
 	}
 	return -1
 }
-
-var _ = sort.Ints
