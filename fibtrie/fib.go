@@ -14,6 +14,9 @@ type table struct {
 // FIB is the IPv4 FIB of one network namespace: its tables and their tries.
 // Until a custom rule exists, the local table is an alias of the main
 // table's trie, as the kernel keeps them (fib_new_table with alias).
+// A FIB is not safe for concurrent use (the kernel serialises writers with
+// RTNL); aliases returned by Lookup and Walk are the FIB's own and must not
+// be changed.
 type FIB struct {
 	opts     Options
 	counters Counters
