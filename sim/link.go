@@ -1,0 +1,202 @@
+package sim
+
+import (
+	"net"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Device is a struct net_device of the model: the fields rtnl_fill_ifinfo
+// reports, the state the drivers keep (carrier, operstate, qdisc), and the
+// links between devices (veth peer, macvlan lower, bridge master and ports).
+type Device struct {
+	ns      *Netns
+	Ifindex uint32
+	Name    string
+	Kind    string // one of rtnl.Kinds, or "" for the loopback
+
+	flags    uint32 // dev->flags: IFF_UP and the kind's static flags
+	linkType uint16
+	MTU      uint32
+	minMTU   uint32
+	maxMTU   uint32 // 0: no maximum (dev_validate_mtu)
+	Group    uint32
+	TxQLen   uint32
+	addr     net.HardwareAddr
+	brd      net.HardwareAddr
+	addrSet  bool // addr_assign_type == NET_ADDR_SET
+	noQueue  bool // IFF_NO_QUEUE
+	liveAddr bool // IFF_LIVE_ADDR_CHANGE
+	qdisc    string
+
+	carrier   bool  // !__LINK_STATE_NOCARRIER
+	operstate uint8 // dev->operstate, as linkwatch last set it
+	lwPending bool  // __LINK_STATE_LINKWATCH_PENDING
+	hasIPv4   bool  // in_device present (mtu >= 68, see inetdev_event)
+
+	master *Device // the bridge this device is a port of
+
+	// veth
+	peer *Device
+	// macvlan: the real lower device; on a lower, its macvlans
+	lower *Device
+	vlans []*Device
+	// vxlan
+	vni     uint32
+	dstPort uint16
+	// bridge: ports (port_list order: newest first), bridge_id.addr,
+	// BROPT_MTU_SET_BY_USER; on a port, whether it is not DISABLED
+	ports        []*Device
+	bridgeID     net.HardwareAddr
+	mtuSetByUser bool
+	portEnabled  bool
+
+	seq uint64 // registration order (dev_base_head)
+}
+
+// Up reports IFF_UP.
+func (d *Device) Up() bool { return d.flags&unix.IFF_UP != 0 }
+
+// Address returns a copy of the device's link-layer address.
+func (d *Device) Address() net.HardwareAddr { return append(net.HardwareAddr(nil), d.addr...) }
+
+// Master returns the bridge the device is a port of, or nil.
+func (d *Device) Master() *Device { return d.master }
+
+// Peer returns the other end of a veth pair, or nil.
+func (d *Device) Peer() *Device { return d.peer }
+
+// Lower returns a macvlan's lower device, or nil.
+func (d *Device) Lower() *Device { return d.lower }
+
+// Ports returns a bridge's ports in port_list order.
+func (d *Device) Ports() []*Device { return append([]*Device(nil), d.ports...) }
+
+// Carrier reports netif_carrier_ok.
+func (d *Device) Carrier() bool { return d.carrier }
+
+// OperState is what IFLA_OPERSTATE reports: dev->operstate while the
+// device runs, IF_OPER_DOWN otherwise.
+func (d *Device) OperState() uint8 {
+	if !d.Up() {
+		return ifOperDown
+	}
+	return d.operstate
+}
+
+// operUp is netif_oper_up: operstate UP or UNKNOWN.
+func (d *Device) operUp() bool {
+	return d.operstate == ifOperUp || d.operstate == ifOperUnknown
+}
+
+// iflink is dev_get_iflink: the peer for veth, the lower for macvlan, the
+// device itself otherwise.
+func (d *Device) iflink() *Device {
+	switch {
+	case d.peer != nil:
+		return d.peer
+	case d.lower != nil:
+		return d.lower
+	}
+	return d
+}
+
+// ifinfoFlags is dev_get_flags as rtnl_fill_ifinfo reports it.
+func (d *Device) ifinfoFlags() uint32 {
+	f := d.flags
+	if d.Up() {
+		if d.operUp() {
+			f |= unix.IFF_RUNNING
+		}
+		if d.carrier {
+			f |= unix.IFF_LOWER_UP
+		}
+	}
+	return f
+}
+
+// RFC 2863 operational states (IF_OPER_*).
+const (
+	ifOperUnknown        = 0
+	ifOperDown           = 2
+	ifOperLowerLayerDown = 3
+	ifOperUp             = 6
+)
+
+// Limits the drivers set (ETH_MIN_MTU, ETH_DATA_LEN, ETH_MAX_MTU).
+const (
+	ethMinMTU  = 68
+	ethDataLen = 1500
+	ethMaxMTU  = 65535
+	// vxlanDefaultPort is the vxlan module's default dst port (vxlan_port).
+	vxlanDefaultPort = 8472
+)
+
+var broadcastEther = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+
+// newDevice is alloc_netdev plus the kind's setup function: the defaults
+// each driver sets before rtnl_create_link applies the request's attributes.
+func (n *Netns) newDevice(name, kind string) *Device {
+	d := &Device{ns: n, Name: name, Kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true, hasIPv4: true}
+	d.brd = append(net.HardwareAddr(nil), broadcastEther...)
+	// ether_setup
+	d.flags = unix.IFF_BROADCAST | unix.IFF_MULTICAST
+	d.MTU, d.minMTU, d.maxMTU = ethDataLen, ethMinMTU, ethDataLen
+	d.TxQLen = 1000
+	switch kind {
+	case rtnl.KindIfb:
+		// ifb_setup: NOARP, no multicast, TX_Q_LIMIT 32, no MTU range,
+		// no ndo_set_mac_address.
+		d.flags = unix.IFF_BROADCAST | unix.IFF_NOARP
+		d.TxQLen = 32
+		d.minMTU, d.maxMTU = 0, 0
+	case rtnl.KindDummy:
+		d.flags = unix.IFF_BROADCAST | unix.IFF_NOARP
+		d.noQueue, d.liveAddr = true, true
+		d.minMTU, d.maxMTU = 0, 0
+	case rtnl.KindVeth:
+		d.noQueue, d.liveAddr = true, true
+		d.maxMTU = ethMaxMTU
+	case rtnl.KindBridge:
+		d.noQueue = true
+		d.maxMTU = ethMaxMTU
+	case rtnl.KindMacvlan:
+		d.noQueue = true
+	case rtnl.KindVxlan:
+		d.noQueue, d.liveAddr = true, true
+		d.maxMTU = ethMaxMTU
+	}
+	return d
+}
+
+// newLoopback is loopback_setup.
+func (n *Netns) newLoopback() *Device {
+	d := &Device{ns: n, Name: "lo", linkType: unix.ARPHRD_LOOPBACK, qdisc: "noop", carrier: true, hasIPv4: true}
+	d.flags = unix.IFF_LOOPBACK
+	d.MTU, d.minMTU, d.maxMTU = 65536, 0, 0
+	d.TxQLen = 1000
+	d.noQueue, d.liveAddr = true, true
+	d.addr = make(net.HardwareAddr, 6)
+	d.brd = make(net.HardwareAddr, 6)
+	return d
+}
+
+// validEther is is_valid_ether_addr: not multicast, not all zero.
+func validEther(a net.HardwareAddr) bool {
+	if len(a) != 6 || a[0]&1 != 0 {
+		return false
+	}
+	for _, b := range a {
+		if b != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func sameAddr(a, b net.HardwareAddr) bool { return string(a) == string(b) }
+
+// lessAddr is memcmp(a, b, ETH_ALEN) < 0.
+func lessAddr(a, b net.HardwareAddr) bool { return string(a) < string(b) }

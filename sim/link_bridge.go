@@ -1,0 +1,187 @@
+package sim
+
+import (
+	"net"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// The bridge with STP off (BR_NO_STP, the default): a port is DISABLED or,
+// once enabled, FORWARDING at once (br_make_forwarding); the bridge has
+// carrier iff a port forwards, recomputed by br_port_state_selection, which
+// runs when a port is enabled or disabled and when the bridge id changes
+// (net/bridge/br_stp.c, br_stp_if.c, br_if.c).
+
+// brPortStateSelection is br_port_state_selection's carrier rule.
+func (n *Netns) brPortStateSelection(br *Device) {
+	live := false
+	for _, p := range br.ports {
+		if p.portEnabled {
+			live = true
+		}
+	}
+	if live {
+		n.carrierOn(br)
+	} else {
+		n.carrierOff(br)
+	}
+}
+
+// brEnablePort is br_stp_enable_port.
+func (n *Netns) brEnablePort(br, p *Device) {
+	p.portEnabled = true
+	n.brPortStateSelection(br)
+}
+
+// brDisablePort is br_stp_disable_port.
+func (n *Netns) brDisablePort(br, p *Device) {
+	p.portEnabled = false
+	n.brPortStateSelection(br)
+}
+
+// brPortCarrierCheck is br_port_carrier_check (NETDEV_CHANGE of a port).
+func (n *Netns) brPortCarrierCheck(br, p *Device) {
+	if !br.Up() {
+		return
+	}
+	if p.Up() && p.operUp() {
+		if !p.portEnabled {
+			n.brEnablePort(br, p)
+		}
+	} else if p.portEnabled {
+		n.brDisablePort(br, p)
+	}
+}
+
+// brOpen is br_dev_open's br_stp_enable_bridge.
+func (n *Netns) brOpen(br *Device) {
+	for _, p := range br.ports {
+		if p.Up() && p.operUp() {
+			n.brEnablePort(br, p)
+		}
+	}
+}
+
+// brStop is br_dev_stop's br_stp_disable_bridge.
+func (n *Netns) brStop(br *Device) {
+	for _, p := range br.ports {
+		if p.portEnabled {
+			n.brDisablePort(br, p)
+		}
+	}
+}
+
+// brRecalculateID is br_stp_recalculate_bridge_id: unless the address was
+// set by the user, the bridge id (and the bridge's address) is the lowest
+// port address, or zero without ports; a change runs
+// br_stp_change_bridge_id.
+func (n *Netns) brRecalculateID(br *Device) bool {
+	if br.addrSet {
+		return false
+	}
+	var addr net.HardwareAddr
+	for _, p := range br.ports {
+		if addr == nil || lessAddr(p.addr, addr) {
+			addr = p.addr
+		}
+	}
+	if addr == nil {
+		addr = make(net.HardwareAddr, 6)
+	}
+	if sameAddr(br.bridgeID, addr) {
+		return false
+	}
+	n.brChangeID(br, addr)
+	return true
+}
+
+// brChangeID is br_stp_change_bridge_id.
+func (n *Netns) brChangeID(br *Device, addr net.HardwareAddr) {
+	br.bridgeID = append(net.HardwareAddr(nil), addr...)
+	br.addr = append(net.HardwareAddr(nil), addr...)
+	n.brPortStateSelection(br)
+}
+
+// brMTUMin is br_mtu_min: note that a port with mtu 0 resets the running
+// minimum, as the kernel's loop does.
+func brMTUMin(br *Device) uint32 {
+	var m uint32
+	for _, p := range br.ports {
+		if m == 0 || m > p.MTU {
+			m = p.MTU
+		}
+	}
+	if m == 0 {
+		return ethDataLen
+	}
+	return m
+}
+
+// brMTUAutoAdjust is br_mtu_auto_adjust.
+func (n *Netns) brMTUAutoAdjust(br *Device) {
+	if br.mtuSetByUser {
+		return
+	}
+	_ = n.setMTU(br, brMTUMin(br))
+	br.mtuSetByUser = false
+}
+
+// brAddIf is br_add_if.
+func (n *Netns) brAddIf(br, d *Device) error {
+	if d.flags&unix.IFF_LOOPBACK != 0 || d.linkType != unix.ARPHRD_ETHER || !validEther(d.addr) {
+		return rtnl.Errf(unix.EINVAL, "")
+	}
+	if d.Kind == rtnl.KindBridge {
+		return rtnl.Errf(unix.ELOOP, "Can not enslave a bridge to a bridge")
+	}
+	if d.master != nil {
+		return rtnl.Errf(unix.EBUSY, "")
+	}
+	// netdev_rx_handler_register: a macvlan lower holds the rx handler.
+	if len(d.vlans) > 0 {
+		return rtnl.Errf(unix.EBUSY, "")
+	}
+	// netdev_master_upper_dev_link: the bridge is below d already (a
+	// macvlan on the bridge).
+	if d.lower == br {
+		return rtnl.Errf(unix.EBUSY, "")
+	}
+	d.master = br
+	d.portEnabled = false
+	br.ports = append([]*Device{d}, br.ports...)
+	n.brRecalculateID(br)
+	if d.Up() && d.operUp() && br.Up() {
+		n.brEnablePort(br, d)
+	}
+	n.brMTUAutoAdjust(br)
+	return nil
+}
+
+// brDelIf is br_del_if (also NETDEV_UNREGISTER of a port, and each port of
+// a bridge being deleted).
+func (n *Netns) brDelIf(br, d *Device) {
+	n.brDisablePort(br, d)
+	for i, p := range br.ports {
+		if p == d {
+			br.ports = append(br.ports[:i], br.ports[i+1:]...)
+			break
+		}
+	}
+	d.master = nil
+	d.portEnabled = false
+	n.brRecalculateID(br)
+	n.brMTUAutoAdjust(br)
+}
+
+// brSetMACAddress is br_set_mac_address.
+func (n *Netns) brSetMACAddress(br *Device, a net.HardwareAddr) error {
+	if !validEther(a) {
+		return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+	}
+	if !sameAddr(br.addr, a) {
+		n.brChangeID(br, a)
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Netns is one network namespace of the model: its netdev index (ifindex
+// allocation and dump order), the device list in registration order
+// (dev_base_head, which group requests walk), the name table, the linkwatch
+// queue, and the net.ipv4.conf sysctls written so far.
+type Netns struct {
+	Name    string
+	index   *NetdevIndex[*Device]
+	devs    []*Device // dev_base_head order
+	byName  map[string]*Device
+	lw      []*Device // linkwatch queue, oldest first
+	sysctls map[string]string
+	rng     *rand.Rand
+	nextSeq uint64
+	lo      *Device
+}
+
+func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions) *Netns {
+	n := &Netns{Name: name, index: NewNetdevIndex[*Device](opts), byName: map[string]*Device{},
+		sysctls: map[string]string{}, rng: rng}
+	lo := n.newLoopback()
+	if err := n.register(lo, 0); err != nil {
+		panic("sim: loopback registration failed: " + err.Error())
+	}
+	n.lo = lo
+	return n
+}
+
+// Loopback returns the namespace's lo.
+func (n *Netns) Loopback() *Device { return n.lo }
+
+// ByName is __dev_get_by_name.
+func (n *Netns) ByName(name string) *Device { return n.byName[name] }
+
+// ByIndex is __dev_get_by_index.
+func (n *Netns) ByIndex(ifindex uint32) *Device {
+	d, _ := n.index.Lookup(ifindex)
+	return d
+}
+
+// Devices returns the devices in dump order (ifindex order on the xarray,
+// bucket order on the hash).
+func (n *Netns) Devices() []*Device {
+	var out []*Device
+	c := IndexCursor{}
+	for {
+		chunk, next, done := n.index.DumpChunk(c, 1<<30, nil)
+		for _, e := range chunk {
+			out = append(out, e.Dev)
+		}
+		if done {
+			return out
+		}
+		c = next
+	}
+}
+
+// randomAddr is eth_hw_addr_random: random bytes, unicast, locally
+// administered.
+func (n *Netns) randomAddr() net.HardwareAddr {
+	a := make(net.HardwareAddr, 6)
+	v := n.rng.Uint64()
+	for i := range a {
+		a[i] = byte(v >> (8 * i))
+	}
+	a[0] &^= 0x01
+	a[0] |= 0x02
+	return a
+}
+
+// allocName is dev_alloc_name for a "%d" pattern: the lowest free number.
+func (n *Netns) allocName(prefix string) string {
+	for i := 0; ; i++ {
+		name := prefix + itoa(i)
+		if n.byName[name] == nil {
+			return name
+		}
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+// register is register_netdevice: the name must be free (EEXIST), the
+// ifindex is reserved (explicit or cyclic), the device is listed, and a
+// device registered without carrier gets its operstate computed
+// (linkwatch_init_dev).
+func (n *Netns) register(d *Device, ifindex uint32) error {
+	if n.byName[d.Name] != nil {
+		return rtnl.Errf(unix.EEXIST, "")
+	}
+	id, err := n.index.Reserve(ifindex)
+	if err != nil {
+		return &rtnl.Error{Errno: err.(syscall.Errno)}
+	}
+	d.Ifindex = id
+	n.index.List(id, d)
+	n.nextSeq++
+	d.seq = n.nextSeq
+	n.devs = append(n.devs, d)
+	n.byName[d.Name] = d
+	if d.addr == nil {
+		d.addr = n.randomAddr()
+	}
+	if !d.carrier {
+		n.rfc2863(d)
+	}
+	return nil
+}
+
+// unlist is the bookkeeping half of unregistering: the device leaves the
+// index, the list, the name table and the linkwatch queue.
+func (n *Netns) unlist(d *Device) {
+	n.index.Unlist(d.Ifindex)
+	for i, x := range n.devs {
+		if x == d {
+			n.devs = append(n.devs[:i], n.devs[i+1:]...)
+			break
+		}
+	}
+	if n.byName[d.Name] == d {
+		delete(n.byName, d.Name)
+	}
+	for i, x := range n.lw {
+		if x == d {
+			n.lw = append(n.lw[:i], n.lw[i+1:]...)
+			break
+		}
+	}
+	d.lwPending = false
+	d.ns = nil
+}
+
+// alive reports whether d is still registered here.
+func (n *Netns) alive(d *Device) bool { return d != nil && d.ns == n }
+
+// Carrier and linkwatch (net/core/link_watch.c, net/sched/sch_generic.c).
+
+// carrierOn is netif_carrier_on: an actual change queues a linkwatch event.
+func (n *Netns) carrierOn(d *Device) {
+	if !d.carrier {
+		d.carrier = true
+		n.fireLinkwatch(d)
+	}
+}
+
+// carrierOff is netif_carrier_off.
+func (n *Netns) carrierOff(d *Device) {
+	if d.carrier {
+		d.carrier = false
+		n.fireLinkwatch(d)
+	}
+}
+
+// fireLinkwatch is linkwatch_fire_event: queue once until processed.
+func (n *Netns) fireLinkwatch(d *Device) {
+	if d.lwPending {
+		return
+	}
+	d.lwPending = true
+	n.lw = append(n.lw, d)
+}
+
+// defaultOperstate is default_operstate: without carrier, DOWN, or
+// LOWERLAYERDOWN when the iflink device exists and has no carrier either.
+func (n *Netns) defaultOperstate(d *Device) uint8 {
+	if !d.carrier {
+		l := d.iflink()
+		if l == d || !n.alive(l) {
+			return ifOperDown
+		}
+		if l.carrier {
+			return ifOperDown
+		}
+		return ifOperLowerLayerDown
+	}
+	return ifOperUp
+}
+
+// rfc2863 is rfc2863_policy for link_mode DEFAULT.
+func (n *Netns) rfc2863(d *Device) { d.operstate = n.defaultOperstate(d) }
+
+// runLinkwatch is __linkwatch_run_queue run to completion: each queued
+// device gets its operstate, its qdisc (dev_activate when up with
+// carrier) and, when up, a NETDEV_CHANGE to the devices stacked on it.
+// The kernel runs this asynchronously (up to a second later for
+// non-urgent events); the model runs it after every request, in queue
+// order.
+func (n *Netns) runLinkwatch() {
+	for len(n.lw) > 0 {
+		d := n.lw[0]
+		n.lw = n.lw[1:]
+		d.lwPending = false
+		if !n.alive(d) {
+			continue
+		}
+		n.rfc2863(d)
+		if d.Up() {
+			if d.carrier {
+				n.activate(d)
+			}
+			n.notifyChange(d)
+		}
+	}
+}
+
+// activate is dev_activate: the first activation attaches the default
+// qdisc (noqueue for IFF_NO_QUEUE devices, and the noqueue fallback when
+// the default qdisc cannot work with a zero tx_queue_len; pfifo_fast, this
+// machine's net.core.default_qdisc, otherwise). It stays after the device
+// goes down.
+func (n *Netns) activate(d *Device) {
+	if d.qdisc != "noop" {
+		return
+	}
+	if d.noQueue || d.TxQLen == 0 {
+		d.qdisc = "noqueue"
+	} else {
+		d.qdisc = "pfifo_fast"
+	}
+}
+
+// Netdevice notifier events the modelled listeners react to (the bridge's
+// br_device_event, macvlan_device_event, inetdev_event).
+
+// notifyUp is NETDEV_UP.
+func (n *Netns) notifyUp(d *Device) {
+	if br := d.master; br != nil && br.Up() && d.operUp() {
+		n.brEnablePort(br, d)
+	}
+	n.macvlanTransfer(d)
+}
+
+// notifyDown is NETDEV_DOWN.
+func (n *Netns) notifyDown(d *Device) {
+	if br := d.master; br != nil && br.Up() {
+		n.brDisablePort(br, d)
+	}
+	n.macvlanTransfer(d)
+}
+
+// notifyChange is NETDEV_CHANGE (netdev_state_change: only for a device
+// that is up).
+func (n *Netns) notifyChange(d *Device) {
+	if !d.Up() {
+		return
+	}
+	if br := d.master; br != nil {
+		n.brPortCarrierCheck(br, d)
+	}
+	n.macvlanTransfer(d)
+}
+
+// notifyChangeMTU is NETDEV_CHANGEMTU.
+func (n *Netns) notifyChangeMTU(d *Device) {
+	// inetdev_event: an mtu below 68 removes IPv4 from the device; a valid
+	// one brings it back.
+	if d.hasIPv4 && d.MTU < ethMinMTU {
+		d.hasIPv4 = false
+	} else if !d.hasIPv4 && d.MTU >= ethMinMTU {
+		d.hasIPv4 = true
+	}
+	if br := d.master; br != nil {
+		n.brMTUAutoAdjust(br)
+	}
+	for _, v := range append([]*Device(nil), d.vlans...) {
+		if v.MTU <= d.MTU {
+			continue
+		}
+		_ = n.setMTU(v, d.MTU)
+	}
+}
+
+// notifyChangeAddr is NETDEV_CHANGEADDR.
+func (n *Netns) notifyChangeAddr(d *Device) {
+	if br := d.master; br != nil {
+		n.brRecalculateID(br)
+	}
+}
+
+// macvlanTransfer is macvlan_device_event for NETDEV_UP, NETDEV_DOWN and
+// NETDEV_CHANGE of a lower: netif_stacked_transfer_operstate to each
+// macvlan (the carrier follows the lower's carrier).
+func (n *Netns) macvlanTransfer(lower *Device) {
+	for _, v := range lower.vlans {
+		if lower.carrier {
+			n.carrierOn(v)
+		} else {
+			n.carrierOff(v)
+		}
+	}
+}

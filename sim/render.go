@@ -1,0 +1,45 @@
+package sim
+
+import (
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// renderLink builds the `ip -j link show` object of a device exactly as the
+// kernel target renders the RTM_NEWLINK message rtnl_fill_ifinfo would
+// send: IFLA_LINK (as a name, with M-DOWN when that device is not up) only
+// when it differs from the device, the qdisc, master, operstate (DOWN for a
+// device that is not running), linkmode DEFAULT, group, txqlen, type and
+// addresses.
+func renderLink(d *Device) rtnl.Link {
+	l := rtnl.Link{Ifindex: int(d.Ifindex), Ifname: d.Name}
+	mdown := false
+	if il := d.iflink(); il != d {
+		name := il.Name
+		l.LinkPeer = &name
+		mdown = !il.Up()
+	}
+	l.Flags = rtnl.LinkFlags(d.ifinfoFlags(), mdown)
+	l.MTU = int(d.MTU)
+	l.Qdisc = d.qdisc
+	if d.master != nil {
+		l.Master = d.master.Name
+	}
+	l.Operstate = rtnl.OperState(d.OperState())
+	l.Linkmode = rtnl.LinkMode(0)
+	l.Group = rtnl.GroupName(d.Group)
+	q := int(d.TxQLen)
+	l.Txqlen = &q
+	l.LinkType = rtnl.LinkType(d.linkType)
+	l.Address = rtnl.HWAddr(d.addr)
+	l.Broadcast = rtnl.HWAddr(d.brd)
+	return l
+}
+
+// Links renders the namespace's devices in dump order.
+func (n *Netns) Links() []rtnl.Link {
+	out := []rtnl.Link{}
+	for _, d := range n.Devices() {
+		out = append(out, renderLink(d))
+	}
+	return out
+}

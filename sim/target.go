@@ -1,0 +1,157 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Options configure a sim target.
+type Options struct {
+	// Seed drives every value the kernel would pick at random (MAC
+	// addresses): the same seed and script give the same State.
+	Seed int64
+	// Index is the netdev index era; the zero value is NetdevIndexSince69,
+	// the kernel of this machine (6.18).
+	Index NetdevIndexOptions
+}
+
+// Target is the model as an rtnl.Target. It has no global state; a Target
+// is for one goroutine at a time.
+type Target struct {
+	opts Options
+	rng  *rand.Rand
+	// namespaces by name; requests go to the initial one ("") until the
+	// language grows netns operations.
+	namespaces map[string]*Netns
+	closed     bool
+}
+
+// New makes a sim target with one namespace holding its loopback.
+func New(opts Options) *Target {
+	if opts.Index == (NetdevIndexOptions{}) {
+		opts.Index = NetdevIndexSince69
+	}
+	seed := uint64(opts.Seed)
+	t := &Target{opts: opts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), namespaces: map[string]*Netns{}}
+	t.namespaces[""] = newNetns("", t.rng, opts.Index)
+	return t
+}
+
+// Netns returns the initial namespace.
+func (t *Target) Netns() *Netns { return t.namespaces[""] }
+
+// ErrClosed is returned by a closed target.
+var ErrClosed = errors.New("sim target: closed")
+
+// Apply carries out one request. Address and route requests are refused
+// with EOPNOTSUPP for now: the model of addresses and the FIB comes with
+// its own issue.
+func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if t.closed {
+		return ErrClosed
+	}
+	n := t.Netns()
+	var err error
+	switch op := req.Op.(type) {
+	case rtnl.LinkAdd:
+		err = n.linkAdd(op)
+	case rtnl.LinkSet:
+		err = n.linkSet(op)
+	case rtnl.LinkDel:
+		err = n.linkDel(op)
+	case rtnl.LinkDelGroup:
+		err = n.linkDelGroup(op)
+	case rtnl.LinkDelList:
+		err = n.linkDelList(op)
+	case rtnl.Sysctl:
+		err = n.sysctl(op)
+	case rtnl.AddrAdd, rtnl.AddrDel, rtnl.AddrFlush,
+		rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RouteFlush:
+		// Not modelled yet (addresses and routes are a later issue).
+		err = rtnl.Errf(unix.EOPNOTSUPP, "sim: %s is not modelled yet", op.Verb())
+	default:
+		return fmt.Errorf("sim target: %T is not supported", req.Op)
+	}
+	// The kernel's deferred linkwatch work, run to completion.
+	n.runLinkwatch()
+	return err
+}
+
+// sysctl stores a net.ipv4.conf key: all, default, or a device that has
+// IPv4 (an mtu below 68 takes it away); ENOENT otherwise, as the missing
+// /proc/sys file is.
+func (n *Netns) sysctl(op rtnl.Sysctl) error {
+	rest, ok := strings.CutPrefix(op.Key, "net.ipv4.conf.")
+	i := strings.LastIndex(rest, ".")
+	if !ok || i <= 0 {
+		return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+	}
+	dev, key := rest[:i], rest[i+1:]
+	if key != "promote_secondaries" {
+		return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+	}
+	if dev != "all" && dev != "default" {
+		d := n.ByName(dev)
+		if d == nil || !d.hasIPv4 {
+			return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+		}
+	}
+	n.sysctls[op.Key] = op.Value
+	return nil
+}
+
+// Sysctl returns a value written with the sysctl request, if any.
+func (n *Netns) Sysctl(key string) (string, bool) {
+	v, ok := n.sysctls[key]
+	return v, ok
+}
+
+// State returns the links in `ip -j link show` shape and dump order.
+// Addresses and routes are not modelled yet: asked for, they come back
+// empty (an UP device on the kernel has IPv6 link-local addresses the model
+// does not have yet), as do the FIB texts.
+func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) {
+	if err := ctx.Err(); err != nil {
+		return rtnl.State{}, err
+	}
+	if t.closed {
+		return rtnl.State{}, ErrClosed
+	}
+	var st rtnl.State
+	if show.Links {
+		st.Links = t.Netns().Links()
+	}
+	if show.Addrs {
+		st.Addrs = []rtnl.LinkAddrs{}
+	}
+	if show.Routes {
+		st.Routes = []rtnl.RouteEntry{}
+	}
+	return st, nil
+}
+
+// ErrNoEvents is what Events says until notifications are modelled.
+var ErrNoEvents = errors.New("sim target: notifications are not modelled yet (a later part of issue 5)")
+
+// Events is not modelled yet.
+func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
+	return nil, ErrNoEvents
+}
+
+// Close releases the target.
+func (t *Target) Close() error {
+	t.closed = true
+	return nil
+}
+
+var _ rtnl.Target = (*Target)(nil)
