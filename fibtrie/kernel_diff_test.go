@@ -98,8 +98,15 @@ func randRoute(rng *rand.Rand) Route {
 		r.Type = TypeBlackhole
 	case k < 89:
 		r.Type = TypeUnreachable
-	case k < 97:
+	case k < 95:
 		r.Type = TypeProhibit
+	case k < 96:
+		r.Type = TypeThrow
+	case k < 97:
+		r.Type, r.OIF = pick(rng, TypeAnycast, TypeMulticast), kernelIfindex
+		if r.Type == TypeAnycast {
+			r.Scope = ScopeLink
+		}
 	default:
 		r.Type, r.Scope, r.OIF = TypeLocal, ScopeHost, kernelIfindex
 	}

@@ -188,6 +188,9 @@ func modelLookup(f *FIB, q lookupQuery) string {
 		return "error: No route to host"
 	case TypeProhibit:
 		return "error: Permission denied"
+	case TypeThrow:
+		// -EAGAIN from the table; fib_lookup without rules makes it ENETUNREACH
+		return "error: Network is unreachable"
 	}
 	return fmt.Sprintf("%s %s/%d tos %d", strings.ToLower(a.Type.ProcName()), FormatIP(a.Dst), a.Len, a.TOS)
 }
