@@ -86,3 +86,41 @@ func TestGoldenAddress(t *testing.T) {
 		}
 	}
 }
+
+// uninflatedRootOps leave a root that the root thresholds would inflate:
+// deleting 0.0.0.0/0 collapses the old root and promotes a node that was
+// last resized as a non-root.
+func uninflatedRootOps() []RouteOp {
+	r := func(dst uint32, l uint8, metric uint32, proto uint8) Route {
+		return Route{Dst: dst, Len: l, Table: TableMain, Type: TypeUnicast, Scope: ScopeLink,
+			Priority: metric, Protocol: proto, OIF: 2}
+	}
+	return []RouteOp{
+		{Kind: OpAdd, Route: r(0, 0, 0, 4)},
+		{Kind: OpReplace, Route: r(ip4(10, 36, 0, 0), 18, 2, 4)},
+		{Kind: OpReplace, Route: r(ip4(10, 100, 0, 0), 24, 2, 3)},
+		{Kind: OpAppend, Route: r(ip4(10, 0, 0, 0), 10, 0, 3)},
+		{Kind: OpDel, Route: r(0, 0, 0, 4)},
+	}
+}
+
+// TestGoldenUninflatedRoot compares with Linux 6.18's text for those ops.
+func TestGoldenUninflatedRoot(t *testing.T) {
+	f := New(Linux618())
+	for _, o := range uninflatedRootOps() {
+		if err := o.Apply(f); err != nil {
+			t.Fatalf("%s: %v", ipBatchLine(o), err)
+		}
+	}
+	want, err := os.ReadFile("testdata/uninflated_root.fib_trie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Render(); got != string(want) {
+		t.Fatal(firstDiff(string(want), got))
+	}
+	root := f.getTable(TableMain).t.root()
+	if !shouldInflate(root.parent, root) {
+		t.Fatal("the case no longer shows a root above the inflate threshold")
+	}
+}
