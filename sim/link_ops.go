@@ -126,6 +126,10 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 	if err != nil {
 		return err
 	}
+	if op.Kind == rtnl.KindBridge && op.Address != nil {
+		// br_dev_newlink: an address given at creation is the bridge id.
+		n.brChangeID(d, d.addr)
+	}
 	// rtnl_configure_link, then do_set_master; a failure unregisters
 	// the new device (and, through ->dellink, its veth peer).
 	if op.Up != nil && *op.Up {

@@ -1,0 +1,387 @@
+package props
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+
+	"github.com/rtnlsim/rtnlsim/kernel"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// TestSimLinksMatchKernel is the differential property of the sim target's
+// link model: random scripts of link requests (ifb, veth, bridge, macvlan,
+// vxlan; add with index, mtu, address, group, up, master; set up/down, mtu,
+// group, master/nomaster, address, txqlen, name, and the group form; del by
+// name, group and list; the promote_secondaries sysctl) run on a fresh sim
+// target and a fresh kernel target, and must give the same errno for every
+// line and the same links: ifindex, name, flags, operstate, mtu, group,
+// master, link, qdisc, txqlen, link type, broadcast, dump order, and MAC
+// addresses up to a consistent renaming (see sameLinks). dummy is left out:
+// this kernel has no dummy module.
+//
+// Each gopter case is a batch of scripts run on kernel targets in parallel
+// goroutines (each has its own namespace), because the wait for the
+// kernel's deferred linkwatch work dominates. A failure names the shrunk
+// script, which `rtnlsim run --target sim` and `--target kernel` replay.
+// RTNLSIM_SIM_LINKS_BATCHES sets the number of batches.
+func TestSimLinksMatchKernel(t *testing.T) {
+	requireKernel(t)
+	batches := 64
+	if s := os.Getenv("RTNLSIM_SIM_LINKS_BATCHES"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("RTNLSIM_SIM_LINKS_BATCHES: %v", err)
+		}
+		batches = v
+	}
+	params := gopterParams(t, batches)
+	// The property shrinks a failing script itself (shrinkLinkScript):
+	// gopter's shrinking of a batch would rerun whole batches.
+	params.MaxShrinkCount = 0
+	props := gopter.NewProperties(params)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	scripts := 0
+	props.Property("sim and kernel agree on errnos and links", prop.ForAll(func(batch [][]string) string {
+		fails := make([]string, len(batch))
+		var wg sync.WaitGroup
+		for i, lines := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fails[i] = simLinksCase(lines, seen, &mu)
+			}()
+		}
+		wg.Wait()
+		mu.Lock()
+		scripts += len(batch)
+		mu.Unlock()
+		for i, f := range fails {
+			if f != "" {
+				return shrinkLinkScript(batch[i], f, seen, &mu)
+			}
+		}
+		return ""
+	}, gen.SliceOfN(simLinksBatch, linkScriptGen(8, 28))))
+	report(t, props)
+	t.Logf("%d scripts run on both targets; requests and errnos seen: %v", scripts, seen)
+}
+
+// simLinksBatch is how many scripts one gopter case runs in parallel.
+const simLinksBatch = 16
+
+// The generated scripts use small pools of names so that requests meet.
+var (
+	simDevs    = []string{"lo", "i0", "i1", "i2", "v0", "v1", "v2", "v3", "veth0", "br0", "br1", "mv0", "mv1", "vx0", "vx1", "nope"}
+	simMasters = []string{"br0", "br0", "br1", "i0", "v0", "mv0", "nope"}
+	simMTUs    = []string{"0", "67", "68", "1300", "1400", "1500", "9000", "65535", "70000"}
+	simAddrs   = []string{"02:00:00:00:00:42", "02:00:00:00:00:43", "00:00:00:00:00:00", "01:00:5e:00:00:01"}
+	simLowers  = []string{"i0", "i0", "v0", "v1", "br0", "mv0", "vx0", "lo", "nope"}
+)
+
+// simFixedMACs are the addresses a script can write: fixed points of the
+// MAC renaming.
+var simFixedMACs = append([]string{"ff:ff:ff:ff:ff:ff"}, simAddrs...)
+
+func pick(r *rand.Rand, xs []string) string { return xs[r.IntN(len(xs))] }
+
+// linkAddLine makes a `link add` line from r.
+func linkAddLine(r *rand.Rand) string {
+	var name, kindPart, pre string
+	switch r.IntN(12) {
+	case 0, 1:
+		name, kindPart = pick(r, []string{"i0", "i1", "i2"}), "type ifb"
+	case 2:
+		name, kindPart = "v0", "type veth peer name v1"
+	case 3:
+		name, kindPart = "v2", "type veth peer name v3"
+	case 4:
+		name, kindPart = pick(r, []string{"v2", "v1"}), "type veth"
+	case 5, 6:
+		name, kindPart = pick(r, []string{"br0", "br1"}), "type bridge"
+	case 7, 8:
+		name = pick(r, []string{"mv0", "mv1"})
+		pre = " link " + pick(r, simLowers)
+		kindPart = "type macvlan" + pick(r, []string{"", " mode bridge", " mode private", " mode vepa"})
+	case 9:
+		name, kindPart = pick(r, []string{"vx0", "vx1"}), "type vxlan id "+pick(r, []string{"42", "42", "7"})+pick(r, []string{"", " dstport 4789"})
+	case 10:
+		name, kindPart = "v0", "type veth peer name v0"
+	default:
+		name, kindPart = pick(r, []string{"i0", "br0", "v0"}), "type ifb"
+	}
+	var opts []string
+	if r.IntN(6) == 0 {
+		opts = append(opts, "index "+pick(r, []string{"2", "5", "40"}))
+	}
+	if r.IntN(6) == 0 {
+		opts = append(opts, "mtu "+pick(r, []string{"60", "1400", "1500", "9000"}))
+	}
+	if r.IntN(8) == 0 {
+		opts = append(opts, "address "+pick(r, simAddrs))
+	}
+	if r.IntN(6) == 0 {
+		opts = append(opts, "group "+pick(r, []string{"7", "8"}))
+	}
+	if r.IntN(3) == 0 {
+		opts = append(opts, "up")
+	}
+	if r.IntN(6) == 0 {
+		opts = append(opts, "master "+pick(r, simMasters))
+	}
+	o := ""
+	if len(opts) > 0 {
+		o = " " + strings.Join(opts, " ")
+	}
+	return fmt.Sprintf("link add %s%s%s %s", name, o, pre, kindPart)
+}
+
+// linkOtherLine makes a set, delete or sysctl line from r.
+func linkOtherLine(r *rand.Rand) string {
+	dev := pick(r, simDevs)
+	notLo := func() string {
+		for {
+			if d := pick(r, simDevs); d != "lo" {
+				return d
+			}
+		}
+	}
+	switch r.IntN(22) {
+	case 0, 1, 2, 3:
+		return fmt.Sprintf("link set %s up", dev)
+	case 4, 5:
+		return fmt.Sprintf("link set %s down", dev)
+	case 6, 7:
+		return fmt.Sprintf("link set %s mtu %s", notLo(), pick(r, simMTUs))
+	case 8:
+		return fmt.Sprintf("link set %s group %s", dev, pick(r, []string{"0", "7", "8"}))
+	case 9, 10, 11:
+		return fmt.Sprintf("link set %s master %s", dev, pick(r, simMasters))
+	case 12:
+		return fmt.Sprintf("link set %s nomaster", dev)
+	case 13:
+		return fmt.Sprintf("link set %s address %s", notLo(), pick(r, simAddrs))
+	case 14:
+		return fmt.Sprintf("link set %s txqlen %s", dev, pick(r, []string{"0", "5", "1000"}))
+	case 15:
+		return pick(r, []string{"link set i0 name i2", "link set i2 name i0", "link set v1 name v3", "link set br1 name br0", "link set mv0 name mv1", "link set i1 name i1"})
+	case 16:
+		return pick(r, []string{"link set group 7 up", "link set group 7 down", "link set group 7 mtu 1400", "link set group 8 master br0", "link set group 0 up", "link set group 8 nomaster"})
+	case 17, 18:
+		return fmt.Sprintf("link del %s", dev)
+	case 19:
+		return fmt.Sprintf("link del group %s", pick(r, []string{"0", "7", "8"}))
+	case 20:
+		n := 1 + r.IntN(3)
+		var devs []string
+		for range n {
+			devs = append(devs, pick(r, simDevs[1:]))
+		}
+		return "link del list " + strings.Join(devs, " ")
+	default:
+		return fmt.Sprintf("sysctl net.ipv4.conf.%s.promote_secondaries=1", pick(r, []string{"i0", "v0", "br0", "mv0", "all", "default", "nope"}))
+	}
+}
+
+// linkScriptGen makes scripts of minLen..maxLen lines as line slices (so
+// gopter shrinks by removing lines), starting with a few devices.
+func linkScriptGen(minLen, maxLen int) gopter.Gen {
+	line := gen.UInt64().Map(func(v uint64) string {
+		r := rand.New(rand.NewPCG(v, v>>7))
+		if r.IntN(5) < 2 {
+			return linkAddLine(r)
+		}
+		return linkOtherLine(r)
+	})
+	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
+		prologue := []string{"link add i0 type ifb", "link add i1 type ifb", "link add v0 type veth peer name v1",
+			"link add br0 type bridge", "link add mv0 link v0 type macvlan", "link add vx0 type vxlan id 42"}
+		return append(prologue, l...)
+	})
+}
+
+// shrinkLinkScript removes the lines of a failing script one at a time,
+// last first, keeping each removal after which the script still fails, and
+// returns the last failure, which holds the shrunk script.
+func shrinkLinkScript(lines []string, failure string, seen map[string]int, mu *sync.Mutex) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		try := append(append([]string(nil), lines[:i]...), lines[i+1:]...)
+		if f := simLinksCase(try, seen, mu); f != "" {
+			lines, failure = try, f
+		}
+	}
+	return "shrunk: " + failure
+}
+
+// simLinksCase runs one script on both targets; "" when they agree,
+// otherwise the difference and the script.
+func simLinksCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
+	src := strings.Join(lines, "\n") + "\n"
+	fail := func(msg string) string {
+		return fmt.Sprintf("%s\nscript (replay with rtnlsim run --target sim|kernel --show links FILE):\n%s", msg, src)
+	}
+	reqs, err := script.ParseString(src)
+	if err != nil {
+		return fail("generated script does not parse: " + err.Error())
+	}
+	ctx := context.Background()
+	show := rtnl.Show{Links: true}
+	st := sim.New(sim.Options{Seed: 1})
+	defer st.Close()
+	simRes, err := rtnl.Run(ctx, st, reqs, show, nil)
+	if err != nil {
+		return fail("sim: " + err.Error())
+	}
+	kt, err := kernel.New(kernel.Options{Settle: 1200 * time.Millisecond, Sysctls: map[string]string{
+		// No IPv6 on the devices: its notifications would keep the
+		// settle wait from ending, and addresses are not compared.
+		"net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1",
+	}})
+	if err != nil {
+		return fail("kernel: " + err.Error())
+	}
+	defer kt.Close()
+	kRes, err := rtnl.Run(ctx, kt, reqs, show, nil)
+	if err != nil {
+		return fail("kernel: " + err.Error())
+	}
+	mu.Lock()
+	for _, r := range reqs {
+		seen[r.Op.Verb()]++
+	}
+	for _, e := range kRes.Errors {
+		seen[e.Errno]++
+	}
+	mu.Unlock()
+	if d := diffErrnos(simRes.Errors, kRes.Errors); d != "" {
+		return fail(d)
+	}
+	// Linkwatch may still be pending on the kernel after the settle wait:
+	// read again a few times before calling a difference.
+	for attempt := 0; ; attempt++ {
+		d := sameLinks(simRes.Links, kRes.Links, simFixedMACs, func(name string) bool {
+			d := st.Netns().ByName(name)
+			return d != nil && d.Kind == rtnl.KindBridge
+		})
+		if d == "" {
+			return ""
+		}
+		if attempt == 2 {
+			return fail(d)
+		}
+		time.Sleep(time.Second)
+		if kRes.State, err = kt.State(ctx, show); err != nil {
+			return fail("kernel: " + err.Error())
+		}
+	}
+}
+
+func diffErrnos(sim, kern []rtnl.LineError) string {
+	s := map[int]string{}
+	k := map[int]string{}
+	lines := map[int]string{}
+	for _, e := range sim {
+		s[e.Line] = e.Errno
+		lines[e.Line] = e.Request
+	}
+	for _, e := range kern {
+		k[e.Line] = e.Errno
+		lines[e.Line] = e.Request
+	}
+	var b strings.Builder
+	for ln := 1; ln <= 1000; ln++ {
+		if s[ln] != k[ln] {
+			fmt.Fprintf(&b, "line %d %q: sim %q, kernel %q\n", ln, lines[ln], orOK(s[ln]), orOK(k[ln]))
+		}
+	}
+	if b.Len() > 0 {
+		return "errnos differ:\n" + b.String()
+	}
+	return ""
+}
+
+func orOK(s string) string {
+	if s == "" {
+		return "ok"
+	}
+	return s
+}
+
+// sameLinks compares two link lists field for field. MAC addresses the
+// kernel picks at random compare up to a bijection built in order of
+// appearance, with the fixed addresses (and zero) as fixed points. A
+// bridge's address follows the lowest port address, which depends on the
+// random values themselves, so for bridges only the class is compared:
+// zero, a fixed address (equal), or a random one.
+func sameLinks(simL, kernL []rtnl.Link, fixed []string, isBridge func(string) bool) string {
+	if len(simL) != len(kernL) {
+		return fmt.Sprintf("links differ in number: sim %d, kernel %d\nsim:    %s\nkernel: %s", len(simL), len(kernL), linkNames(simL), linkNames(kernL))
+	}
+	isFixed := map[string]bool{"00:00:00:00:00:00": true}
+	for _, f := range fixed {
+		isFixed[f] = true
+	}
+	s2k, k2s := map[string]string{}, map[string]string{}
+	for i := range simL {
+		a, b := simL[i], kernL[i]
+		as, bs := linkKey(a), linkKey(b)
+		if as != bs {
+			return fmt.Sprintf("link %d differs:\nsim:    %s\nkernel: %s", i, as, bs)
+		}
+		for _, pair := range [][2]string{{a.Address, b.Address}, {a.Broadcast, b.Broadcast}} {
+			sa, ka := pair[0], pair[1]
+			if isFixed[sa] || isFixed[ka] || a.LinkType != "ether" {
+				if sa != ka {
+					return fmt.Sprintf("link %s: address sim %s, kernel %s", a.Ifname, sa, ka)
+				}
+				continue
+			}
+			if isBridge(a.Ifname) && a.Address == sa {
+				continue // class compared above: both random
+			}
+			if m, ok := s2k[sa]; ok && m != ka {
+				return fmt.Sprintf("link %s: sim address %s maps to kernel %s before, now %s", a.Ifname, sa, m, ka)
+			}
+			if m, ok := k2s[ka]; ok && m != sa {
+				return fmt.Sprintf("link %s: kernel address %s maps to sim %s before, now %s", a.Ifname, ka, m, sa)
+			}
+			s2k[sa], k2s[ka] = ka, sa
+		}
+	}
+	return ""
+}
+
+func linkNames(ls []rtnl.Link) string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, fmt.Sprintf("%d:%s", l.Ifindex, l.Ifname))
+	}
+	return strings.Join(out, " ")
+}
+
+// linkKey is every compared field but the addresses.
+func linkKey(l rtnl.Link) string {
+	peer := "-"
+	if l.LinkPeer != nil {
+		peer = *l.LinkPeer
+	}
+	q := -1
+	if l.Txqlen != nil {
+		q = *l.Txqlen
+	}
+	return fmt.Sprintf("%d: %s@%s <%s> mtu %d qdisc %s master %q state %s mode %s group %s qlen %d link/%s",
+		l.Ifindex, l.Ifname, peer, strings.Join(l.Flags, ","), l.MTU, l.Qdisc, l.Master, l.Operstate, l.Linkmode, l.Group, q, l.LinkType)
+}
