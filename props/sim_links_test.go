@@ -265,6 +265,20 @@ func simLinksCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 	for _, e := range kRes.Errors {
 		seen[e.Errno]++
 	}
+	for _, l := range kRes.Links {
+		seen["state "+l.Operstate]++
+		for _, f := range l.Flags {
+			if f == "NO-CARRIER" || f == "M-DOWN" {
+				seen[f]++
+			}
+		}
+		if l.Master != "" {
+			seen["port"]++
+		}
+		if l.Qdisc != "noop" {
+			seen["qdisc "+l.Qdisc]++
+		}
+	}
 	mu.Unlock()
 	if d := diffErrnos(simRes.Errors, kRes.Errors); d != "" {
 		return fail(d)
@@ -384,4 +398,25 @@ func linkKey(l rtnl.Link) string {
 	}
 	return fmt.Sprintf("%d: %s@%s <%s> mtu %d qdisc %s master %q state %s mode %s group %s qlen %d link/%s",
 		l.Ifindex, l.Ifname, peer, strings.Join(l.Flags, ","), l.MTU, l.Qdisc, l.Master, l.Operstate, l.Linkmode, l.Group, q, l.LinkType)
+}
+
+// TestSimLinksReplay runs the script named by RTNLSIM_SIM_LINKS_SCRIPT on
+// both targets and compares them as TestSimLinksMatchKernel does (skipped
+// without it): the way to replay a shrunk counterexample with the kernel's
+// linkwatch given time to settle.
+func TestSimLinksReplay(t *testing.T) {
+	file := os.Getenv("RTNLSIM_SIM_LINKS_SCRIPT")
+	if file == "" {
+		t.Skip("set RTNLSIM_SIM_LINKS_SCRIPT=FILE to replay a script on both targets")
+	}
+	requireKernel(t)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")
+	if f := simLinksCase(lines, map[string]int{}, &mu); f != "" {
+		t.Fatal(f)
+	}
 }
