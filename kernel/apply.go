@@ -45,6 +45,8 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Replace, op.Route)
 	case rtnl.RouteAppend:
 		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Append, op.Route)
+	case rtnl.RoutePrepend:
+		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create, op.Route)
 	case rtnl.RouteDel:
 		return t.routeModify(unix.RTM_DELROUTE, 0, op.Route)
 	case rtnl.RouteFlush:
@@ -382,6 +384,7 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 	m := &rtnetlink.RouteMessage{
 		Family:    family(r.Dst.Addr()),
 		DstLength: uint8(r.Dst.Bits()),
+		Tos:       r.TOS,
 		Table:     unix.RT_TABLE_MAIN,
 		Scope:     unix.RT_SCOPE_NOWHERE,
 	}

@@ -114,6 +114,9 @@ const (
 	RouteBlackhole   = "blackhole"
 	RouteUnreachable = "unreachable"
 	RouteProhibit    = "prohibit"
+	RouteThrow       = "throw"
+	RouteAnycast     = "anycast"
+	RouteMulticast   = "multicast"
 )
 
 // Route is the body of route add/del/replace/append.
@@ -127,6 +130,7 @@ type Route struct {
 	Scope  *uint8 // nil: the kernel's default for the type
 	Metric *uint32
 	Src    netip.Addr
+	TOS    uint8 // `tos`/`dsfield`, hex as iproute2 reads it
 }
 
 // RouteAdd is `route add`, exclusive create.
@@ -140,6 +144,10 @@ type RouteReplace struct{ Route }
 
 // RouteAppend is `route append`: create, appending to an existing prefix.
 type RouteAppend struct{ Route }
+
+// RoutePrepend is `route prepend`: create, ahead of an existing prefix's
+// routes (NLM_F_CREATE alone).
+type RoutePrepend struct{ Route }
 
 // RouteFlush is `route flush [table T] [dev D] [PREFIX] [proto P]` as
 // iproute2 does it: dump matching routes, delete each.
@@ -178,5 +186,6 @@ func (RouteAdd) Verb() string     { return "route add" }
 func (RouteDel) Verb() string     { return "route del" }
 func (RouteReplace) Verb() string { return "route replace" }
 func (RouteAppend) Verb() string  { return "route append" }
+func (RoutePrepend) Verb() string { return "route prepend" }
 func (RouteFlush) Verb() string   { return "route flush" }
 func (Sysctl) Verb() string       { return "sysctl" }

@@ -107,6 +107,9 @@ func Format(op rtnl.Op) string {
 	case rtnl.RouteAppend:
 		b.add("route", "append")
 		b.route(o.Route)
+	case rtnl.RoutePrepend:
+		b.add("route", "prepend")
+		b.route(o.Route)
 	case rtnl.RouteFlush:
 		if o.Family != 0 {
 			b.add(familyWord(o.Family))
@@ -255,5 +258,8 @@ func (l *line) route(r rtnl.Route) {
 	}
 	if r.Src.IsValid() {
 		l.add("src", r.Src.String())
+	}
+	if r.TOS != 0 {
+		l.add("tos", fmt.Sprintf("0x%02x", r.TOS))
 	}
 }

@@ -170,6 +170,9 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 	if r.Intn(2) == 0 {
 		rt.Via = genAddr(r, f)
 	}
+	if r.Intn(3) == 0 {
+		rt.TOS = uint8(r.Intn(256))
+	}
 	if r.Intn(2) == 0 {
 		rt.Dev = genName(r)
 	}
@@ -259,6 +262,9 @@ func genOp(r *rand.Rand) rtnl.Op {
 	case 10:
 		return rtnl.RouteReplace{Route: genRouteBody(r)}
 	case 11:
+		if r.Intn(2) == 0 {
+			return rtnl.RoutePrepend{Route: genRouteBody(r)}
+		}
 		return rtnl.RouteAppend{Route: genRouteBody(r)}
 	case 12:
 		op := rtnl.RouteFlush{Family: []int{0, 4, 6}[r.Intn(3)], Proto: maybeU8(r)}

@@ -3,6 +3,8 @@ package script
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
@@ -10,7 +12,7 @@ import (
 var routeVerbs = []struct{ name, canon string }{
 	// do_iproute's order: "a" is add, "ap" append, "r" replace, "d" delete,
 	// "f" flush.
-	{"add", "add"}, {"change", ""}, {"chg", ""}, {"replace", "replace"}, {"prepend", ""},
+	{"add", "add"}, {"change", ""}, {"chg", ""}, {"replace", "replace"}, {"prepend", "prepend"},
 	{"append", "append"}, {"test", ""}, {"delete", "del"}, {"list", ""}, {"show", ""},
 	{"lst", ""}, {"get", ""}, {"flush", "flush"}, {"save", ""}, {"restore", ""},
 	{"showdump", ""}, {"help", ""},
@@ -37,7 +39,7 @@ func lookup(list []kw, w string) (kw, bool) {
 // iproute_modify's keywords in its order.
 var routeKeywords = []kw{
 	{"src", false, "src"}, {"as", false, ""}, {"via", false, "via"}, {"from", false, ""},
-	{"tos", false, ""}, {"dsfield", true, ""}, {"expires", false, ""},
+	{"tos", false, "tos"}, {"dsfield", true, "tos"}, {"expires", false, ""},
 	{"metric", true, "metric"}, {"priority", true, "metric"}, {"preference", false, "metric"},
 	{"scope", false, "scope"}, {"mtu", false, ""}, {"hoplimit", false, ""}, {"advmss", false, ""},
 	{"reordering", true, ""}, {"rtt", false, ""}, {"rto_min", true, ""}, {"window", false, ""},
@@ -80,6 +82,8 @@ func parseRouteCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 		return rtnl.RouteDel{Route: r}, nil
 	case "replace":
 		return rtnl.RouteReplace{Route: r}, nil
+	case "prepend":
+		return rtnl.RoutePrepend{Route: r}, nil
 	}
 	return rtnl.RouteAppend{Route: r}, nil
 }
@@ -184,6 +188,20 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			}
 			sc := uint8(v)
 			r.Scope = &sc
+		case ok && k.id == "tos":
+			// rtnl_dsfield_a2n reads the value in hex, "0x" or not.
+			v, err := p.arg(w)
+			if err != nil {
+				return r, err
+			}
+			n, perr := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 8)
+			if perr != nil {
+				return r, errf(v, "invalid \"tos\" value (hex 00..ff)")
+			}
+			if err := once("tos", v); err != nil {
+				return r, err
+			}
+			r.TOS = uint8(n)
 		case ok && k.id == "metric":
 			v, err := p.number("metric", 0, 0xffffffff)
 			if err != nil {

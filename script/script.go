@@ -29,10 +29,11 @@
 //	addr add|del PREFIX dev NAME [peer PREFIX] [label DEV[...]] [broadcast ADDR|+]
 //	         [scope global|site|link|host|nowhere|N] [noprefixroute]
 //	[-4|-6] addr flush [dev] NAME [to PREFIX] [label PATTERN]
-//	[-4|-6] route add|del|replace|append [to] [TYPE] PREFIX|default [via [inet|inet6] ADDR]
+//	[-4|-6] route add|del|replace|append|prepend [to] [TYPE] PREFIX|default [via [inet|inet6] ADDR]
 //	         [dev NAME] [table ID|main|local|default] [proto ID|kernel|boot|static|...]
-//	         [scope ...] [metric|priority|preference N] [src ADDR]
-//	    TYPE: unicast | local | broadcast | blackhole | unreachable | prohibit
+//	         [scope ...] [metric|priority|preference N] [src ADDR] [tos|dsfield HEX]
+//	    TYPE: unicast | local | broadcast | blackhole | unreachable | prohibit |
+//	          throw | anycast | multicast
 //	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [[to] [root|exact] PREFIX]
 //	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
 //

@@ -245,8 +245,9 @@ var groups = table("group", 0xffffffff, "default", 0)
 // Route types: the ones the model knows, and the rest of rtnl_rtntype_a2n's
 // names, which are recognised only to be refused.
 var (
-	routeTypes = []string{"unicast", "local", "broadcast", "blackhole", "unreachable", "prohibit"}
-	otherTypes = []string{"anycast", "multicast", "throw", "nat", "xresolve"}
+	routeTypes = []string{"unicast", "local", "broadcast", "blackhole", "unreachable", "prohibit",
+		"throw", "anycast", "multicast"}
+	otherTypes = []string{"nat", "xresolve"}
 )
 
 var macvlanModes = []string{"private", "vepa", "bridge", "passthru", "source"}
