@@ -8,7 +8,7 @@ import (
 // TestGoldenOneChildTnode replays a sequence (found by the property test)
 // after which Linux 6.18 keeps a tnode with a single child: inflating the
 // root split a full child whose other half was empty. The expected text
-// was captured from the kernel with ipKernelTrie.
+// was captured from the kernel with the kernel target.
 func TestGoldenOneChildTnode(t *testing.T) {
 	ops := []pOp{}
 	add := func(k int, a uint32, l uint8, m uint32, p uint8) { ops = append(ops, pOp{k, a, l, m, p}) }

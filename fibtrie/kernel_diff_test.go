@@ -187,7 +187,7 @@ func TestKernelDifferential(t *testing.T) {
 	requireKernel(t)
 	seed := testSeed(t)
 	t.Logf("seed %d (RTNLSIM_SEED=%d replays, RTNLSIM_SEED=random explores)", seed, seed)
-	runKernelCases(t, ipKernelTrie, seed, 200, 10)
+	runKernelCases(t, kernelTrie, seed, 200, 10)
 }
 
 func runKernelCases(t *testing.T, kernel kernelTrieFunc, seed uint64, n, big int) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ func compareThen(ops []RouteOp, then []string, after func(f *FIB)) error {
 	if err := f.Check(false, false); err != nil {
 		return fmt.Errorf("model invariant: %v", err)
 	}
-	kt, ks, err := ipKernelTrieThen(ops, then)
+	kt, ks, err := kernelTrieThen(ops, then)
 	if err != nil {
 		return err
 	}
@@ -104,6 +105,7 @@ func ipKernelLookups(ops []RouteOp, qs []lookupQuery) ([]string, error) {
 		return nil, err
 	}
 	outFile, errFile := filepath.Join(dir, "out"), filepath.Join(dir, "err")
+	failedLine := regexp.MustCompile(`Command failed .*:(\d+)`)
 	script := `ip link add d0 type ifb && ip link set d0 up && { ip -force -b "$1" >"$2" 2>"$3"; true; }`
 	if out, err := exec.Command("unshare", "-n", "bash", "-c", script, "fibtrie", batch, outFile, errFile).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("unshare: %v: %s", err, out)

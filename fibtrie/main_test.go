@@ -1,0 +1,9 @@
+package fibtrie
+
+import (
+	"testing"
+
+	"github.com/rtnlsim/rtnlsim/internal/nscheck"
+)
+
+func TestMain(m *testing.M) { nscheck.Main(m) }
