@@ -377,28 +377,26 @@ func prefixMatch(p netip.Prefix, a netip.Addr) bool {
 	return err == nil && q.Addr() == p.Masked().Addr()
 }
 
-// routeModify is iproute_modify: the defaults iproute2 fills in, then one
-// request.
+// routeModify is iproute_modify: the defaults iproute2 fills in
+// (rtnl.Route.Header), then one request.
 func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route) error {
-	del := typ == unix.RTM_DELROUTE
+	h, err := r.Header(typ == unix.RTM_DELROUTE)
+	if err != nil {
+		return err
+	}
 	m := &rtnetlink.RouteMessage{
-		Family:    family(r.Dst.Addr()),
+		Family:    h.Family,
 		DstLength: uint8(r.Dst.Bits()),
 		Tos:       r.TOS,
-		Table:     unix.RT_TABLE_MAIN,
-		Scope:     unix.RT_SCOPE_NOWHERE,
+		Protocol:  h.Proto,
+		Scope:     h.Scope,
+		Type:      h.Type,
 	}
-	if !del {
-		m.Protocol = unix.RTPROT_BOOT
-		m.Scope = unix.RT_SCOPE_UNIVERSE
-		m.Type = unix.RTN_UNICAST
-	}
-	if r.Type != "" {
-		ty, ok := rtnl.RouteTypeByName(r.Type)
-		if !ok {
-			return rtnl.Errf(unix.EINVAL, "unknown route type %q", r.Type)
-		}
-		m.Type = ty
+	if h.Table < 256 {
+		m.Table = uint8(h.Table)
+	} else {
+		m.Table = unix.RT_TABLE_UNSPEC // the id goes in RTA_TABLE
+		m.Attributes.Table = h.Table
 	}
 	if r.Dst.Bits() > 0 {
 		m.Attributes.Dst = ipOf(r.Dst.Addr())
@@ -410,41 +408,7 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 		m.Attributes.Src = ipOf(r.Src)
 	}
 	if r.Metric != nil {
-		m.Attributes.Priority = *r.Metric
-		if *r.Metric == 0 {
-			m.Attributes.Priority = 0 // rtnetlink omits 0, as the kernel's default
-		}
-	}
-	if r.Proto != nil {
-		m.Protocol = *r.Proto
-	}
-	if r.Table != 0 {
-		if r.Table < 256 {
-			m.Table = uint8(r.Table)
-		} else {
-			m.Table = unix.RT_TABLE_UNSPEC
-			m.Attributes.Table = r.Table
-		}
-	} else if m.Type == unix.RTN_LOCAL || m.Type == unix.RTN_BROADCAST || m.Type == unix.RTN_NAT || m.Type == unix.RTN_ANYCAST {
-		m.Table = unix.RT_TABLE_LOCAL
-	}
-	if r.Scope != nil {
-		m.Scope = *r.Scope
-	} else {
-		switch {
-		case m.Family == unix.AF_INET6:
-			m.Scope = unix.RT_SCOPE_UNIVERSE
-		case m.Type == unix.RTN_LOCAL || m.Type == unix.RTN_NAT:
-			m.Scope = unix.RT_SCOPE_HOST
-		case m.Type == unix.RTN_BROADCAST || m.Type == unix.RTN_MULTICAST || m.Type == unix.RTN_ANYCAST:
-			m.Scope = unix.RT_SCOPE_LINK
-		case m.Type == unix.RTN_UNICAST || m.Type == unix.RTN_UNSPEC:
-			if del {
-				m.Scope = unix.RT_SCOPE_NOWHERE
-			} else if !r.Via.IsValid() {
-				m.Scope = unix.RT_SCOPE_LINK
-			}
-		}
+		m.Attributes.Priority = *r.Metric // 0 is omitted: the kernel's default
 	}
 	if r.Dev != "" {
 		idx, err := t.ifindex(r.Dev)

@@ -1,0 +1,62 @@
+package rtnl
+
+import (
+	"golang.org/x/sys/unix"
+)
+
+// RouteHeader is what iproute2's iproute_modify puts in the rtmsg for a
+// route request once its defaults are filled in. Both targets start from
+// it, so a script means the same thing to the model and to the kernel.
+type RouteHeader struct {
+	Family uint8
+	Type   uint8  // RTN_*; 0 on a delete without a type matches any
+	Table  uint32 // main, or local for local/broadcast/anycast/nat routes
+	Scope  uint8
+	Proto  uint8 // boot for a request that creates, 0 (any) for a delete
+}
+
+// Header fills in iproute2's defaults for r. del is true for a delete.
+func (r Route) Header(del bool) (RouteHeader, error) {
+	h := RouteHeader{Family: unix.AF_INET6, Table: unix.RT_TABLE_MAIN, Scope: unix.RT_SCOPE_NOWHERE}
+	if r.Dst.Addr().Is4() {
+		h.Family = unix.AF_INET
+	}
+	if !del {
+		h.Proto = unix.RTPROT_BOOT
+		h.Scope = unix.RT_SCOPE_UNIVERSE
+		h.Type = unix.RTN_UNICAST
+	}
+	if r.Type != "" {
+		ty, ok := RouteTypeByName(r.Type)
+		if !ok {
+			return h, Errf(unix.EINVAL, "unknown route type %q", r.Type)
+		}
+		h.Type = ty
+	}
+	if r.Proto != nil {
+		h.Proto = *r.Proto
+	}
+	switch {
+	case r.Table != 0:
+		h.Table = r.Table
+	case h.Type == unix.RTN_LOCAL || h.Type == unix.RTN_BROADCAST || h.Type == unix.RTN_NAT || h.Type == unix.RTN_ANYCAST:
+		h.Table = unix.RT_TABLE_LOCAL
+	}
+	switch {
+	case r.Scope != nil:
+		h.Scope = *r.Scope
+	case h.Family == unix.AF_INET6:
+		h.Scope = unix.RT_SCOPE_UNIVERSE
+	case h.Type == unix.RTN_LOCAL || h.Type == unix.RTN_NAT:
+		h.Scope = unix.RT_SCOPE_HOST
+	case h.Type == unix.RTN_BROADCAST || h.Type == unix.RTN_MULTICAST || h.Type == unix.RTN_ANYCAST:
+		h.Scope = unix.RT_SCOPE_LINK
+	case h.Type == unix.RTN_UNICAST || h.Type == unix.RTN_UNSPEC:
+		if del {
+			h.Scope = unix.RT_SCOPE_NOWHERE
+		} else if !r.Via.IsValid() {
+			h.Scope = unix.RT_SCOPE_LINK
+		}
+	}
+	return h, nil
+}
