@@ -85,7 +85,7 @@ const simLinksBatch = 16
 
 // The generated scripts use small pools of names so that requests meet.
 var (
-	simDevs    = []string{"lo", "i0", "i1", "i2", "v0", "v1", "v2", "v3", "veth0", "br0", "br1", "mv0", "mv1", "vx0", "vx1", "nope"}
+	simDevs    = []string{"lo", "i0", "i0", "i1", "i1", "i2", "v0", "v0", "v1", "v1", "v2", "v3", "veth0", "br0", "br0", "br1", "mv0", "mv0", "mv1", "vx0", "vx0", "vx1", "nope"}
 	simMasters = []string{"br0", "br0", "br1", "i0", "v0", "mv0", "nope"}
 	simMTUs    = []string{"0", "67", "68", "1300", "1400", "1500", "9000", "65535", "70000"}
 	simAddrs   = []string{"02:00:00:00:00:42", "02:00:00:00:00:43", "00:00:00:00:00:00", "01:00:5e:00:00:01"}
@@ -125,7 +125,7 @@ func linkAddLine(r *rand.Rand) string {
 	}
 	var opts []string
 	if r.IntN(6) == 0 {
-		opts = append(opts, "index "+pick(r, []string{"2", "5", "40"}))
+		opts = append(opts, "index "+pick(r, []string{"2", "5", "9", "10", "12", "40"}))
 	}
 	if r.IntN(6) == 0 {
 		opts = append(opts, "mtu "+pick(r, []string{"60", "1400", "1500", "9000"}))

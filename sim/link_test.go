@@ -61,6 +61,11 @@ func TestVethPairGoesTogether(t *testing.T) {
 	tg, _ = run(t, "link add v0 type veth peer name v1\n")
 	require.Equal(t, "1:lo 2:v1 3:v0", names(tg))
 	require.Equal(t, "v1", tg.Netns().ByName("v0").Peer().Name)
+	// An explicit ifindex the peer just took: register_netdevice's
+	// xa_insert says EBUSY, and the peer's ifindex stays used.
+	tg, errs = run(t, "link add i0 type ifb\nlink add v2 index 3 type veth peer name v3\nlink add i1 type ifb\n")
+	require.Equal(t, []string{"", "EBUSY", ""}, errs)
+	require.Equal(t, "1:lo 2:i0 4:i1", names(tg))
 }
 
 func TestBridgeDeleteReleasesPorts(t *testing.T) {

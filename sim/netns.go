@@ -108,6 +108,12 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	if n.byName[d.Name] != nil {
 		return rtnl.Errf(unix.EEXIST, "")
 	}
+	if ifindex != 0 && n.ByIndex(ifindex) != nil {
+		// dev_index_reserve's xa_insert: rtnl_newlink's lookup (EEXIST)
+		// came before, so a device holding the ifindex now was
+		// registered by this same request (a veth peer).
+		return rtnl.Errf(unix.EBUSY, "")
+	}
 	id, err := n.index.Reserve(ifindex)
 	if err != nil {
 		return &rtnl.Error{Errno: err.(syscall.Errno)}
