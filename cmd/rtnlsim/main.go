@@ -47,6 +47,6 @@ Targets:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newDiffCmd())
+	root.AddCommand(newRunCmd(), newDiffCmd(), newTrieCmd())
 	return root
 }

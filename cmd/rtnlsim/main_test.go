@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -71,4 +72,61 @@ func TestRunKernelJSON(t *testing.T) {
 	require.Equal(t, "EEXIST", errs[0]["errno"])
 	require.Contains(t, string(got["links"]), `"ifname":"a0"`)
 	require.Contains(t, string(got["events"]), `"RTM_NEWADDR"`)
+}
+
+// rtnlsim trie prints, text for text, the /proc/net/fib_trie and
+// fib_triestat that the kernel shows after the same route lines (added
+// through the kernel target, devices made first).
+func TestTrieMatchesKernel(t *testing.T) {
+	if _, err := kernel.New(kernel.Options{}); err != nil {
+		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	routes := `route add 10.0.0.0/24 dev d0
+route add 10.0.1.0/24 dev d0 metric 5
+route add blackhole 10.0.0.0/8
+route add 10.0.0.0/24 dev d0
+route append 10.0.1.0/24 dev d1 metric 5 tos 0x10
+route add unreachable 192.0.2.0/24 table 100
+route add 198.51.100.0/24 via 10.0.0.1 proto static
+route replace 10.0.0.128/25 dev d1 scope host
+route add local 10.0.0.77 dev d0
+route del 10.0.0.0/24
+route add 203.0.113.0/24 dev d1
+route del 203.0.113.0/24 dev d1
+`
+	devices := "link add d0 type ifb\nlink add d1 type ifb\nlink set d0 up\nlink set d1 up\n"
+	kout, _, err := runCLI(t, devices+routes, "run", "--target", "kernel", "--format", "json", "--show", "fibtrie", "-")
+	require.NoError(t, err)
+	var k struct {
+		Fibtrie, Fibtriestat string
+		Errors               []struct{ Line int }
+	}
+	require.NoError(t, json.Unmarshal([]byte(kout), &k))
+	trie, stderr, err := runCLI(t, routes, "trie", "-")
+	require.NoError(t, err)
+	require.Contains(t, stderr, "line 4: route add 10.0.0.0/24 dev d0: EEXIST")
+	// The same lines were refused (the kernel's numbers count the device lines).
+	var kernelRefused []int
+	for _, e := range k.Errors {
+		kernelRefused = append(kernelRefused, e.Line-4)
+	}
+	require.Equal(t, kernelRefused, refusedLines(stderr))
+	require.Equal(t, k.Fibtrie, trie)
+	stat, _, err := runCLI(t, routes, "trie", "--stat", "-")
+	require.NoError(t, err)
+	require.Equal(t, k.Fibtriestat, stat)
+}
+
+func refusedLines(stderr string) []int {
+	var out []int
+	for _, l := range strings.Split(stderr, "\n") {
+		var n int
+		if _, err := fmt.Sscanf(l, "line %d:", &n); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
