@@ -131,7 +131,9 @@ func applyTrieRoute(fib *fibtrie.FIB, devs map[string]int, req rtnl.Request) err
 	return apply(fr)
 }
 
-func be32(b [4]byte) uint32 { return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) }
+func be32(b [4]byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
 
 // writeCounters prints every counter, one per line.
 func writeCounters(w io.Writer, c fibtrie.Counters) {
