@@ -697,10 +697,32 @@ func (t *trie) lookup(key uint32, tos uint8) *Alias {
 	}
 }
 
-// flush is fib_table_flush: a reverse walk that drops aliases of table tb
-// that are dead (or error routes when the namespace goes away), fixes the
-// suffix of each finished tnode and resizes it.
+// flush is fib_table_flush: drop the aliases of table tb that are dead
+// (or error routes too when the namespace goes away). The 4.2-rc3 profile
+// also pulls the suffix of every surviving leaf, the seed 003 regression.
 func (t *trie) flush(tb uint32, dead func(*Alias) bool, flushAll bool) int {
+	keep := func(fa *Alias) bool {
+		isDead := fa.Dead || (dead != nil && dead(fa))
+		return fa.Table != tb || (!isDead && !fa.Type.IsError()) || (!flushAll && fa.Type.IsError())
+	}
+	var kept func(pn, n *node)
+	if t.fib.opts.FlushPullsLeafSuffix {
+		kept = t.leafPullSuffix
+	}
+	return t.reverseFlush(keep, kept)
+}
+
+// flushExternal is fib_table_flush_external: drop aliases of other tables.
+func (t *trie) flushExternal(tb uint32) {
+	t.reverseFlush(func(fa *Alias) bool { return fa.Table == tb }, nil)
+}
+
+// reverseFlush is the walk both flushes make: children right to left, each
+// tnode's suffix fixed (update_suffix) and the tnode resized once its
+// children are done; on each leaf the aliases keep refuses are freed, an
+// emptied leaf is unlinked, and kept (if any) is called for a leaf that
+// stays. It returns how many aliases went.
+func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int {
 	c := t.c()
 	pn := &t.kv
 	cindex := uint64(1)
@@ -730,26 +752,24 @@ func (t *trie) flush(tb uint32, dead func(*Alias) bool, flushAll bool) int {
 		}
 		c.FlushLeafVisits++
 		var slen uint8
-		keep := n.leaf[:0]
+		stay := n.leaf[:0]
 		for _, fa := range n.leaf {
-			isDead := fa.Dead || (dead != nil && dead(fa))
-			if fa.Table != tb || (!isDead && !fa.Type.IsError()) ||
-				(!flushAll && fa.Type.IsError()) {
+			if keep(fa) {
 				slen = fa.slen()
-				keep = append(keep, fa)
+				stay = append(stay, fa)
 				continue
 			}
 			c.AliasFrees++
 			found++
 		}
-		clear(n.leaf[len(keep):])
-		n.leaf = keep
+		clear(n.leaf[len(stay):])
+		n.leaf = stay
 		n.slen = slen
 		if len(n.leaf) == 0 {
 			putChildRoot(pn, n.key, nil)
 			c.LeafFrees++
-		} else if t.fib.opts.FlushPullsLeafSuffix {
-			t.leafPullSuffix(pn, n)
+		} else if kept != nil {
+			kept(pn, n)
 		}
 	}
 	return found
