@@ -269,4 +269,3 @@ func (f *FIB) Unmerge() {
 		mainT.flushExternal(TableMain)
 	}
 }
-
