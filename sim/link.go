@@ -164,6 +164,7 @@ func (n *Netns) newDevice(name, kind string) *Device {
 		d.maxMTU = ethMaxMTU
 	case rtnl.KindMacvlan:
 		d.noQueue = true
+		d.maxMTU = ethMaxMTU // macvlan_common_setup
 	case rtnl.KindVxlan:
 		d.noQueue, d.liveAddr = true, true
 		d.maxMTU = ethMaxMTU
