@@ -171,14 +171,6 @@ func trimList(l []int) string {
 	return fmt.Sprint(l)
 }
 
-func firstLines(s string, n int) string {
-	lines := strings.SplitN(s, "\n", n+1)
-	if len(lines) > n {
-		lines = lines[:n]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // firstDiff describes where two texts first differ, with context.
 func firstDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")

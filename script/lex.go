@@ -31,10 +31,8 @@ func joinLines(physical []string) []rawLine {
 			i++
 			s = s[:len(s)-1] + physical[i]
 		}
-		if strings.HasSuffix(s, `\`) {
-			// A continuation at end of input joins an empty line.
-			s = s[:len(s)-1]
-		}
+		// A continuation at end of input joins an empty line.
+		s = strings.TrimSuffix(s, `\`)
 		if c := strings.IndexByte(s, '#'); c >= 0 {
 			s = s[:c]
 		}

@@ -34,7 +34,6 @@ type linkArgs struct {
 	index            int32
 	group            *uint32
 	attrs            rtnl.LinkAttrs
-	masterSet        bool
 	kind             string
 	kindWord         string
 }

@@ -40,7 +40,6 @@ func benchDevCounts(b *testing.B) []int {
 
 type benchNetdev struct {
 	ifindex uint32
-	name    string
 }
 
 var benchSink *benchNetdev
