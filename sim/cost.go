@@ -26,10 +26,7 @@ package sim
 // Costs are virtual nanoseconds per step, from a CostParams (a profile's
 // parameter set). Nothing here reads a clock.
 
-import (
-	"container/heap"
-	"fmt"
-)
+import "fmt"
 
 // CostStep names a kernel step the cost model counts and charges.
 type CostStep uint8
@@ -290,22 +287,52 @@ type costEvent struct {
 	left   int64 // evBarrier: calls of that entry still to make, this one included
 }
 
+// costQueue is a binary min-heap of events by (at, seq), kept by hand so
+// events are not boxed into interfaces.
 type costQueue []costEvent
 
-func (q costQueue) Len() int { return len(q) }
-func (q costQueue) Less(i, j int) bool {
+func (q costQueue) less(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
-func (q costQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *costQueue) Push(x any)   { *q = append(*q, x.(costEvent)) }
-func (q *costQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
+
+func (q *costQueue) push(e costEvent) {
+	*q = append(*q, e)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *costQueue) pop() costEvent {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
 }
 
 // costSim is the state of one SimulateCost run.
@@ -333,7 +360,7 @@ type costSim struct {
 func (s *costSim) push(e costEvent) {
 	e.seq = s.seq
 	s.seq++
-	heap.Push(&s.q, e)
+	s.q.push(e)
 }
 
 func (s *costSim) cur(th int32) *CostRequest {
@@ -378,8 +405,8 @@ func SimulateCost(p CostParams, threads [][]CostWork) (CostResult, error) {
 			s.push(costEvent{at: 0, kind: evLock, thread: int32(i)})
 		}
 	}
-	for s.q.Len() > 0 {
-		e := heap.Pop(&s.q).(costEvent)
+	for len(s.q) > 0 {
+		e := s.q.pop()
 		switch e.kind {
 		case evLock:
 			s.cur(e.thread).Arrive = e.at
