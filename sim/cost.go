@@ -16,8 +16,8 @@ package sim
 //   - rcu_barrier follows kernel/rcu/tree.c: callers take barrier_mutex one
 //     at a time and a caller snapshots barrier_sequence on arrival
 //     (rcu_seq_snap): it needs one whole barrier that started after it
-//     arrived. A caller arriving while no barrier runs starts one (at once,
-//     or when barrier_mutex frees); a caller arriving while a barrier runs
+//     arrived. A caller arriving while no barrier runs or waits to run
+//     starts one at once; a caller arriving while a barrier runs
 //     needs the next one, which the first such caller starts when the running
 //     one ends and every later arrival before that start shares (they find
 //     rcu_seq_done true once they get the mutex: the "EarlyExit" path). Calls
@@ -365,6 +365,25 @@ func (s *costSim) push(e costEvent) {
 
 func (s *costSim) cur(th int32) *CostRequest {
 	return &s.res.Requests[s.first[th]+s.next[th]]
+}
+
+// SplitInOrder deals requests to threads in order: thread t issues a
+// contiguous run of them, the first len(requests)%threads threads one more
+// (the way a script's requests are split over --threads N).
+func SplitInOrder(requests []CostWork, threads int) [][]CostWork {
+	threads = max(threads, 1)
+	out := make([][]CostWork, threads)
+	per, extra := len(requests)/threads, len(requests)%threads
+	i := 0
+	for t := range out {
+		k := per
+		if t < extra {
+			k++
+		}
+		out[t] = requests[i : i+k : i+k]
+		i += k
+	}
+	return out
 }
 
 // SimulateCost runs threads[i] (each a list of requests, issued in order by

@@ -59,11 +59,13 @@ type UnregDev struct {
 //	  last reference is the todo list's (not charged).
 type UnregisterSteps struct {
 	// DeactivateSync: dev_close_many -> dev_deactivate_many calls
-	// synchronize_net (expedited, under RTNL) once per batch. In the
-	// sch_generic.c versions read for this model it ran unconditionally from
-	// the 4.x kernels on (a 2018 change dropped the "all devices in
-	// dismantle" skip) until a later change made it depend on sync_needed
-	// again; the seed's kernel (late 2021) is in the unconditional range.
+	// synchronize_net (expedited, under RTNL) once per batch. The
+	// sch_generic.c versions seen while building this model differ: old
+	// ones skip it when every device is being dismantled (sync_needed from
+	// dev->dismantle), later ones call it unconditionally, and a recent
+	// patch makes it depend on the queues again. The seed's kernel (late
+	// 2021) is taken to be in the unconditional range; that was not checked
+	// against the 5.16 source itself.
 	DeactivateSync bool
 	// DeactivateSyncOnlyIfUp restricts DeactivateSync to batches with a
 	// device that was UP (the newer sync_needed rule depends on the
@@ -175,24 +177,11 @@ func Seed000Devices(n int) []UnregDev {
 // threads in order: thread t issues a contiguous run of them (the first
 // len(devs)%threads threads one more).
 func Seed000OneByOne(st UnregisterSteps, devs []UnregDev, threads int) [][]CostWork {
-	if threads < 1 {
-		threads = 1
+	reqs := make([]CostWork, len(devs))
+	for i := range devs {
+		reqs[i] = UnregisterRequestWork(st, devs[i:i+1])
 	}
-	out := make([][]CostWork, threads)
-	per, extra := len(devs)/threads, len(devs)%threads
-	i := 0
-	for t := range out {
-		k := per
-		if t < extra {
-			k++
-		}
-		out[t] = make([]CostWork, 0, k)
-		for range k {
-			out[t] = append(out[t], UnregisterRequestWork(st, devs[i:i+1]))
-			i++
-		}
-	}
-	return out
+	return SplitInOrder(reqs, threads)
 }
 
 // Seed000Batch deletes devs in one request (group or list: both are one
