@@ -209,6 +209,13 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
 		prologue := []string{"link add i0 type ifb", "link add i1 type ifb", "link add v0 type veth peer name v1",
 			"link add br0 type bridge", "link add mv0 link v0 type macvlan", "link add vx0 type vxlan id 42"}
+		if len(l)%2 == 0 {
+			// Half the scripts start from a running topology: two
+			// bridges with ports, macvlans, everything up.
+			prologue = append(prologue, "link add v2 type veth peer name v3", "link add br1 type bridge",
+				"link set v1 master br0", "link set i0 master br0", "link set v3 master br1", "link set vx0 master br1",
+				"link add mv1 link i1 type macvlan", "link set group 0 up")
+		}
 		return append(prologue, l...)
 	})
 }

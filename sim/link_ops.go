@@ -318,23 +318,24 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 		return rtnl.Errf(unix.EINVAL, "")
 	}
 	a = append(net.HardwareAddr(nil), a[:6]...)
-	switch d.Kind {
-	case rtnl.KindIfb:
+	switch {
+	case d.Kind == rtnl.KindIfb:
 		return rtnl.Errf(unix.EOPNOTSUPP, "")
-	case rtnl.KindBridge:
+	case sameAddr(d.addr, a):
+		// netif_set_mac_address skips ndo_set_mac_address for the
+		// current address, and still marks it as set.
+	case d.Kind == rtnl.KindBridge:
 		if err := n.brSetMACAddress(d, a); err != nil {
 			return err
 		}
-	case rtnl.KindMacvlan:
+	case d.Kind == rtnl.KindMacvlan:
 		if !validEther(a) {
 			return rtnl.Errf(unix.EADDRNOTAVAIL, "")
 		}
-		if !sameAddr(d.addr, a) {
-			if n.macvlanAddrBusy(d, a) {
-				return rtnl.Errf(unix.EADDRINUSE, "")
-			}
-			d.addr = a
+		if n.macvlanAddrBusy(d, a) {
+			return rtnl.Errf(unix.EADDRINUSE, "")
 		}
+		d.addr = a
 	default: // eth_mac_addr
 		if d.Up() && !d.liveAddr {
 			return rtnl.Errf(unix.EBUSY, "")
