@@ -12,9 +12,9 @@ import (
 	"github.com/rtnlsim/rtnlsim/script"
 )
 
-// run applies a script on a fresh target and returns it with the errno
+// applyScript applies a script on a fresh target and returns it with the errno
 // name of every line ("" for success).
-func run(t *testing.T, src string) (*Target, []string) {
+func applyScript(t *testing.T, src string) (*Target, []string) {
 	t.Helper()
 	reqs, err := script.ParseString(src)
 	require.NoError(t, err)
@@ -26,8 +26,8 @@ func run(t *testing.T, src string) (*Target, []string) {
 	return tg, errs
 }
 
-// names lists the links in dump order as "ifindex:name".
-func names(tg *Target) string {
+// ifnames lists the links in dump order as "ifindex:name".
+func ifnames(tg *Target) string {
 	var out []string
 	for _, d := range tg.Netns().Devices() {
 		out = append(out, itoa(int(d.Ifindex))+":"+d.Name)
@@ -36,7 +36,7 @@ func names(tg *Target) string {
 }
 
 func TestLoopback(t *testing.T) {
-	tg, _ := run(t, "")
+	tg, _ := applyScript(t, "")
 	st, err := tg.State(context.Background(), rtnl.Show{Links: true})
 	require.NoError(t, err)
 	require.Len(t, st.Links, 1)
@@ -54,22 +54,22 @@ func TestLoopback(t *testing.T) {
 }
 
 func TestVethPairGoesTogether(t *testing.T) {
-	tg, errs := run(t, "link add v0 type veth peer name v1\nlink add i0 type ifb\nlink del v1\nlink del v0\n")
+	tg, errs := applyScript(t, "link add v0 type veth peer name v1\nlink add i0 type ifb\nlink del v1\nlink del v0\n")
 	require.Equal(t, []string{"", "", "", "ENODEV"}, errs)
-	require.Equal(t, "1:lo 4:i0", names(tg))
+	require.Equal(t, "1:lo 4:i0", ifnames(tg))
 	// The peer registers first; deleting either end takes both.
-	tg, _ = run(t, "link add v0 type veth peer name v1\n")
-	require.Equal(t, "1:lo 2:v1 3:v0", names(tg))
+	tg, _ = applyScript(t, "link add v0 type veth peer name v1\n")
+	require.Equal(t, "1:lo 2:v1 3:v0", ifnames(tg))
 	require.Equal(t, "v1", tg.Netns().ByName("v0").Peer().Name)
 	// An explicit ifindex the peer just took: register_netdevice's
 	// xa_insert says EBUSY, and the peer's ifindex stays used.
-	tg, errs = run(t, "link add i0 type ifb\nlink add v2 index 3 type veth peer name v3\nlink add i1 type ifb\n")
+	tg, errs = applyScript(t, "link add i0 type ifb\nlink add v2 index 3 type veth peer name v3\nlink add i1 type ifb\n")
 	require.Equal(t, []string{"", "EBUSY", ""}, errs)
-	require.Equal(t, "1:lo 2:i0 4:i1", names(tg))
+	require.Equal(t, "1:lo 2:i0 4:i1", ifnames(tg))
 }
 
 func TestBridgeDeleteReleasesPorts(t *testing.T) {
-	tg, errs := run(t, `link add br0 type bridge
+	tg, errs := applyScript(t, `link add br0 type bridge
 link add i0 type ifb
 link add v0 type veth peer name v1
 link set i0 master br0
@@ -79,27 +79,27 @@ link del br0
 `)
 	require.Equal(t, []string{"", "", "", "", "", "", ""}, errs)
 	n := tg.Netns()
-	require.Equal(t, "1:lo 3:i0 4:v1 5:v0", names(tg))
+	require.Equal(t, "1:lo 3:i0 4:v1 5:v0", ifnames(tg))
 	for _, name := range []string{"i0", "v0", "v1"} {
 		require.Nil(t, n.ByName(name).Master(), name)
 	}
 	// A released port can join another bridge.
-	_, errs = run(t, "link add br0 type bridge\nlink add i0 type ifb\nlink set i0 master br0\nlink del br0\nlink add br1 type bridge\nlink set i0 master br1\n")
+	_, errs = applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink set i0 master br0\nlink del br0\nlink add br1 type bridge\nlink set i0 master br1\n")
 	require.Equal(t, []string{"", "", "", "", "", ""}, errs)
 }
 
 func TestBridgePortDeleteLeavesBridge(t *testing.T) {
-	tg, _ := run(t, "link add br0 type bridge\nlink add i0 type ifb\nlink add i1 type ifb\nlink set i0 master br0\nlink set i1 master br0\nlink del i0\n")
+	tg, _ := applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink add i1 type ifb\nlink set i0 master br0\nlink set i1 master br0\nlink del i0\n")
 	br := tg.Netns().ByName("br0")
 	require.Len(t, br.Ports(), 1)
 	require.Equal(t, "i1", br.Ports()[0].Name)
 	require.Equal(t, tg.Netns().ByName("i1").Address(), br.Address(), "the bridge takes its remaining port's address")
-	tg, _ = run(t, "link add br0 type bridge\nlink add i0 type ifb\nlink set i0 master br0\nlink del i0\n")
+	tg, _ = applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink set i0 master br0\nlink del i0\n")
 	require.Equal(t, "00:00:00:00:00:00", tg.Netns().ByName("br0").Address().String(), "no ports: zero address")
 }
 
 func TestMacvlanGoesWithLower(t *testing.T) {
-	tg, errs := run(t, `link add i0 type ifb
+	tg, errs := applyScript(t, `link add i0 type ifb
 link add mv0 link i0 type macvlan
 link add mv1 link mv0 type macvlan
 link add i1 type ifb
@@ -107,21 +107,21 @@ link add mv2 link i1 type macvlan
 link del i0
 `)
 	require.Equal(t, []string{"", "", "", "", "", ""}, errs)
-	require.Equal(t, "1:lo 5:i1 6:mv2", names(tg))
+	require.Equal(t, "1:lo 5:i1 6:mv2", ifnames(tg))
 	// A macvlan on a macvlan sits on the lower's lower.
-	tg, _ = run(t, "link add i0 type ifb\nlink add mv0 link i0 type macvlan\nlink add mv1 link mv0 type macvlan\n")
+	tg, _ = applyScript(t, "link add i0 type ifb\nlink add mv0 link i0 type macvlan\nlink add mv1 link mv0 type macvlan\n")
 	require.Equal(t, "i0", tg.Netns().ByName("mv1").Lower().Name)
 	// Deleting the macvlan alone leaves the lower, which can then be a
 	// bridge port again.
-	_, errs = run(t, "link add br0 type bridge\nlink add i0 type ifb\nlink add mv0 link i0 type macvlan\nlink set i0 master br0\nlink del mv0\nlink set i0 master br0\n")
+	_, errs = applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink add mv0 link i0 type macvlan\nlink set i0 master br0\nlink del mv0\nlink set i0 master br0\n")
 	require.Equal(t, []string{"", "", "", "EBUSY", "", ""}, errs)
 	// A macvlan on a veth goes when the other end of the pair is deleted.
-	tg, _ = run(t, "link add v0 type veth peer name v1\nlink add mv0 link v0 type macvlan\nlink del v1\n")
-	require.Equal(t, "1:lo", names(tg))
+	tg, _ = applyScript(t, "link add v0 type veth peer name v1\nlink add mv0 link v0 type macvlan\nlink del v1\n")
+	require.Equal(t, "1:lo", ifnames(tg))
 }
 
 func TestGroupDelete(t *testing.T) {
-	tg, errs := run(t, `link add i0 group 7 type ifb
+	tg, errs := applyScript(t, `link add i0 group 7 type ifb
 link add i1 type ifb
 link add v0 type veth peer name v1
 link set v0 group 7
@@ -133,30 +133,30 @@ link del group 0
 `)
 	require.Equal(t, []string{"", "", "", "", "", "", "", "ENODEV", "EPERM"}, errs)
 	// v1 (group 0) goes with its peer.
-	require.Equal(t, "1:lo 3:i1", names(tg))
+	require.Equal(t, "1:lo 3:i1", ifnames(tg))
 	// A device without dellink in the group refuses the whole request.
-	tg, errs = run(t, "link add i0 group 7 type ifb\nlink set lo group 7\nlink del group 7\n")
+	tg, errs = applyScript(t, "link add i0 group 7 type ifb\nlink set lo group 7\nlink del group 7\n")
 	require.Equal(t, []string{"", "", "EOPNOTSUPP"}, errs)
-	require.Equal(t, "1:lo 2:i0", names(tg))
+	require.Equal(t, "1:lo 2:i0", ifnames(tg))
 }
 
 func TestListDelete(t *testing.T) {
 	// Duplicates and both ends of a pair are safe.
-	tg, errs := run(t, "link add v0 type veth peer name v1\nlink add i0 type ifb\nlink add i1 type ifb\nlink del list v0 i0 v0 v1 i0\n")
+	tg, errs := applyScript(t, "link add v0 type veth peer name v1\nlink add i0 type ifb\nlink add i1 type ifb\nlink del list v0 i0 v0 v1 i0\n")
 	require.Equal(t, []string{"", "", "", ""}, errs)
-	require.Equal(t, "1:lo 5:i1", names(tg))
+	require.Equal(t, "1:lo 5:i1", ifnames(tg))
 	// One unknown name: ENODEV and nothing deleted.
-	tg, errs = run(t, "link add i0 type ifb\nlink add i1 type ifb\nlink del list i0 nope i1\n")
+	tg, errs = applyScript(t, "link add i0 type ifb\nlink add i1 type ifb\nlink del list i0 nope i1\n")
 	require.Equal(t, []string{"", "", "ENODEV"}, errs)
-	require.Equal(t, "1:lo 2:i0 3:i1", names(tg))
+	require.Equal(t, "1:lo 2:i0 3:i1", ifnames(tg))
 	// The loopback stops the list where it stands.
-	tg, errs = run(t, "link add i0 type ifb\nlink add i1 type ifb\nlink del list i0 lo i1\n")
+	tg, errs = applyScript(t, "link add i0 type ifb\nlink add i1 type ifb\nlink del list i0 lo i1\n")
 	require.Equal(t, []string{"", "", "EOPNOTSUPP"}, errs)
-	require.Equal(t, "1:lo 3:i1", names(tg))
+	require.Equal(t, "1:lo 3:i1", ifnames(tg))
 }
 
 func TestErrnos(t *testing.T) {
-	_, errs := run(t, `link add i0 type ifb
+	_, errs := applyScript(t, `link add i0 type ifb
 link add i0 type ifb
 link add x0 index 2 type ifb
 link add v0 type veth peer name i0
@@ -181,15 +181,15 @@ sysctl net.ipv4.conf.i0.promote_secondaries=1
 }
 
 func TestOperstate(t *testing.T) {
-	tg, _ := run(t, "link add v0 type veth peer name v1\nlink set v0 up\n")
+	tg, _ := applyScript(t, "link add v0 type veth peer name v1\nlink set v0 up\n")
 	v0 := tg.Netns().ByName("v0")
 	require.Equal(t, uint8(ifOperLowerLayerDown), v0.OperState())
 	st, _ := tg.State(context.Background(), rtnl.Show{Links: true})
 	require.Equal(t, []string{"NO-CARRIER", "BROADCAST", "MULTICAST", "UP", "M-DOWN"}, st.Links[2].Flags)
-	tg, _ = run(t, "link add v0 type veth peer name v1\nlink set v0 up\nlink set v1 up\n")
+	tg, _ = applyScript(t, "link add v0 type veth peer name v1\nlink set v0 up\nlink set v1 up\n")
 	require.Equal(t, uint8(ifOperUp), tg.Netns().ByName("v0").OperState())
 	require.Equal(t, "noqueue", tg.Netns().ByName("v0").qdisc)
-	tg, _ = run(t, "link add i0 type ifb\nlink set i0 up\nlink set i0 down\n")
+	tg, _ = applyScript(t, "link add i0 type ifb\nlink set i0 up\nlink set i0 down\n")
 	i0 := tg.Netns().ByName("i0")
 	require.Equal(t, "pfifo_fast", i0.qdisc)
 	require.Equal(t, uint8(ifOperDown), i0.OperState())
@@ -197,8 +197,8 @@ func TestOperstate(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	src := "link add v0 type veth peer name v1\nlink add br0 type bridge\nlink set v0 master br0\nlink add i0 type ifb\n"
-	a, _ := run(t, src)
-	b, _ := run(t, src)
+	a, _ := applyScript(t, src)
+	b, _ := applyScript(t, src)
 	sa, _ := a.State(context.Background(), rtnl.Show{Links: true})
 	sb, _ := b.State(context.Background(), rtnl.Show{Links: true})
 	require.Equal(t, sa, sb)
