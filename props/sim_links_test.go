@@ -39,7 +39,7 @@ import (
 // RTNLSIM_SIM_LINKS_BATCHES sets the number of batches.
 func TestSimLinksMatchKernel(t *testing.T) {
 	requireKernel(t)
-	batches := 64
+	batches := 48
 	if s := os.Getenv("RTNLSIM_SIM_LINKS_BATCHES"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil {
