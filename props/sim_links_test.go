@@ -36,7 +36,8 @@ import (
 // goroutines (each has its own namespace), because the wait for the
 // kernel's deferred linkwatch work dominates. A failure names the shrunk
 // script, which `rtnlsim run --target sim` and `--target kernel` replay.
-// RTNLSIM_SIM_LINKS_BATCHES sets the number of batches.
+// RTNLSIM_SIM_LINKS_BATCHES sets the number of batches,
+// RTNLSIM_SIM_LINKS_MAXLEN the longest script (28 lines after the prologue).
 func TestSimLinksMatchKernel(t *testing.T) {
 	requireKernel(t)
 	batches := 48
@@ -46,6 +47,14 @@ func TestSimLinksMatchKernel(t *testing.T) {
 			t.Fatalf("RTNLSIM_SIM_LINKS_BATCHES: %v", err)
 		}
 		batches = v
+	}
+	maxLen := 28
+	if s := os.Getenv("RTNLSIM_SIM_LINKS_MAXLEN"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 8 {
+			t.Fatalf("RTNLSIM_SIM_LINKS_MAXLEN: want a number >= 8, not %q", s)
+		}
+		maxLen = v
 	}
 	params := gopterParams(t, batches)
 	// The property shrinks a failing script itself (shrinkLinkScript):
@@ -75,7 +84,7 @@ func TestSimLinksMatchKernel(t *testing.T) {
 			}
 		}
 		return ""
-	}, gen.SliceOfN(simLinksBatch, linkScriptGen(8, 28))))
+	}, gen.SliceOfN(simLinksBatch, linkScriptGen(8, maxLen))))
 	report(t, props)
 	t.Logf("%d scripts run on both targets; requests and errnos seen: %v", scripts, seen)
 }
