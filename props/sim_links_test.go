@@ -124,7 +124,7 @@ func linkAddLine(r *rand.Rand) string {
 	case 7, 8:
 		name = pick(r, []string{"mv0", "mv1"})
 		pre = " link " + pick(r, simLowers)
-		kindPart = "type macvlan" + pick(r, []string{"", " mode bridge", " mode private", " mode vepa"})
+		kindPart = "type macvlan" + pick(r, []string{"", " mode bridge", " mode private", " mode vepa", " mode passthru", " mode source"})
 	case 9:
 		name, kindPart = pick(r, []string{"vx0", "vx1"}), "type vxlan id "+pick(r, []string{"42", "42", "7"})+pick(r, []string{"", " dstport 4789"})
 	case 10:

@@ -43,6 +43,9 @@ type Device struct {
 	// macvlan: the real lower device; on a lower, its macvlans
 	lower *Device
 	vlans []*Device
+	// macvlan: mode passthru; on a lower, a passthru macvlan holds the port
+	macvlanPassthru bool
+	passthruPort    bool
 	// vxlan
 	vni     uint32
 	dstPort uint16

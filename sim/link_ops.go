@@ -198,9 +198,22 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 			return rtnl.Errf(unix.EBUSY, "") // the bridge holds the rx handler
 		}
 	}
+	// Only one macvlan on a passthru port, and a passthru macvlan only
+	// on a port without others; it takes the lower's address.
+	if lower.passthruPort {
+		return rtnl.Errf(unix.EINVAL, "")
+	}
+	if op.MacvlanMode == "passthru" {
+		if len(lower.vlans) > 0 {
+			return rtnl.Errf(unix.EINVAL, "")
+		}
+		d.macvlanPassthru = true
+		d.addr = append(net.HardwareAddr(nil), lower.addr...)
+	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
 		return err
 	}
+	lower.passthruPort = d.macvlanPassthru
 	d.lower = lower
 	lower.vlans = append(lower.vlans, d)
 	if lower.carrier {
@@ -237,7 +250,7 @@ func (n *Netns) open(d *Device) error {
 	}
 	switch d.Kind {
 	case rtnl.KindMacvlan:
-		if n.macvlanAddrBusy(d, d.addr) {
+		if !d.macvlanPassthru && n.macvlanAddrBusy(d, d.addr) {
 			return rtnl.Errf(unix.EADDRINUSE, "")
 		}
 	case rtnl.KindVeth:
@@ -331,6 +344,15 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 	case d.Kind == rtnl.KindMacvlan:
 		if !validEther(a) {
 			return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+		}
+		if d.macvlanPassthru && d.lower != nil {
+			// The lower's address changes, and the macvlan follows
+			// it (NETDEV_CHANGEADDR of a passthru port).
+			if err := n.setAddress(d.lower, a); err != nil {
+				return err
+			}
+			d.addr = append(net.HardwareAddr(nil), d.lower.addr...)
+			break
 		}
 		if n.macvlanAddrBusy(d, a) {
 			return rtnl.Errf(unix.EADDRINUSE, "")
@@ -501,6 +523,9 @@ func (n *Netns) unregisterMany(list []*Device) {
 			list = append(list, n.dellinkList(v)...)
 		}
 		if l := d.lower; l != nil {
+			if d.macvlanPassthru {
+				l.passthruPort = false
+			}
 			for j, v := range l.vlans {
 				if v == d {
 					l.vlans = append(l.vlans[:j], l.vlans[j+1:]...)

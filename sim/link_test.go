@@ -120,6 +120,20 @@ link del i0
 	require.Equal(t, "1:lo", ifnames(tg))
 }
 
+func TestMacvlanPassthru(t *testing.T) {
+	tg, errs := applyScript(t, `link add v0 type veth peer name v1
+link add mv0 link v0 type macvlan mode passthru
+link add mv1 link v0 type macvlan
+link set mv0 address 02:00:00:00:00:07
+link set mv0 up
+link del mv0
+link add mv1 link v0 type macvlan
+link add mv2 link v0 type macvlan mode passthru
+`)
+	require.Equal(t, []string{"", "", "EINVAL", "", "", "", "", "EINVAL"}, errs)
+	require.Equal(t, "02:00:00:00:00:07", tg.Netns().ByName("v0").Address().String(), "the passthru macvlan sets its lower's address")
+}
+
 func TestGroupDelete(t *testing.T) {
 	tg, errs := applyScript(t, `link add i0 group 7 type ifb
 link add i1 type ifb

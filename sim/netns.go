@@ -301,6 +301,12 @@ func (n *Netns) notifyChangeAddr(d *Device) {
 	if br := d.master; br != nil {
 		n.brRecalculateID(br)
 	}
+	// A passthru macvlan takes its lower's new address.
+	if d.passthruPort {
+		for _, v := range d.vlans {
+			v.addr = append(net.HardwareAddr(nil), d.addr...)
+		}
+	}
 }
 
 // macvlanTransfer is macvlan_device_event for NETDEV_UP, NETDEV_DOWN and
