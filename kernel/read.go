@@ -14,9 +14,10 @@ import (
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
-// Messages are decoded in two layers: rtnetlink's types for the fixed
-// header, and a raw attribute table, because `ip -j` prints a field when
-// the kernel sent the attribute, which a decoded zero value cannot tell.
+// Messages are read in two layers: the fixed header (into rtnetlink's
+// message types where they fit) and a raw attribute table, because `ip -j`
+// prints a field when the kernel sent the attribute, which a decoded zero
+// value cannot tell.
 
 type attrTable map[uint16][]byte
 
@@ -103,12 +104,9 @@ func parseAddr(m netlink.Message) (addrMsg, bool) {
 	if m.Header.Type != unix.RTM_NEWADDR && m.Header.Type != unix.RTM_DELADDR {
 		return addrMsg{}, false
 	}
-	var am rtnetlink.AddressMessage
 	if len(m.Data) < unix.SizeofIfAddrmsg {
 		return addrMsg{}, false
 	}
-	// rtnetlink decodes the header; attributes come from the raw table.
-	_ = am.UnmarshalBinary(m.Data)
 	a := addrMsg{
 		family: m.Data[0], prefixlen: m.Data[1], flags: m.Data[2], scope: m.Data[3],
 		index: nativeEndian.Uint32(m.Data[4:8]),

@@ -197,8 +197,8 @@ func FamilyName(f int) string {
 	return "?"
 }
 
-// AddrFlagsInto sets the addr_info flag fields from IFA_F_* bits in
-// print_ifa_flags' order; bits it does not know go to IfaFlags in hex.
+// SetFlags sets the addr_info flag fields from IFA_F_* bits as
+// print_ifa_flags does; bits it does not know go to IfaFlags in hex.
 func (a *AddrInfo) SetFlags(family int, flags uint32) {
 	if flags&unix.IFA_F_SECONDARY != 0 {
 		if family == unix.AF_INET6 {
