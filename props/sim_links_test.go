@@ -355,7 +355,9 @@ func orOK(s string) string {
 // appearance, with the fixed addresses (and zero) as fixed points. A
 // bridge's address follows the lowest port address, which depends on the
 // random values themselves, so for bridges only the class is compared:
-// zero, a fixed address (equal), or a random one.
+// zero, a fixed address (equal), or a random one; so is any address that
+// is a bridge's random address on either side (the port it came from, a
+// passthru macvlan on the bridge), which stays out of the renaming.
 func sameLinks(simL, kernL []rtnl.Link, fixed []string, isBridge func(string) bool) string {
 	if len(simL) != len(kernL) {
 		return fmt.Sprintf("links differ in number: sim %d, kernel %d\nsim:    %s\nkernel: %s", len(simL), len(kernL), linkNames(simL), linkNames(kernL))
@@ -363,6 +365,19 @@ func sameLinks(simL, kernL []rtnl.Link, fixed []string, isBridge func(string) bo
 	isFixed := map[string]bool{"00:00:00:00:00:00": true}
 	for _, f := range fixed {
 		isFixed[f] = true
+	}
+	// Addresses that are a bridge's random address on either side (a
+	// passthru macvlan on a bridge takes it too) compare by class.
+	simBr, kernBr := map[string]bool{}, map[string]bool{}
+	for i := range simL {
+		if i < len(kernL) && isBridge(simL[i].Ifname) {
+			if !isFixed[simL[i].Address] {
+				simBr[simL[i].Address] = true
+			}
+			if !isFixed[kernL[i].Address] {
+				kernBr[kernL[i].Address] = true
+			}
+		}
 	}
 	s2k, k2s := map[string]string{}, map[string]string{}
 	for i := range simL {
@@ -379,8 +394,8 @@ func sameLinks(simL, kernL []rtnl.Link, fixed []string, isBridge func(string) bo
 				}
 				continue
 			}
-			if isBridge(a.Ifname) && a.Address == sa {
-				continue // class compared above: both random
+			if simBr[sa] || kernBr[ka] {
+				continue // class compared: both random, one a bridge's
 			}
 			if m, ok := s2k[sa]; ok && m != ka {
 				return fmt.Sprintf("link %s: sim address %s maps to kernel %s before, now %s", a.Ifname, sa, m, ka)

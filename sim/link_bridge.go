@@ -151,9 +151,12 @@ func (n *Netns) brAddIf(br, d *Device) error {
 	d.master = br
 	d.portEnabled = false
 	br.ports = append([]*Device{d}, br.ports...)
-	n.brRecalculateID(br)
+	changed := n.brRecalculateID(br)
 	if d.Up() && d.operUp() && br.Up() {
 		n.brEnablePort(br, d)
+	}
+	if changed {
+		n.notifyChangeAddr(br)
 	}
 	n.brMTUAutoAdjust(br)
 	return nil
@@ -171,8 +174,10 @@ func (n *Netns) brDelIf(br, d *Device) {
 	}
 	d.master = nil
 	d.portEnabled = false
-	n.brRecalculateID(br)
 	n.brMTUAutoAdjust(br)
+	if n.brRecalculateID(br) {
+		n.notifyChangeAddr(br)
+	}
 }
 
 // brSetMACAddress is br_set_mac_address.

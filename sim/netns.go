@@ -298,8 +298,8 @@ func (n *Netns) notifyChangeMTU(d *Device) {
 
 // notifyChangeAddr is NETDEV_CHANGEADDR.
 func (n *Netns) notifyChangeAddr(d *Device) {
-	if br := d.master; br != nil {
-		n.brRecalculateID(br)
+	if br := d.master; br != nil && n.brRecalculateID(br) {
+		n.notifyChangeAddr(br)
 	}
 	// A passthru macvlan takes its lower's new address.
 	if d.passthruPort {
