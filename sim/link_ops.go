@@ -248,6 +248,12 @@ func (n *Netns) open(d *Device) error {
 	if d.Up() {
 		return nil
 	}
+	// ndo_validate_addr (eth_validate_addr) before ndo_open: a passthru
+	// macvlan that took a bridge's zero address cannot come up. (The
+	// bridge itself has no ndo_validate_addr: it comes up with it.)
+	if d.Kind != "" && d.Kind != rtnl.KindBridge && !validEther(d.addr) {
+		return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+	}
 	switch d.Kind {
 	case rtnl.KindMacvlan:
 		if !d.macvlanPassthru && n.macvlanAddrBusy(d, d.addr) {

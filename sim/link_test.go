@@ -132,6 +132,10 @@ link add mv2 link v0 type macvlan mode passthru
 `)
 	require.Equal(t, []string{"", "", "EINVAL", "", "", "", "", "EINVAL"}, errs)
 	require.Equal(t, "02:00:00:00:00:07", tg.Netns().ByName("v0").Address().String(), "the passthru macvlan sets its lower's address")
+	// A bridge left without ports has the zero address: it still comes
+	// up, a passthru macvlan that takes it does not.
+	_, errs = applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink set i0 master br0\nlink del i0\nlink set br0 up\nlink add mv0 up link br0 type macvlan mode passthru\n")
+	require.Equal(t, []string{"", "", "", "", "", "EADDRNOTAVAIL"}, errs)
 }
 
 func TestGroupDelete(t *testing.T) {
