@@ -15,6 +15,7 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/rtnlsim/rtnlsim/internal/compare"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -29,13 +30,13 @@ import (
 // target and a fresh kernel target, and must give the same errno for every
 // line and the same links: ifindex, name, flags, operstate, mtu, group,
 // master, link, qdisc, txqlen, link type, broadcast, dump order, and MAC
-// addresses up to a consistent renaming (see sameLinks). dummy is left out:
+// addresses up to a consistent renaming (see compare.Links). dummy is left out:
 // this kernel has no dummy module.
 //
 // Each gopter case is a batch of scripts run on kernel targets in parallel
 // goroutines (each has its own namespace), because the wait for the
 // kernel's deferred linkwatch work dominates. A failure names the shrunk
-// script, which `rtnlsim run --target sim` and `--target kernel` replay.
+// script, which `rtnlsim diff FILE` replays.
 // RTNLSIM_SIM_LINKS_BATCHES sets the number of batches,
 // RTNLSIM_SIM_LINKS_MAXLEN the longest script (28 lines after the prologue).
 func TestSimLinksMatchKernel(t *testing.T) {
@@ -247,7 +248,7 @@ func shrinkLinkScript(lines []string, failure string, seen map[string]int, mu *s
 func simLinksCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 	src := strings.Join(lines, "\n") + "\n"
 	fail := func(msg string) string {
-		return fmt.Sprintf("%s\nscript (replay with rtnlsim run --target sim|kernel --show links FILE):\n%s", msg, src)
+		return fmt.Sprintf("%s\nscript (replay: rtnlsim diff FILE):\n%s", msg, src)
 	}
 	reqs, err := script.ParseString(src)
 	if err != nil {
@@ -296,13 +297,13 @@ func simLinksCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 		}
 	}
 	mu.Unlock()
-	if d := diffErrnos(simRes.Errors, kRes.Errors); d != "" {
+	if d := compare.Errnos(simRes.Errors, kRes.Errors); d != "" {
 		return fail(d)
 	}
 	// Linkwatch may still be pending on the kernel after the settle wait:
 	// read again a few times before calling a difference.
 	for attempt := 0; ; attempt++ {
-		d := sameLinks(simRes.Links, kRes.Links, simFixedMACs, func(name string) bool {
+		d := compare.Links(simRes.Links, kRes.Links, simFixedMACs, func(name string) bool {
 			d := st.Netns().ByName(name)
 			return d != nil && d.Kind == rtnl.KindBridge
 		})
@@ -317,118 +318,6 @@ func simLinksCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 			return fail("kernel: " + err.Error())
 		}
 	}
-}
-
-func diffErrnos(sim, kern []rtnl.LineError) string {
-	s := map[int]string{}
-	k := map[int]string{}
-	lines := map[int]string{}
-	for _, e := range sim {
-		s[e.Line] = e.Errno
-		lines[e.Line] = e.Request
-	}
-	for _, e := range kern {
-		k[e.Line] = e.Errno
-		lines[e.Line] = e.Request
-	}
-	var b strings.Builder
-	for ln := 1; ln <= 1000; ln++ {
-		if s[ln] != k[ln] {
-			fmt.Fprintf(&b, "line %d %q: sim %q, kernel %q\n", ln, lines[ln], orOK(s[ln]), orOK(k[ln]))
-		}
-	}
-	if b.Len() > 0 {
-		return "errnos differ:\n" + b.String()
-	}
-	return ""
-}
-
-func orOK(s string) string {
-	if s == "" {
-		return "ok"
-	}
-	return s
-}
-
-// sameLinks compares two link lists field for field. MAC addresses the
-// kernel picks at random compare up to a bijection built in order of
-// appearance, with the fixed addresses (and zero) as fixed points. A
-// bridge's address follows the lowest port address, which depends on the
-// random values themselves, so for bridges only the class is compared:
-// zero, a fixed address (equal), or a random one; so is any address that
-// is a bridge's random address on either side (the port it came from, a
-// passthru macvlan on the bridge), which stays out of the renaming.
-func sameLinks(simL, kernL []rtnl.Link, fixed []string, isBridge func(string) bool) string {
-	if len(simL) != len(kernL) {
-		return fmt.Sprintf("links differ in number: sim %d, kernel %d\nsim:    %s\nkernel: %s", len(simL), len(kernL), linkNames(simL), linkNames(kernL))
-	}
-	isFixed := map[string]bool{"00:00:00:00:00:00": true}
-	for _, f := range fixed {
-		isFixed[f] = true
-	}
-	// Addresses that are a bridge's random address on either side (a
-	// passthru macvlan on a bridge takes it too) compare by class.
-	simBr, kernBr := map[string]bool{}, map[string]bool{}
-	for i := range simL {
-		if i < len(kernL) && isBridge(simL[i].Ifname) {
-			if !isFixed[simL[i].Address] {
-				simBr[simL[i].Address] = true
-			}
-			if !isFixed[kernL[i].Address] {
-				kernBr[kernL[i].Address] = true
-			}
-		}
-	}
-	s2k, k2s := map[string]string{}, map[string]string{}
-	for i := range simL {
-		a, b := simL[i], kernL[i]
-		as, bs := linkKey(a), linkKey(b)
-		if as != bs {
-			return fmt.Sprintf("link %d differs:\nsim:    %s\nkernel: %s", i, as, bs)
-		}
-		for _, pair := range [][2]string{{a.Address, b.Address}, {a.Broadcast, b.Broadcast}} {
-			sa, ka := pair[0], pair[1]
-			if isFixed[sa] || isFixed[ka] || a.LinkType != "ether" {
-				if sa != ka {
-					return fmt.Sprintf("link %s: address sim %s, kernel %s", a.Ifname, sa, ka)
-				}
-				continue
-			}
-			if simBr[sa] || kernBr[ka] {
-				continue // class compared: both random, one a bridge's
-			}
-			if m, ok := s2k[sa]; ok && m != ka {
-				return fmt.Sprintf("link %s: sim address %s maps to kernel %s before, now %s", a.Ifname, sa, m, ka)
-			}
-			if m, ok := k2s[ka]; ok && m != sa {
-				return fmt.Sprintf("link %s: kernel address %s maps to sim %s before, now %s", a.Ifname, ka, m, sa)
-			}
-			s2k[sa], k2s[ka] = ka, sa
-		}
-	}
-	return ""
-}
-
-func linkNames(ls []rtnl.Link) string {
-	var out []string
-	for _, l := range ls {
-		out = append(out, fmt.Sprintf("%d:%s", l.Ifindex, l.Ifname))
-	}
-	return strings.Join(out, " ")
-}
-
-// linkKey is every compared field but the addresses.
-func linkKey(l rtnl.Link) string {
-	peer := "-"
-	if l.LinkPeer != nil {
-		peer = *l.LinkPeer
-	}
-	q := -1
-	if l.Txqlen != nil {
-		q = *l.Txqlen
-	}
-	return fmt.Sprintf("%d: %s@%s <%s> mtu %d qdisc %s master %q state %s mode %s group %s qlen %d link/%s",
-		l.Ifindex, l.Ifname, peer, strings.Join(l.Flags, ","), l.MTU, l.Qdisc, l.Master, l.Operstate, l.Linkmode, l.Group, q, l.LinkType)
 }
 
 // TestSimLinksReplay runs the script named by RTNLSIM_SIM_LINKS_SCRIPT on

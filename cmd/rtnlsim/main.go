@@ -43,7 +43,8 @@ resulting links, addresses, routes, FIB trie and notifications in the shape
 Targets:
   kernel  a fresh network namespace of this machine (needs root); nothing
           outside that namespace is touched
-  sim     the model (not built yet)`,
+  sim     the model: link requests today (addresses, routes and
+          notifications come with later issues)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

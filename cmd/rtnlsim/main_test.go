@@ -28,11 +28,36 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) 
 	return out.String(), errb.String(), err
 }
 
-func TestSimTargetNotBuiltYet(t *testing.T) {
-	_, _, err := runCLI(t, "link add x0 type ifb\n", "run", "--target", "sim", "-")
-	require.ErrorIs(t, err, errNoSim)
-	_, _, err = runCLI(t, "link add x0 type ifb\n", "diff", "-")
-	require.ErrorIs(t, err, errNoSim)
+func TestSimTarget(t *testing.T) {
+	out, _, err := runCLI(t, "link add x0 type ifb\nlink set x0 up\nlink add x0 type ifb\n",
+		"run", "--target", "sim", "--format", "json", "--show", "links", "-")
+	require.NoError(t, err)
+	require.Contains(t, out, `"ifname":"x0"`)
+	require.Contains(t, out, `"errno":"EEXIST"`)
+	// What the model does not cover stops the run with a clear error, not
+	// with an errno the kernel would not give.
+	_, _, err = runCLI(t, "link add x0 type ifb\naddr add 10.0.0.1/24 dev x0\n", "run", "--target", "sim", "-")
+	require.ErrorContains(t, err, "not modelled yet")
+	_, _, err = runCLI(t, "link add x0 type ifb\n", "diff", "--show", "links,routes", "-")
+	require.ErrorContains(t, err, "links only")
+}
+
+// rtnlsim diff agrees on a link script the model covers, and exits 1 with
+// the difference when the kernel refuses what the model accepts (a dummy
+// device: this kernel has no dummy module).
+func TestDiff(t *testing.T) {
+	if _, err := kernel.New(kernel.Options{}); err != nil {
+		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	out, _, err := runCLI(t, "link add v0 type veth peer name v1\nlink add br0 type bridge\nlink set v0 master br0\nlink set v0 up\nlink set v1 up\nlink set br0 up\nlink add v0 type ifb\n", "diff", "-")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "agree")
+	out, _, err = runCLI(t, "link add d0 type dummy\n", "diff", "-")
+	require.Equal(t, exitError{1}, err)
+	require.Contains(t, out, `line 1 "link add d0 type dummy": sim "ok", kernel "EOPNOTSUPP"`)
 }
 
 func TestBadScriptNamesLines(t *testing.T) {

@@ -15,10 +15,8 @@ import (
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
-
-// errNoSim is what --target sim says until the model exists.
-var errNoSim = fmt.Errorf("the sim target is not built yet: only --target kernel works in this version")
 
 type runFlags struct {
 	target string
@@ -82,7 +80,7 @@ func openTarget(name string) (rtnl.Target, error) {
 	case "kernel":
 		return kernel.New(kernel.Options{})
 	case "sim":
-		return nil, errNoSim
+		return sim.New(sim.Options{}), nil
 	}
 	return nil, fmt.Errorf("unknown --target %q: use kernel or sim", name)
 }
