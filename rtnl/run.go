@@ -20,6 +20,9 @@ type Result struct {
 	State
 	Events []Event
 	Errors []LineError
+	// Cost is the target's virtual-time account, when it keeps one (the
+	// sim) and show.Cost asks for it; the caller fills it in.
+	Cost any
 }
 
 // Run applies every request in order, continuing past failures as
@@ -101,6 +104,7 @@ func (r Result) JSON(show Show) ([]byte, error) {
 		{show.FibTrie, "fibtrie", r.FibTrie},
 		{show.FibTrie, "fibtriestat", r.FibTrieStat},
 		{show.Events, "events", orEmpty(len(r.Events), r.Events)},
+		{show.Cost, "cost", r.Cost},
 		{true, "errors", orEmpty(len(r.Errors), r.Errors)},
 	} {
 		if f.on {

@@ -24,6 +24,9 @@ type Netns struct {
 	rng     *rand.Rand
 	nextSeq uint64
 	lo      *Device
+	// unregistered is the batch the current request unregistered, as the
+	// cost model sees it (read and reset by Target.Apply).
+	unregistered []UnregDev
 }
 
 func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions) *Netns {
@@ -136,6 +139,9 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 // unlist is the bookkeeping half of unregistering: the device leaves the
 // index, the list, the name table and the linkwatch queue.
 func (n *Netns) unlist(d *Device) {
+	// An UP device also holds an IPv6 link-local address on the kernel,
+	// which its close removes.
+	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.Ifindex), Up: d.Up(), IPv6LLA: d.Up()})
 	n.index.Unlist(d.Ifindex)
 	for i, x := range n.devs {
 		if x == d {

@@ -20,6 +20,12 @@ type Options struct {
 	// Index is the netdev index era; the zero value is NetdevIndexSince69,
 	// the kernel of this machine (6.18).
 	Index NetdevIndexOptions
+	// Cost prices the kernel's steps in virtual ns; the zero value takes
+	// the seed 000 fit (FitSeed000), the only calibrated set so far.
+	Cost *CostParams
+	// Unregister is the batch structure of unregister_netdevice_many; the
+	// zero value is UnregisterStepsV618.
+	Unregister *UnregisterSteps
 }
 
 // Target is the model as an rtnl.Target. It has no global state; a Target
@@ -31,6 +37,9 @@ type Target struct {
 	// language grows netns operations.
 	namespaces map[string]*Netns
 	closed     bool
+	// work is what each applied request cost, in order, for the cost
+	// model: an unregister batch or a plain request.
+	work []CostWork
 }
 
 // New makes a sim target with one namespace holding its loopback.
@@ -88,7 +97,35 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	}
 	// The kernel's deferred linkwatch work, run to completion.
 	n.runLinkwatch()
+	t.work = append(t.work, t.requestWork(n))
 	return err
+}
+
+// requestWork is the cost of the request just applied: the batch it
+// unregistered (UnregisterRequestWork), or one plain request. Notifications
+// of other requests are not priced yet.
+func (t *Target) requestWork(n *Netns) CostWork {
+	batch := n.unregistered
+	n.unregistered = nil
+	steps := UnregisterStepsV618
+	if t.opts.Unregister != nil {
+		steps = *t.opts.Unregister
+	}
+	return UnregisterRequestWork(steps, batch)
+}
+
+// Cost runs the requests applied so far through the cost engine, split in
+// order over threads user threads (as `--threads N`).
+func (t *Target) Cost(threads int) (CostResult, error) {
+	p := t.opts.Cost
+	if p == nil {
+		fit, err := FitSeed000(Seed000DefaultFit)
+		if err != nil {
+			return CostResult{}, err
+		}
+		p = &fit
+	}
+	return SimulateCost(*p, SplitInOrder(t.work, threads))
 }
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has

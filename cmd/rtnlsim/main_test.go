@@ -155,3 +155,28 @@ func refusedLines(stderr string) []int {
 	}
 	return out
 }
+
+// --show cost on the sim prices the script's own requests: one-by-one
+// deletes pay a barrier each, and --threads overlaps them.
+func TestSimCost(t *testing.T) {
+	src := "link add x1 type ifb\nlink add x2 type ifb\nlink set x1 up\nlink set x2 up\nlink del x1\nlink del x2\n"
+	out, _, err := runCLI(t, src, "run", "--target", "sim", "--show", "cost", "--format", "json", "-")
+	require.NoError(t, err)
+	var got struct {
+		Cost struct {
+			Threads   int   `json:"threads"`
+			VirtualNs int64 `json:"virtual_ns"`
+			Counters  struct {
+				RCUBarrier int `json:"rcu_barrier"`
+			} `json:"counters"`
+		} `json:"cost"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Equal(t, 2, got.Cost.Counters.RCUBarrier)
+	require.Positive(t, got.Cost.VirtualNs)
+	text, _, err := runCLI(t, src, "run", "--target", "sim", "--show", "cost", "--threads", "2", "-")
+	require.NoError(t, err)
+	require.Contains(t, text, "on 2 thread(s)")
+	_, _, err = runCLI(t, src, "run", "--target", "kernel", "--show", "cost", "-")
+	require.ErrorContains(t, err, "--target sim")
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -19,9 +20,10 @@ import (
 )
 
 type runFlags struct {
-	target string
-	show   string
-	format string
+	target  string
+	show    string
+	format  string
+	threads int
 }
 
 func newRunCmd() *cobra.Command {
@@ -55,14 +57,32 @@ were refused, 1 when the script does not parse, 2 on other failures.`,
 				return err
 			}
 			defer tg.Close()
-			if show.Cost {
-				return fmt.Errorf("--show cost: the %s target has no virtual cost; cost comes with the sim target", f.target)
+			st, isSim := tg.(*sim.Target)
+			if show.Cost && !isSim {
+				return fmt.Errorf("--show cost: the %s target has no virtual cost; use --target sim", f.target)
+			}
+			if f.threads < 1 {
+				return fmt.Errorf("--threads must be at least 1")
 			}
 			res, err := rtnl.Run(cmd.Context(), tg, reqs, show, progress(cmd.ErrOrStderr(), len(reqs)))
 			if err != nil {
 				return err
 			}
-			return writeResult(cmd.OutOrStdout(), res, show, f.format)
+			var cost *sim.CostResult
+			if show.Cost {
+				c, err := st.Cost(f.threads)
+				if err != nil {
+					return err
+				}
+				cost, res.Cost = &c, costJSON{Threads: f.threads, CostResult: c}
+			}
+			if err := writeResult(cmd.OutOrStdout(), res, show, f.format); err != nil {
+				return err
+			}
+			if cost != nil && f.format == "text" {
+				writeCostText(cmd.OutOrStdout(), reqs, *cost, f.threads)
+			}
+			return nil
 		},
 	}
 	addRunFlags(cmd, &f)
@@ -73,7 +93,36 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.target, "target", "kernel", "where to run: kernel (a fresh network namespace) or sim (the model)")
 	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
+	cmd.Flags().IntVar(&f.threads, "threads", 1, "sim cost: split the requests, in order, over N user threads")
 }
+
+// costJSON is the "cost" object of --format json.
+type costJSON struct {
+	Threads int `json:"threads"`
+	sim.CostResult
+}
+
+// writeCostText prints each request's virtual cost and the totals.
+func writeCostText(w io.Writer, reqs []rtnl.Request, c sim.CostResult, threads int) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "line\tthread\tlock wait\tlocked\tunlocked\tend\t request\n")
+	for i, r := range c.Requests {
+		text := ""
+		line := 0
+		if i < len(reqs) {
+			text, line = reqs[i].Text, reqs[i].Line
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t %s\n", line, r.Thread, ms(r.LockWait), ms(r.Locked), ms(r.Unlocked), ms(r.End), text)
+	}
+	tw.Flush()
+	k := c.Counters
+	fmt.Fprintf(w, "total %s virtual on %d thread(s); rtnl_lock held %s\n", ms(c.VirtualNs), threads, ms(c.LockHeldNs))
+	fmt.Fprintf(w, "requests %d, rcu_barrier %d (run %d), synchronize_net %d, expedited %d, unregistered devices %d, notifier calls %d, notifications %d\n",
+		k.Request, k.RCUBarrier, k.RCUBarrierExecuted, k.SynchronizeNet, k.SynchronizeNetExpedited, k.UnregisterDevice, k.NotifierCall, k.Notification)
+	fmt.Fprintln(w, "(prices: the seed 000 fit, 2021 hardware; see README)")
+}
+
+func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
 
 func openTarget(name string) (rtnl.Target, error) {
 	switch name {
