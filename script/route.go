@@ -160,30 +160,21 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			}
 			r.Dev = n
 		case ok && k.id == "table":
-			v, err := p.named("table", tables)
+			v, err := p.namedOnce("table", tables, once)
 			if err != nil {
-				return r, err
-			}
-			if err := once("table", p.w[p.i-1]); err != nil {
 				return r, err
 			}
 			r.Table = uint32(v)
 		case ok && k.id == "proto":
-			v, err := p.named("proto", protos)
+			v, err := p.namedOnce("proto", protos, once)
 			if err != nil {
-				return r, err
-			}
-			if err := once("proto", p.w[p.i-1]); err != nil {
 				return r, err
 			}
 			pr := uint8(v)
 			r.Proto = &pr
 		case ok && k.id == "scope":
-			v, err := p.named("scope", scopes)
+			v, err := p.namedOnce("scope", scopes, once)
 			if err != nil {
-				return r, err
-			}
-			if err := once("scope", p.w[p.i-1]); err != nil {
 				return r, err
 			}
 			sc := uint8(v)
@@ -339,11 +330,8 @@ func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 			}
 			op.Table = uint32(v)
 		case ok && k.id == "proto":
-			v, err := p.named("proto", protos)
+			v, err := p.namedOnce("proto", protos, once)
 			if err != nil {
-				return nil, err
-			}
-			if err := once("proto", p.w[p.i-1]); err != nil {
 				return nil, err
 			}
 			pr := uint8(v)

@@ -196,6 +196,16 @@ func (p *words) number(kw string, min, max uint64) (uint64, *LineError) {
 	return v, nil
 }
 
+// namedOnce is named for a keyword that may appear once: once records it
+// (and refuses a second time, as iproute2's duparg does).
+func (p *words) namedOnce(kw string, t *nameTable, once func(kw, val string) *LineError) (uint64, *LineError) {
+	v, err := p.named(kw, t)
+	if err != nil {
+		return 0, err
+	}
+	return v, once(kw, p.w[p.i-1])
+}
+
 // named takes a value of a name table after keyword kw.
 func (p *words) named(kw string, t *nameTable) (uint64, *LineError) {
 	s, err := p.arg(kw)
