@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -504,7 +505,7 @@ func (t *Target) sysctl(op rtnl.Sysctl) error {
 	}
 	if err := t.ns.writeSysctl(p, op.Value); err != nil {
 		var errno unix.Errno
-		if ok := asErrno(err, &errno); ok {
+		if errors.As(err, &errno) {
 			return &rtnl.Error{Errno: errno, Msg: "sysctl " + op.Key}
 		}
 		return err

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -449,5 +448,3 @@ func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 	}
 	return ev, true
 }
-
-func asErrno(err error, errno *unix.Errno) bool { return errors.As(err, errno) }

@@ -80,7 +80,7 @@ func newTarget(opts Options, fresh bool) (*Target, error) {
 	if err != nil {
 		return fail(fmt.Errorf("kernel target: event socket: %w", err))
 	}
-	t.req, err = netlink.Dial(unix.NETLINK_ROUTE, &netlink.Config{NetNS: ns.fd, Strict: false})
+	t.req, err = netlink.Dial(unix.NETLINK_ROUTE, &netlink.Config{NetNS: ns.fd})
 	if err != nil {
 		return fail(fmt.Errorf("kernel target: request socket: %w", err))
 	}

@@ -60,3 +60,21 @@ func (r Route) Header(del bool) (RouteHeader, error) {
 	}
 	return h, nil
 }
+
+// RouteOf is the Route of a route add, del, replace, append or prepend;
+// ok is false for any other Op.
+func RouteOf(op Op) (r Route, ok bool) {
+	switch o := op.(type) {
+	case RouteAdd:
+		return o.Route, true
+	case RouteDel:
+		return o.Route, true
+	case RouteReplace:
+		return o.Route, true
+	case RouteAppend:
+		return o.Route, true
+	case RoutePrepend:
+		return o.Route, true
+	}
+	return Route{}, false
+}

@@ -62,14 +62,8 @@ func validLabel(s string) bool {
 func parseAddrArgs(p *words) (rtnl.Addr, *LineError) {
 	var a rtnl.Addr
 	var localWord, peerWord, brdWord string
-	seen := map[string]bool{}
-	once := func(kw, val string) *LineError {
-		if seen[kw] {
-			return dup(kw, val)
-		}
-		seen[kw] = true
-		return nil
-	}
+	seen := keywords{}
+	once := seen.once
 	for p.more() {
 		w := p.take()
 		switch {

@@ -95,21 +95,10 @@ func Format(op rtnl.Op) string {
 			b.add("label")
 			b.word(o.Label)
 		}
-	case rtnl.RouteAdd:
-		b.add("route", "add")
-		b.route(o.Route)
-	case rtnl.RouteDel:
-		b.add("route", "del")
-		b.route(o.Route)
-	case rtnl.RouteReplace:
-		b.add("route", "replace")
-		b.route(o.Route)
-	case rtnl.RouteAppend:
-		b.add("route", "append")
-		b.route(o.Route)
-	case rtnl.RoutePrepend:
-		b.add("route", "prepend")
-		b.route(o.Route)
+	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend:
+		b.add(strings.Fields(o.Verb())...)
+		r, _ := rtnl.RouteOf(o)
+		b.route(r)
 	case rtnl.RouteFlush:
 		if o.Family != 0 {
 			b.add(familyWord(o.Family))

@@ -50,14 +50,8 @@ var linkUnsupportedExact = []string{
 // parseLinkArgs is iplink_parse up to and including `type KIND`.
 func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 	a := &linkArgs{}
-	seen := map[string]bool{}
-	once := func(kw, val string) *LineError {
-		if seen[kw] {
-			return dup(kw, val)
-		}
-		seen[kw] = true
-		return nil
-	}
+	seen := keywords{}
+	once := seen.once
 	for p.more() {
 		w := p.take()
 		switch {

@@ -95,14 +95,8 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	var r rtnl.Route
 	var dstWord, viaWord, srcWord string
 	dstDefault := false
-	seen := map[string]bool{}
-	once := func(kw, val string) *LineError {
-		if seen[kw] {
-			return dup(kw, val)
-		}
-		seen[kw] = true
-		return nil
-	}
+	seen := keywords{}
+	once := seen.once
 	for p.more() {
 		w := p.take()
 		k, ok := lookup(routeKeywords, w)
@@ -293,14 +287,8 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 	op := rtnl.RouteFlush{Family: family}
 	var dstWord string
-	seen := map[string]bool{}
-	once := func(kw, val string) *LineError {
-		if seen[kw] {
-			return dup(kw, val)
-		}
-		seen[kw] = true
-		return nil
-	}
+	seen := keywords{}
+	once := seen.once
 	for p.more() {
 		w := p.take()
 		k, ok := lookup(flushKeywords, w)

@@ -167,6 +167,20 @@ func (p *words) unsupported(w string) *LineError {
 	return errf(w, "not supported in %q", p.ctx)
 }
 
+// keywords remembers which keywords a line has used, for the ones iproute2
+// refuses twice (duparg).
+type keywords map[string]bool
+
+// once records kw, or refuses it with val as the offending word when the
+// line already used it.
+func (k keywords) once(kw, val string) *LineError {
+	if k[kw] {
+		return dup(kw, val)
+	}
+	k[kw] = true
+	return nil
+}
+
 func dup(kw, val string) *LineError {
 	return errf(val, "duplicate %q", kw)
 }

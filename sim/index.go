@@ -131,7 +131,8 @@ func (d *IndexDump[D]) Next(k int) IndexChunk[D] {
 	// change seen by an empty last chunk goes unreported (observed on 6.18:
 	// props/TestKernelDumpConsistency). The hash-walking code checked only
 	// after each filled device, so there an empty last chunk leaves the
-	// check to NLMSG_DONE, which carries the flag.
+	// check to NLMSG_DONE, which carries the flag (read in the pre-6.9
+	// code; no such kernel is at hand to check it against).
 	if d.started && seq != d.prevSeq && (len(devs) > 0 || d.idx.Kind() == IndexHash) {
 		ch.Interrupted = true
 	}

@@ -16,6 +16,20 @@ import (
 
 func TestMain(m *testing.M) { nscheck.Main(m) }
 
+// requireKernel skips a kernel test without root, unless
+// RTNLSIM_REQUIRE_KERNEL=1 (CI), where it fails.
+func requireKernel(t *testing.T) {
+	t.Helper()
+	tg, err := kernel.New(kernel.Options{})
+	if err != nil {
+		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	tg.Close()
+}
+
 func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
 	root := newRootCmd()
@@ -46,12 +60,7 @@ func TestSimTarget(t *testing.T) {
 // the difference when the kernel refuses what the model accepts (a dummy
 // device: this kernel has no dummy module).
 func TestDiff(t *testing.T) {
-	if _, err := kernel.New(kernel.Options{}); err != nil {
-		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	requireKernel(t)
 	out, _, err := runCLI(t, "link add v0 type veth peer name v1\nlink add br0 type bridge\nlink set v0 master br0\nlink set v0 up\nlink set v1 up\nlink set br0 up\nlink add v0 type ifb\n", "diff", "-")
 	require.NoError(t, err, out)
 	require.Contains(t, out, "agree")
@@ -76,12 +85,7 @@ func TestBadFlags(t *testing.T) {
 }
 
 func TestRunKernelJSON(t *testing.T) {
-	if _, err := kernel.New(kernel.Options{}); err != nil {
-		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	requireKernel(t)
 	out, _, err := runCLI(t, "link add a0 type ifb\nlink set a0 up\naddr add 10.1.0.1/24 dev a0\nlink add a0 type ifb\n",
 		"run", "--target", "kernel", "--format", "json", "--show", "links,addrs,routes,events", "-")
 	require.NoError(t, err)
@@ -103,12 +107,7 @@ func TestRunKernelJSON(t *testing.T) {
 // fib_triestat that the kernel shows after the same route lines (added
 // through the kernel target, devices made first).
 func TestTrieMatchesKernel(t *testing.T) {
-	if _, err := kernel.New(kernel.Options{}); err != nil {
-		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	requireKernel(t)
 	routes := `route add 10.0.0.0/24 dev d0
 route add 10.0.1.0/24 dev d0 metric 5
 route add blackhole 10.0.0.0/8

@@ -85,21 +85,22 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 // applyTrieRoute turns one IPv4 route line into a trie request, with
 // iproute2's defaults (rtnl.Route.Header) as the kernel would receive them.
 func applyTrieRoute(fib *fibtrie.FIB, devs map[string]int, req rtnl.Request) error {
-	var r rtnl.Route
-	var apply func(fibtrie.Route) error
-	switch op := req.Op.(type) {
-	case rtnl.RouteAdd:
-		r, apply = op.Route, fib.Add
-	case rtnl.RouteReplace:
-		r, apply = op.Route, fib.Replace
-	case rtnl.RouteAppend:
-		r, apply = op.Route, fib.Append
-	case rtnl.RoutePrepend:
-		r, apply = op.Route, fib.Prepend
-	case rtnl.RouteDel:
-		r, apply = op.Route, fib.Delete
-	default:
+	r, ok := rtnl.RouteOf(req.Op)
+	if !ok {
 		return fmt.Errorf("only route add|del|replace|append|prepend lines build a trie")
+	}
+	var apply func(fibtrie.Route) error
+	switch req.Op.(type) {
+	case rtnl.RouteAdd:
+		apply = fib.Add
+	case rtnl.RouteDel:
+		apply = fib.Delete
+	case rtnl.RouteReplace:
+		apply = fib.Replace
+	case rtnl.RouteAppend:
+		apply = fib.Append
+	case rtnl.RoutePrepend:
+		apply = fib.Prepend
 	}
 	if !r.Dst.Addr().Is4() {
 		return fmt.Errorf("only IPv4 routes live in the fib_trie")
