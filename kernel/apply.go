@@ -22,6 +22,17 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	t.reqNo++
+	err := t.apply(req)
+	if t.opts.SyncLinkwatch {
+		if serr := t.syncLinkwatch(); serr != nil {
+			return serr
+		}
+	}
+	return err
+}
+
+func (t *Target) apply(req rtnl.Request) error {
 	switch op := req.Op.(type) {
 	case rtnl.LinkAdd:
 		return t.linkAdd(op)
@@ -235,7 +246,14 @@ func (t *Target) linkDelList(op rtnl.LinkDelList) error {
 			idxs = append(idxs, idx)
 		}
 	}
-	for _, idx := range idxs {
+	for i, idx := range idxs {
+		if i > 0 && t.opts.SyncLinkwatch {
+			// Each RTM_DELLINK is a request of its own: linkwatch may
+			// run between them, so in sync mode it does.
+			if err := t.syncLinkwatch(); err != nil {
+				return err
+			}
+		}
 		err := t.sendLink(unix.RTM_DELLINK, 0, &rtnetlink.LinkMessage{Index: idx}, attrs{})
 		if rtnl.Errno(err) == unix.ENODEV {
 			continue

@@ -29,6 +29,12 @@ type Options struct {
 	// request, e.g. {"net/ipv6/conf/default/accept_dad": "0"}. Paths are
 	// relative to /proc/sys.
 	Sysctls map[string]string
+	// SyncLinkwatch makes every request end only when the work it left
+	// to linkwatch has run (see syncLinkwatch), and numbers each
+	// notification with the request whose window it came in. Without it
+	// the kernel runs non-urgent linkwatch work up to a second later, in
+	// the middle of later requests.
+	SyncLinkwatch bool
 }
 
 // Target is a kernel target. It is safe for use by one goroutine at a time.
@@ -42,6 +48,7 @@ type Target struct {
 	events    []rtnl.Event
 	evErr     error
 	lastEvent time.Time
+	reqNo     int              // requests applied so far
 	names     map[int32]string // ifindex -> name, as the events told it
 	flags     map[int32]uint32 // ifindex -> ifi_flags, likewise
 	evDone    chan struct{}
@@ -103,7 +110,12 @@ func newTarget(opts Options, fresh bool) (*Target, error) {
 		}
 	}
 	t.lastEvent = time.Now()
-	go t.readEvents()
+	if opts.SyncLinkwatch {
+		// Notifications are read in step with the requests instead.
+		close(t.evDone)
+	} else {
+		go t.readEvents()
+	}
 	return t, nil
 }
 
@@ -195,6 +207,10 @@ func kernelError(err error) error {
 // settle waits until no notification has arrived for the settle period,
 // at most two seconds.
 func (t *Target) settle(ctx context.Context) {
+	if t.opts.SyncLinkwatch {
+		t.drainEvents()
+		return
+	}
 	deadline := time.Now().Add(2 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		t.mu.Lock()
@@ -228,15 +244,25 @@ func (t *Target) readEvents() {
 			}
 			return // closed
 		}
-		t.mu.Lock()
-		for _, m := range msgs {
-			if ev, ok := t.decodeEvent(m); ok {
-				t.events = append(t.events, ev)
-			}
-		}
-		t.lastEvent = time.Now()
-		t.mu.Unlock()
+		t.record(msgs, 0)
 	}
+}
+
+// record decodes notifications into the event list; req numbers them
+// with their request (0: unknown).
+func (t *Target) record(msgs []netlink.Message, req int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, m := range msgs {
+		if ev, ok := t.decodeEvent(m); ok {
+			ev.Request = req
+			t.events = append(t.events, ev)
+			n++
+		}
+	}
+	t.lastEvent = time.Now()
+	return n
 }
 
 var _ rtnl.Target = (*Target)(nil)

@@ -35,6 +35,15 @@ func (r Result) WriteText(w io.Writer, show Show) {
 	}
 	if show.Events {
 		for _, e := range r.Events {
+			// The request's number when known; "~" marks linkwatch's
+			// deferred notifications.
+			if e.Request > 0 {
+				mark := " "
+				if e.Deferred {
+					mark = "~"
+				}
+				fmt.Fprintf(w, "[%d]%s", e.Request, mark)
+			}
 			fmt.Fprintf(w, "%s %s %s\n", e.Type, e.Family, EventText(e))
 		}
 	}

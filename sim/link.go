@@ -57,6 +57,18 @@ type Device struct {
 	portEnabled  bool
 
 	seq uint64 // registration order (dev_base_head)
+
+	// initializing is rtnl_link_initializing: made by RTM_NEWLINK and not
+	// configured yet, so no notification names it.
+	initializing bool
+	// unregistering: in an unregister batch past dev_close_many, so
+	// rtmsg_ifinfo no longer reports it.
+	unregistering bool
+	// upAtUnregister: up when its unregister batch began (the cost
+	// model prices an up device's close).
+	upAtUnregister bool
+	// features is a bridge's feature class (brUpdateFeatures).
+	features uint8
 }
 
 // Up reports IFF_UP.
@@ -142,7 +154,8 @@ var broadcastEther = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 // newDevice is alloc_netdev plus the kind's setup function: the defaults
 // each driver sets before rtnl_create_link applies the request's attributes.
 func (n *Netns) newDevice(name, kind string) *Device {
-	d := &Device{ns: n, Name: name, Kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true, hasIPv4: true}
+	d := &Device{ns: n, Name: name, Kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true, hasIPv4: true,
+		initializing: true, features: featNoPorts}
 	d.brd = append(net.HardwareAddr(nil), broadcastEther...)
 	// ether_setup
 	d.flags = unix.IFF_BROADCAST | unix.IFF_MULTICAST

@@ -29,29 +29,82 @@ func (n *Netns) brPortStateSelection(br *Device) {
 	}
 }
 
-// brEnablePort is br_stp_enable_port.
+// brEnablePort is br_stp_enable_port: the port goes BLOCKING, then
+// FORWARDING (br_make_forwarding notifies), and is notified again.
 func (n *Netns) brEnablePort(br, p *Device) {
 	p.portEnabled = true
+	n.bridgeEvent("RTM_NEWLINK", p)
 	n.brPortStateSelection(br)
+	n.bridgeEvent("RTM_NEWLINK", p)
 }
 
-// brDisablePort is br_stp_disable_port.
+// brDisablePort is br_stp_disable_port (one notification, whatever the
+// port's state was).
 func (n *Netns) brDisablePort(br, p *Device) {
 	p.portEnabled = false
+	n.bridgeEvent("RTM_NEWLINK", p)
 	n.brPortStateSelection(br)
 }
 
-// brPortCarrierCheck is br_port_carrier_check (NETDEV_CHANGE of a port).
-func (n *Netns) brPortCarrierCheck(br, p *Device) {
+// brPortCarrierCheck is br_port_carrier_check (NETDEV_CHANGE of a port);
+// it reports whether it notified.
+func (n *Netns) brPortCarrierCheck(br, p *Device) bool {
 	if !br.Up() {
-		return
+		return false
 	}
 	if p.Up() && p.operUp() {
 		if !p.portEnabled {
 			n.brEnablePort(br, p)
+			return true
 		}
 	} else if p.portEnabled {
 		n.brDisablePort(br, p)
+		return true
+	}
+	return false
+}
+
+// Feature classes, measured on this machine's kernel (6.18) by watching
+// for NETDEV_FEAT_CHANGE of a bridge as ports of each kind come and go:
+// the bridge's features behave as the intersection of four classes (ifb
+// and veth; vxlan; a macvlan on a vxlan; any other macvlan), and a
+// bridge without ports has features no port set gives. dummy, which this
+// kernel lacks, is assumed to be in the ifb class.
+const (
+	featNoPorts      uint8 = 0b1111
+	featIfb          uint8 = 0b0110
+	featVxlan        uint8 = 0b1110
+	featMacvlanVxlan uint8 = 0b1010
+	featMacvlan      uint8 = 0b0010
+)
+
+func featureClass(d *Device) uint8 {
+	switch d.Kind {
+	case rtnl.KindVxlan:
+		return featVxlan
+	case rtnl.KindMacvlan:
+		if d.lower != nil && d.lower.Kind == rtnl.KindVxlan {
+			return featMacvlanVxlan
+		}
+		return featMacvlan
+	}
+	return featIfb
+}
+
+// brUpdateFeatures is netdev_update_features of the bridge
+// (br_features_recompute): a change is NETDEV_FEAT_CHANGE, an
+// RTM_NEWLINK.
+func (n *Netns) brUpdateFeatures(br *Device) {
+	f := featNoPorts
+	if len(br.ports) > 0 {
+		f = 0xff
+		for _, p := range br.ports {
+			f &= featureClass(p)
+		}
+	}
+	if f != br.features {
+		br.features = f
+		n.linkEvent(br)
 	}
 }
 
@@ -148,13 +201,20 @@ func (n *Netns) brAddIf(br, d *Device) error {
 	if d.lower == br {
 		return rtnl.Errf(unix.EBUSY, "")
 	}
+	// netdev_master_upper_dev_link (NETDEV_CHANGEUPPER), then
+	// nbp_update_port_count's promiscuity (each an RTM_NEWLINK of the
+	// port), then the bridge's features.
 	d.master = br
 	d.portEnabled = false
+	n.linkEvent(d)
+	n.promiscuity(d)
 	br.ports = append([]*Device{d}, br.ports...)
+	n.brUpdateFeatures(br)
 	changed := n.brRecalculateID(br)
 	if d.Up() && d.operUp() && br.Up() {
 		n.brEnablePort(br, d)
 	}
+	n.bridgeEvent("RTM_NEWLINK", d)
 	if changed {
 		n.notifyChangeAddr(br)
 	}
@@ -162,10 +222,24 @@ func (n *Netns) brAddIf(br, d *Device) error {
 	return nil
 }
 
-// brDelIf is br_del_if (also NETDEV_UNREGISTER of a port, and each port of
-// a bridge being deleted).
+// brDelIf is br_del_if (ip link set nomaster, and NETDEV_UNREGISTER of a
+// port).
 func (n *Netns) brDelIf(br, d *Device) {
+	n.delNbp(br, d)
+	n.brMTUAutoAdjust(br)
+	if n.brRecalculateID(br) {
+		n.notifyChangeAddr(br)
+	}
+	n.brUpdateFeatures(br)
+}
+
+// delNbp is del_nbp, all that br_dev_delete does for each port of a
+// bridge being deleted: promiscuity off (RTM_NEWLINK), the port disabled,
+// its RTM_DELLINK (family bridge), and the upper link gone (RTM_NEWLINK).
+func (n *Netns) delNbp(br, d *Device) {
+	n.promiscuity(d)
 	n.brDisablePort(br, d)
+	n.bridgeEvent("RTM_DELLINK", d)
 	for i, p := range br.ports {
 		if p == d {
 			br.ports = append(br.ports[:i], br.ports[i+1:]...)
@@ -174,10 +248,7 @@ func (n *Netns) brDelIf(br, d *Device) {
 	}
 	d.master = nil
 	d.portEnabled = false
-	n.brMTUAutoAdjust(br)
-	if n.brRecalculateID(br) {
-		n.notifyChangeAddr(br)
-	}
+	n.linkEvent(d)
 }
 
 // brSetMACAddress is br_set_mac_address.
@@ -189,4 +260,15 @@ func (n *Netns) brSetMACAddress(br *Device, a net.HardwareAddr) error {
 		n.brChangeID(br, a)
 	}
 	return nil
+}
+
+// promiscuity is dev_set_promiscuity(d, ±1) as the bridge does it to a
+// port: an RTM_NEWLINK of d (__dev_notify_flags with IFF_PROMISC), and
+// before it, for an up macvlan that is not passthru, the same on its lower
+// (macvlan_change_rx_flags).
+func (n *Netns) promiscuity(d *Device) {
+	if d.Kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
+		n.linkEvent(d.lower)
+	}
+	n.linkEvent(d)
 }

@@ -130,13 +130,25 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 		// br_dev_newlink: an address given at creation is the bridge id.
 		n.brChangeID(d, d.addr)
 	}
-	// rtnl_configure_link, then do_set_master; a failure unregisters
-	// the new device (and, through ->dellink, its veth peer).
+	// rtnl_configure_link: the device comes up if asked, then its first
+	// RTM_NEWLINK (with everything changed), then NETDEV_UP; do_set_master
+	// follows. A failure unregisters the new device (and, through
+	// ->dellink, its veth peer).
+	opened := false
 	if op.Up != nil && *op.Up {
-		if err := n.open(d); err != nil {
+		if err := n.devOpen(d); err != nil {
 			n.delete(d)
 			return err
 		}
+		opened = true
+	}
+	if d.initializing {
+		n.configured(d)
+	} else if opened {
+		n.linkEvent(d) // configured by its ->newlink (vxlan): only IFF_UP changed
+	}
+	if opened {
+		n.notifyUp(d)
 	}
 	if master != nil {
 		if err := n.setMaster(d, master); err != nil {
@@ -155,13 +167,16 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 		peerName = n.allocName("veth")
 	}
 	p := n.newDevice(peerName, rtnl.KindVeth)
-	p.addr = n.randomAddr()
+	p.addr = n.randomAddr(p.Name)
 	if err := n.register(p, 0); err != nil {
 		return err
 	}
 	n.carrierOff(p)
+	// The peer is configured (and notified) before the device registers,
+	// so its first RTM_NEWLINK has no link yet.
+	n.configured(p)
 	if d.addr == nil {
-		d.addr = n.randomAddr()
+		d.addr = n.randomAddr(d.Name)
 	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
 		n.unregisterMany([]*Device{p})
@@ -187,7 +202,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	}
 	d.minMTU, d.maxMTU = ethMinMTU, lower.maxMTU
 	if d.addr == nil {
-		d.addr = n.randomAddr()
+		d.addr = n.randomAddr(d.Name)
 	}
 	if len(lower.vlans) == 0 {
 		// macvlan_port_create
@@ -210,12 +225,20 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 		d.macvlanPassthru = true
 		d.addr = append(net.HardwareAddr(nil), lower.addr...)
 	}
+	// The lower's carrier is the macvlan's from the start (observed on
+	// 6.18: a macvlan made on a lower without carrier is
+	// LOWERLAYERDOWN in its first notification), so register's
+	// linkwatch_init_dev computes its operstate.
+	d.carrier = lower.carrier
+	d.lower = lower
 	if err := n.register(d, uint32(op.Index)); err != nil {
+		d.lower = nil
 		return err
 	}
 	lower.passthruPort = d.macvlanPassthru
 	d.lower = lower
 	lower.vlans = append(lower.vlans, d)
+	n.linkEvent(lower) // netdev_upper_dev_link: NETDEV_CHANGEUPPER
 	if lower.carrier {
 		n.carrierOn(d)
 	} else {
@@ -240,14 +263,38 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 			return rtnl.Errf(unix.EEXIST, "A VXLAN device with the specified VNI already exists")
 		}
 	}
-	return n.register(d, uint32(op.Index))
+	if err := n.register(d, uint32(op.Index)); err != nil {
+		return err
+	}
+	// __vxlan_dev_create runs rtnl_configure_link itself.
+	n.configured(d)
+	return nil
 }
 
-// open is __dev_open plus NETDEV_UP.
+// configured is the end of rtnl_configure_link for a new device: its
+// first notification.
+func (n *Netns) configured(d *Device) {
+	d.initializing = false
+	n.linkEvent(d)
+}
+
+// open is dev_change_flags(IFF_UP): __dev_open, then the RTM_NEWLINK of
+// __dev_notify_flags, then NETDEV_UP.
 func (n *Netns) open(d *Device) error {
 	if d.Up() {
 		return nil
 	}
+	if err := n.devOpen(d); err != nil {
+		return err
+	}
+	n.linkEvent(d)
+	n.notifyUp(d)
+	return nil
+}
+
+// devOpen is __dev_open: ndo_validate_addr, ndo_open, IFF_UP,
+// dev_activate.
+func (n *Netns) devOpen(d *Device) error {
 	// ndo_validate_addr (eth_validate_addr) before ndo_open: a passthru
 	// macvlan that took a bridge's zero address cannot come up. (The
 	// bridge itself has no ndo_validate_addr: it comes up with it.)
@@ -259,6 +306,11 @@ func (n *Netns) open(d *Device) error {
 		if !d.macvlanPassthru && n.macvlanAddrBusy(d, d.addr) {
 			return rtnl.Errf(unix.EADDRINUSE, "")
 		}
+		// macvlan_open: a passthru macvlan, or one a bridge made
+		// promiscuous, makes its lower promiscuous.
+		if d.lower != nil && (d.macvlanPassthru || d.master != nil) {
+			n.linkEvent(d.lower)
+		}
 	case rtnl.KindVeth:
 		if p := d.peer; p != nil && p.Up() {
 			n.carrierOn(d)
@@ -269,16 +321,27 @@ func (n *Netns) open(d *Device) error {
 	}
 	d.flags |= unix.IFF_UP
 	n.activate(d)
-	n.notifyUp(d)
 	return nil
 }
 
-// close is __dev_close plus NETDEV_DOWN.
+// close is dev_change_flags(~IFF_UP): __dev_close, RTM_NEWLINK, then
+// NETDEV_DOWN.
 func (n *Netns) close(d *Device) {
 	if !d.Up() {
 		return
 	}
+	n.devClose(d)
+	n.linkEvent(d)
+	n.notifyDown(d)
+}
+
+// devClose is __dev_close: ndo_stop and IFF_UP off.
+func (n *Netns) devClose(d *Device) {
 	switch d.Kind {
+	case rtnl.KindMacvlan:
+		if d.lower != nil && (d.macvlanPassthru || d.master != nil) {
+			n.linkEvent(d.lower) // macvlan_stop: promiscuity back
+		}
 	case rtnl.KindVeth:
 		n.carrierOff(d)
 		if d.peer != nil {
@@ -288,7 +351,6 @@ func (n *Netns) close(d *Device) {
 		n.brStop(d)
 	}
 	d.flags &^= unix.IFF_UP
-	n.notifyDown(d)
 }
 
 // macvlanAddrBusy is macvlan_addr_busy: the lower's address, or that of
@@ -389,6 +451,7 @@ func (n *Netns) rename(d *Device, name string) error {
 	delete(n.byName, d.Name)
 	d.Name = name
 	n.byName[name] = d
+	n.linkEvent(d) // NETDEV_CHANGENAME
 	return nil
 }
 
@@ -455,8 +518,9 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 			return err
 		}
 	}
-	if a.TxQueueLen != nil {
+	if a.TxQueueLen != nil && *a.TxQueueLen != d.TxQLen {
 		d.TxQLen = *a.TxQueueLen
+		n.linkEvent(d) // NETDEV_CHANGE_TX_QUEUE_LEN
 	}
 	return nil
 }
@@ -494,8 +558,8 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 	return n.setlink(d, op.LinkAttrs, op.NewName, master, masterGiven)
 }
 
-// dellinkList is a kind's ->dellink: what goes in the same unregister
-// batch.
+// dellinkList is the devices a kind's ->dellink queues: a veth takes its
+// peer.
 func (n *Netns) dellinkList(d *Device) []*Device {
 	if d.peer != nil {
 		return []*Device{d, d.peer}
@@ -504,44 +568,117 @@ func (n *Netns) dellinkList(d *Device) []*Device {
 }
 
 // delete is rtnl_delete_link without the loopback check.
-func (n *Netns) delete(d *Device) { n.unregisterMany(n.dellinkList(d)) }
+func (n *Netns) delete(d *Device) { n.unregisterMany([]*Device{d}) }
 
-// unregisterMany is unregister_netdevice_many with the notifier work that
-// changes surviving devices: a bridge releases its ports (br_dev_delete),
-// a port leaves its bridge (br_del_if on NETDEV_UNREGISTER), the macvlans
-// of a lower go with it (macvlan_device_event), a macvlan leaves its
-// lower's port.
-func (n *Netns) unregisterMany(list []*Device) {
-	for i := 0; i < len(list); i++ {
-		d := list[i]
-		if !n.alive(d) {
-			continue
+// unregisterMany runs each device's ->dellink into one list, then
+// unregister_netdevice_many over it. A device queued already (a veth's
+// peer, a device named twice) is not dellinked again.
+func (n *Netns) unregisterMany(devs []*Device) {
+	var b unregBatch
+	for _, d := range devs {
+		if n.alive(d) && !b.has(d) {
+			n.dellink(d, &b)
 		}
-		if d.Kind == rtnl.KindBridge {
-			for len(d.ports) > 0 {
-				n.brDelIf(d, d.ports[0])
+	}
+	n.unregisterBatch(b.list)
+}
+
+// unregBatch is the list_kill of an unregister: unregister_netdevice_queue
+// moves a device queued again to the tail.
+type unregBatch struct {
+	list []*Device
+	in   map[*Device]bool
+}
+
+func (b *unregBatch) has(d *Device) bool { return b.in[d] }
+
+func (b *unregBatch) queue(d *Device) {
+	if b.in[d] {
+		for i, x := range b.list {
+			if x == d {
+				b.list = append(b.list[:i], b.list[i+1:]...)
+				break
 			}
 		}
+	}
+	if b.in == nil {
+		b.in = map[*Device]bool{}
+	}
+	b.in[d] = true
+	b.list = append(b.list, d)
+}
+
+// dellink is each kind's ->dellink: veth_dellink clears both peers and
+// queues both ends; macvlan_dellink leaves its lower's port (the
+// unlinking is an RTM_NEWLINK of the lower); br_dev_delete releases the
+// ports (del_nbp) before the bridge is queued.
+func (n *Netns) dellink(d *Device, b *unregBatch) {
+	switch {
+	case d.Kind == rtnl.KindVeth:
+		p := d.peer
+		d.peer = nil
+		b.queue(d)
+		if p != nil {
+			p.peer = nil
+			b.queue(p)
+		}
+		return
+	case d.Kind == rtnl.KindMacvlan && d.lower != nil:
+		l := d.lower
+		if d.macvlanPassthru {
+			l.passthruPort = false
+		}
+		for j, v := range l.vlans {
+			if v == d {
+				l.vlans = append(l.vlans[:j], l.vlans[j+1:]...)
+				break
+			}
+		}
+		n.linkEvent(l)
+	case d.Kind == rtnl.KindBridge:
+		for len(d.ports) > 0 {
+			n.delNbp(d, d.ports[0])
+		}
+	}
+	b.queue(d)
+}
+
+// unregisterBatch is unregister_netdevice_many: dev_close_many closes
+// every device that is up, then notifies each (RTM_NEWLINK, NETDEV_DOWN);
+// the devices leave the lists (no more RTM_NEWLINK for them); then each in
+// turn gets NETDEV_UNREGISTER (a port leaves its bridge, a lower takes its
+// macvlans down in a nested unregister) and its RTM_DELLINK.
+func (n *Netns) unregisterBatch(list []*Device) {
+	var closed []*Device
+	for _, d := range list {
+		d.upAtUnregister = d.Up()
+	}
+	for _, d := range list {
+		if d.Up() {
+			n.devClose(d)
+			closed = append(closed, d)
+		}
+	}
+	for _, d := range closed {
+		n.linkEvent(d)
+		n.notifyDown(d)
+	}
+	for _, d := range list {
+		d.unregistering = true
+	}
+	for _, d := range list {
+		d.qdisc = "noop" // dev_shutdown
 		if br := d.master; br != nil {
 			n.brDelIf(br, d)
 		}
-		for _, v := range d.vlans {
-			list = append(list, n.dellinkList(v)...)
-		}
-		if l := d.lower; l != nil {
-			if d.macvlanPassthru {
-				l.passthruPort = false
+		if len(d.vlans) > 0 {
+			var nested unregBatch
+			for _, v := range append([]*Device(nil), d.vlans...) {
+				n.dellink(v, &nested)
 			}
-			for j, v := range l.vlans {
-				if v == d {
-					l.vlans = append(l.vlans[:j], l.vlans[j+1:]...)
-					break
-				}
-			}
+			n.unregisterBatch(nested.list)
 		}
-		if d.peer != nil {
-			list = append(list, d.peer)
-		}
+		n.delLinkEvent(d)
 		n.unlist(d)
 	}
 }
@@ -569,7 +706,7 @@ func (n *Netns) linkDelGroup(op rtnl.LinkDelGroup) error {
 	if op.Group == 0 {
 		return rtnl.Errf(unix.EPERM, "")
 	}
-	var batch []*Device
+	var devs []*Device
 	for _, d := range n.devs {
 		if d.Group != op.Group {
 			continue
@@ -577,38 +714,19 @@ func (n *Netns) linkDelGroup(op rtnl.LinkDelGroup) error {
 		if d.Kind == "" {
 			return rtnl.Errf(unix.EOPNOTSUPP, "")
 		}
-		batch = append(batch, n.dellinkList(d)...)
+		devs = append(devs, d)
 	}
-	if len(batch) == 0 {
+	if len(devs) == 0 {
 		return rtnl.Errf(unix.ENODEV, "")
 	}
-	n.unregisterMany(batch)
-	return nil
-}
-
-// linkDelList is the list delete as the kernel target emulates it: resolve
-// every name first (one unknown: ENODEV, nothing deleted), then delete
-// each distinct device, skipping those an earlier deletion took.
-func (n *Netns) linkDelList(op rtnl.LinkDelList) error {
-	var devs []*Device
-	seen := map[*Device]bool{}
-	for _, name := range op.Devs {
-		d := n.ByName(name)
-		if d == nil {
-			return enodev(name)
-		}
-		if !seen[d] {
-			seen[d] = true
-			devs = append(devs, d)
-		}
-	}
+	// Every member's ->dellink, in list order, then one batch; a veth
+	// end the group names again is queued again (moved to the tail).
+	var b unregBatch
 	for _, d := range devs {
-		if !n.alive(d) {
-			continue
-		}
-		if err := n.deleteLink(d); err != nil {
-			return err
+		if n.alive(d) {
+			n.dellink(d, &b)
 		}
 	}
+	n.unregisterBatch(b.list)
 	return nil
 }

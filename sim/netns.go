@@ -27,11 +27,17 @@ type Netns struct {
 	// unregistered is the batch the current request unregistered, as the
 	// cost model sees it (read and reset by Target.Apply).
 	unregistered []UnregDev
+	// ev is the target's notification log; reqNotifications counts the
+	// current request's notifications for the cost model.
+	ev               *eventLog
+	reqNotifications int
+	macs             MACOracle
+	exited           bool // ExitNetns ran
 }
 
-func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions) *Netns {
+func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions, ev *eventLog) *Netns {
 	n := &Netns{Name: name, index: NewNetdevIndex[*Device](opts), byName: map[string]*Device{},
-		sysctls: map[string]string{}, rng: rng}
+		sysctls: map[string]string{}, rng: rng, ev: ev}
 	lo := n.newLoopback()
 	if err := n.register(lo, 0); err != nil {
 		panic("sim: loopback registration failed: " + err.Error())
@@ -70,8 +76,14 @@ func (n *Netns) Devices() []*Device {
 }
 
 // randomAddr is eth_hw_addr_random: random bytes, unicast, locally
-// administered.
-func (n *Netns) randomAddr() net.HardwareAddr {
+// administered; or what the MAC oracle says for this device of this
+// request.
+func (n *Netns) randomAddr(name string) net.HardwareAddr {
+	if n.macs != nil {
+		if a := n.macs(n.ev.req, name); a != nil {
+			return append(net.HardwareAddr(nil), a...)
+		}
+	}
 	a := make(net.HardwareAddr, 6)
 	v := n.rng.Uint64()
 	for i := range a {
@@ -128,7 +140,7 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	n.devs = append(n.devs, d)
 	n.byName[d.Name] = d
 	if d.addr == nil {
-		d.addr = n.randomAddr()
+		d.addr = n.randomAddr(d.Name)
 	}
 	if !d.carrier {
 		n.rfc2863(d)
@@ -140,15 +152,12 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 // index, the list, the name table and the linkwatch queue.
 func (n *Netns) unlist(d *Device) {
 	// An UP device also holds an IPv6 link-local address on the kernel,
-	// which its close removes.
-	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.Ifindex), Up: d.Up(), IPv6LLA: d.Up()})
+	// which its close removes. The batch closed it already: what counts
+	// is whether it was up when the batch began.
+	up := d.Up() || d.upAtUnregister
+	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.Ifindex), Up: up, IPv6LLA: up})
 	n.index.Unlist(d.Ifindex)
-	for i, x := range n.devs {
-		if x == d {
-			n.devs = append(n.devs[:i], n.devs[i+1:]...)
-			break
-		}
-	}
+	n.devs = removeDev(n.devs, d)
 	if n.byName[d.Name] == d {
 		delete(n.byName, d.Name)
 	}
@@ -218,6 +227,8 @@ func (n *Netns) rfc2863(d *Device) { d.operstate = n.defaultOperstate(d) }
 // non-urgent events); the model runs it after every request, in queue
 // order.
 func (n *Netns) runLinkwatch() {
+	n.ev.deferred = true
+	defer func() { n.ev.deferred = false }()
 	for len(n.lw) > 0 {
 		d := n.lw[0]
 		n.lw = n.lw[1:]
@@ -254,36 +265,50 @@ func (n *Netns) activate(d *Device) {
 // Netdevice notifier events the modelled listeners react to (the bridge's
 // br_device_event, macvlan_device_event, inetdev_event).
 
-// notifyUp is NETDEV_UP.
+// notifyUp is NETDEV_UP. br_device_event notifies the port's state
+// unless enabling it already did (as for DOWN, CHANGE and CHANGEADDR).
 func (n *Netns) notifyUp(d *Device) {
-	if br := d.master; br != nil && br.Up() && d.operUp() {
-		n.brEnablePort(br, d)
-	}
 	n.macvlanTransfer(d)
+	if br := d.master; br != nil {
+		if br.Up() && d.operUp() {
+			n.brEnablePort(br, d)
+		} else {
+			n.bridgeEvent("RTM_NEWLINK", d)
+		}
+	}
 }
 
 // notifyDown is NETDEV_DOWN.
 func (n *Netns) notifyDown(d *Device) {
-	if br := d.master; br != nil && br.Up() {
-		n.brDisablePort(br, d)
-	}
 	n.macvlanTransfer(d)
+	if br := d.master; br != nil {
+		if br.Up() {
+			n.brDisablePort(br, d)
+		} else {
+			n.bridgeEvent("RTM_NEWLINK", d)
+		}
+	}
 }
 
-// notifyChange is NETDEV_CHANGE (netdev_state_change: only for a device
-// that is up).
+// notifyChange is netdev_state_change (and linkwatch's
+// netif_state_change): for a device that is up, NETDEV_CHANGE to the
+// listeners, then RTM_NEWLINK.
 func (n *Netns) notifyChange(d *Device) {
 	if !d.Up() {
 		return
 	}
-	if br := d.master; br != nil {
-		n.brPortCarrierCheck(br, d)
-	}
 	n.macvlanTransfer(d)
+	if br := d.master; br != nil {
+		if !n.brPortCarrierCheck(br, d) {
+			n.bridgeEvent("RTM_NEWLINK", d)
+		}
+	}
+	n.linkEvent(d)
 }
 
 // notifyChangeMTU is NETDEV_CHANGEMTU.
 func (n *Netns) notifyChangeMTU(d *Device) {
+	n.linkEvent(d)
 	// inetdev_event: an mtu below 68 removes IPv4 from the device; a valid
 	// one brings it back.
 	if d.hasIPv4 && d.MTU < ethMinMTU {
@@ -304,8 +329,12 @@ func (n *Netns) notifyChangeMTU(d *Device) {
 
 // notifyChangeAddr is NETDEV_CHANGEADDR.
 func (n *Netns) notifyChangeAddr(d *Device) {
-	if br := d.master; br != nil && n.brRecalculateID(br) {
-		n.notifyChangeAddr(br)
+	n.linkEvent(d)
+	if br := d.master; br != nil {
+		if n.brRecalculateID(br) {
+			n.notifyChangeAddr(br)
+		}
+		n.bridgeEvent("RTM_NEWLINK", d)
 	}
 	// A passthru macvlan takes its lower's new address.
 	if d.passthruPort {

@@ -89,12 +89,12 @@ var (
 // batch is a request that unregisters nothing: no synchronize_net, and no
 // rcu_barrier since the todo list is empty.
 func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) CostWork {
-	w := CostWork{Locked: make([]CostStepN, 0, 10), Unlocked: make([]CostStepN, 0, 1)}
-	w.AddLocked(StepRequest, 1)
 	n := int64(len(devs))
 	if n == 0 {
-		return w
+		return CostWork{Locked: []CostStepN{{Step: StepRequest, N: 1}}}
 	}
+	w := CostWork{Locked: make([]CostStepN, 0, 10), Unlocked: make([]CostStepN, 0, 1)}
+	w.AddLocked(StepRequest, 1)
 	var up, lla int64
 	for _, d := range devs {
 		if d.Up {

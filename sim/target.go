@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -26,7 +27,24 @@ type Options struct {
 	// Unregister is the batch structure of unregister_netdevice_many; the
 	// zero value is UnregisterStepsV618.
 	Unregister *UnregisterSteps
+	// BulkIfindex is the +bulk-ifindex profile switch: `link del list` is
+	// one RTM_DELLINK with many IFLA_IFINDEX (one unregister batch);
+	// without it, the list is sent as one RTM_DELLINK per device, as the
+	// kernel target does (sim/dellist.go).
+	BulkIfindex bool
+	// Events keeps every notification for Events; without it they are
+	// only counted (a million-device run need not hold them).
+	Events bool
+	// MACs, when set, chooses the addresses the kernel would pick at
+	// random: a differential run feeds the sim the addresses the kernel
+	// picked, so that everything that depends on their order (a bridge's
+	// id, hence its address and its CHANGEADDR notifications) matches.
+	MACs MACOracle
 }
+
+// MACOracle returns the address of device name, made by the req-th request
+// (1-based), or nil for a random one.
+type MACOracle func(req int, name string) net.HardwareAddr
 
 // Target is the model as an rtnl.Target. It has no global state; a Target
 // is for one goroutine at a time.
@@ -37,9 +55,18 @@ type Target struct {
 	// language grows netns operations.
 	namespaces map[string]*Netns
 	closed     bool
+	ev         *eventLog
 	// work is what each applied request cost, in order, for the cost
 	// model: an unregister batch or a plain request.
 	work []CostWork
+	// workSrc is the script request each entry of work came from (a list
+	// delete without +bulk-ifindex makes several).
+	workSrc []CostSource
+	applied int32 // requests recorded so far
+	parts   int32 // kernel requests recorded for the request being applied
+	// interned are the distinct works recorded, whose step arrays the
+	// entries of work share (sim/devlist.go).
+	interned map[string]CostWork
 }
 
 // New makes a sim target with one namespace holding its loopback.
@@ -49,7 +76,9 @@ func New(opts Options) *Target {
 	}
 	seed := uint64(opts.Seed)
 	t := &Target{opts: opts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), namespaces: map[string]*Netns{}}
-	t.namespaces[""] = newNetns("", t.rng, opts.Index)
+	t.ev = &eventLog{record: opts.Events}
+	t.namespaces[""] = newNetns("", t.rng, opts.Index, t.ev)
+	t.namespaces[""].macs = opts.MACs
 	return t
 }
 
@@ -75,6 +104,11 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		return ErrClosed
 	}
 	n := t.Netns()
+	if n.exited {
+		return ErrNetnsExited
+	}
+	t.ev.req++
+	n.reqNotifications = 0
 	var err error
 	switch op := req.Op.(type) {
 	case rtnl.LinkAdd:
@@ -86,7 +120,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	case rtnl.LinkDelGroup:
 		err = n.linkDelGroup(op)
 	case rtnl.LinkDelList:
-		err = n.linkDelList(op)
+		err = t.linkDelList(n, op)
 	case rtnl.Sysctl:
 		err = n.sysctl(op)
 	case rtnl.AddrAdd, rtnl.AddrDel, rtnl.AddrFlush,
@@ -97,16 +131,27 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	}
 	// The kernel's deferred linkwatch work, run to completion.
 	n.runLinkwatch()
-	t.work = append(t.work, t.requestWork(n))
+	t.recordWork(t.requestWork(n))
 	return err
 }
 
 // requestWork is the cost of the request just applied: the batch it
-// unregistered (UnregisterRequestWork), or one plain request. Notifications
-// of other requests are not priced yet.
+// unregistered (UnregisterRequestWork, whose notifications are counted by
+// that formula), or a plain request with the notifications it sent, each
+// priced as one netdev notifier chain call and one notification (an
+// approximation: a chain call that sends nothing, such as NETDEV_PRE_UP,
+// is not counted).
 func (t *Target) requestWork(n *Netns) CostWork {
 	batch := n.unregistered
 	n.unregistered = nil
+	sent := int64(n.reqNotifications)
+	n.reqNotifications = 0
+	if len(batch) == 0 {
+		w := CostWork{Locked: []CostStepN{{Step: StepRequest, N: 1}}}
+		w.AddLocked(StepNotifierCall, sent)
+		w.AddLocked(StepNotification, sent)
+		return w
+	}
 	steps := UnregisterStepsV618
 	if t.opts.Unregister != nil {
 		steps = *t.opts.Unregister
@@ -181,12 +226,20 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 	return st, nil
 }
 
-// ErrNoEvents is what Events says until notifications are modelled.
-var ErrNoEvents = errors.New("sim target: notifications are not modelled yet (a later part of issue 5)")
+// ErrNoEvents is what Events says of a target made without
+// Options.Events.
+var ErrNoEvents = errors.New("sim target: notifications were not recorded (make the target with Options.Events)")
 
-// Events is not modelled yet.
+// Events returns the notifications sent so far, numbered by request, with
+// linkwatch's marked Deferred.
 func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
-	return nil, ErrNoEvents
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !t.ev.record {
+		return nil, ErrNoEvents
+	}
+	return t.eventsSoFar(), nil
 }
 
 // Close releases the target.

@@ -12,9 +12,14 @@ import (
 
 func runSim(t *testing.T, src string) *Target {
 	t.Helper()
+	return runSimOpts(t, Options{Seed: 1}, src)
+}
+
+func runSimOpts(t *testing.T, opts Options, src string) *Target {
+	t.Helper()
 	reqs, err := script.ParseString(src)
 	require.NoError(t, err)
-	tg := New(Options{Seed: 1})
+	tg := New(opts)
 	_, err = rtnl.Run(context.Background(), tg, reqs, rtnl.Show{}, nil)
 	require.NoError(t, err)
 	return tg
@@ -36,11 +41,24 @@ func TestTargetCostFollowsRequests(t *testing.T) {
 	require.EqualValues(t, 1, group.Counters.RCUBarrier)
 	require.EqualValues(t, 3, group.Counters.UnregisterDevice)
 
-	list, err := runSim(t, threeUp+"link del list x1 x2 x3 x1\n").Cost(1)
+	// Without +bulk-ifindex the list is what the kernel target sends: one
+	// RTM_DELLINK per distinct device, each its own batch and barrier.
+	tg := runSim(t, threeUp+"link del list x1 x2 x3 x1\n")
+	list, err := tg.Cost(1)
 	require.NoError(t, err)
-	// The kernel target emulates the list one device at a time; the model
-	// prices the +bulk-ifindex request: one batch.
-	require.EqualValues(t, 1, list.Counters.RCUBarrier)
+	require.EqualValues(t, 3, list.Counters.RCUBarrier)
+	require.EqualValues(t, 3, list.Counters.UnregisterDevice)
+	require.EqualValues(t, 12, list.Counters.Request)
+	src := tg.CostSources()
+	require.Len(t, src, 12)
+	require.Equal(t, []CostSource{{9, 0}, {9, 1}, {9, 2}}, src[9:])
+	// With it, one request, one batch, one barrier.
+	bulk, err := runSimOpts(t, Options{Seed: 1, BulkIfindex: true}, threeUp+"link del list x1 x2 x3 x1\n").Cost(1)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, bulk.Counters.RCUBarrier)
+	require.EqualValues(t, 3, bulk.Counters.UnregisterDevice)
+	require.EqualValues(t, 10, bulk.Counters.Request)
+	require.Less(t, bulk.VirtualNs, list.VirtualNs)
 
 	// A veth pair goes in one batch: two devices, one barrier.
 	veth, err := runSim(t, "link add v0 type veth peer name v1\nlink del v0\n").Cost(1)

@@ -53,7 +53,17 @@ func TestSimTarget(t *testing.T) {
 	_, _, err = runCLI(t, "link add x0 type ifb\naddr add 10.0.0.1/24 dev x0\n", "run", "--target", "sim", "-")
 	require.ErrorContains(t, err, "not modelled yet")
 	_, _, err = runCLI(t, "link add x0 type ifb\n", "diff", "--show", "links,routes", "-")
-	require.ErrorContains(t, err, "links only")
+	require.ErrorContains(t, err, "links and their notifications only")
+	// The sim's notifications, numbered by request.
+	out, _, err = runCLI(t, "link add x0 type ifb\nlink set x0 up\n", "run", "--target", "sim", "--show", "events", "-")
+	require.NoError(t, err)
+	require.Contains(t, out, "[1] RTM_NEWLINK link 2: x0 <BROADCAST,NOARP> state DOWN")
+	require.Contains(t, out, "[2] RTM_NEWLINK link 2: x0 <BROADCAST,NOARP,UP,LOWER_UP> state UNKNOWN")
+	// The namespace's exit, priced as one more request.
+	out, _, err = runCLI(t, "link add x0 type ifb\n", "run", "--target", "sim", "--show", "cost", "--exit-netns", "-")
+	require.NoError(t, err)
+	require.Contains(t, out, "(the namespace exits)")
+	require.Contains(t, out, "rcu_barrier 2 (run 2)")
 }
 
 // rtnlsim diff agrees on a link script the model covers, and exits 1 with

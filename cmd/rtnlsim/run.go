@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,10 +21,12 @@ import (
 )
 
 type runFlags struct {
-	target  string
-	show    string
-	format  string
-	threads int
+	target    string
+	profile   string
+	show      string
+	format    string
+	threads   int
+	exitNetns bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -35,8 +38,16 @@ func newRunCmd() *cobra.Command {
 the target, continuing past refused lines as ip -b -force does, then prints
 the observables named by --show. A refused line is reported with its line
 number and errno; the exit status is 0 when the script ran, even if lines
-were refused, 1 when the script does not parse, 2 on other failures.`,
+were refused, 1 when the script does not parse, 2 on other failures.
+
+--profile picks the kernel the sim models: linux-6.18 (default; the xarray
+netdev index, ifindex-ordered dumps) or linux-6.4 (dumps walk the 256-bucket
+hash), plus switches: +bulk-ifindex makes "link del list" one RTM_DELLINK
+with many IFLA_IFINDEX (one unregister batch, one rcu_barrier) instead of
+one request per device; +ifa-flush is accepted but not modelled yet. The
+kernel target is this machine's kernel: linux-6.18 without switches only.`,
 		Example: `  rtnlsim run --target kernel --show links,addrs,routes --format json my.script
+  rtnlsim run --target sim --profile linux-6.18+bulk-ifindex --show cost my.script
   echo 'link add d0 type ifb' | rtnlsim run --target kernel -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,7 +63,7 @@ were refused, 1 when the script does not parse, 2 on other failures.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
-			tg, err := openTarget(f.target)
+			tg, err := openTarget(f.target, f.profile, show, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -64,9 +75,22 @@ were refused, 1 when the script does not parse, 2 on other failures.`,
 			if f.threads < 1 {
 				return fmt.Errorf("--threads must be at least 1")
 			}
+			if f.exitNetns && !isSim {
+				return fmt.Errorf("--exit-netns: the kernel target's namespace always exits when the run ends; its cost is the sim's to tell")
+			}
 			res, err := rtnl.Run(cmd.Context(), tg, reqs, show, progress(cmd.ErrOrStderr(), len(reqs)))
 			if err != nil {
 				return err
+			}
+			if f.exitNetns {
+				// The namespace exits after the script: what it held is
+				// unregistered in one batch and priced as one more request.
+				if err := st.ExitNetns(); err != nil {
+					return err
+				}
+				if res, err = rerun(cmd.Context(), st, res, show); err != nil {
+					return err
+				}
 			}
 			var cost *sim.CostResult
 			if show.Cost {
@@ -74,13 +98,13 @@ were refused, 1 when the script does not parse, 2 on other failures.`,
 				if err != nil {
 					return err
 				}
-				cost, res.Cost = &c, costJSON{Threads: f.threads, CostResult: c}
+				cost, res.Cost = &c, costJSON{Threads: f.threads, Lines: costLines(reqs, st.CostSources()), CostResult: c}
 			}
 			if err := writeResult(cmd.OutOrStdout(), res, show, f.format); err != nil {
 				return err
 			}
 			if cost != nil && f.format == "text" {
-				writeCostText(cmd.OutOrStdout(), reqs, *cost, f.threads)
+				writeCostText(cmd.OutOrStdout(), reqs, st.CostSources(), *cost, f.threads)
 			}
 			return nil
 		},
@@ -91,26 +115,63 @@ were refused, 1 when the script does not parse, 2 on other failures.`,
 
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.target, "target", "kernel", "where to run: kernel (a fresh network namespace) or sim (the model)")
+	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18 or linux-6.4, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex); the kernel target is linux-6.18 only")
 	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
 	cmd.Flags().IntVar(&f.threads, "threads", 1, "sim cost: split the requests, in order, over N user threads")
+	cmd.Flags().BoolVar(&f.exitNetns, "exit-netns", false, "sim: after the script the namespace exits (cleanup_net), shown as one more request")
 }
 
-// costJSON is the "cost" object of --format json.
+// rerun reads State and Events again after the namespace's exit.
+func rerun(ctx context.Context, st *sim.Target, res rtnl.Result, show rtnl.Show) (rtnl.Result, error) {
+	var err error
+	if res.State, err = st.State(ctx, show); err != nil {
+		return res, err
+	}
+	if show.Events {
+		if res.Events, err = st.Events(ctx); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// costJSON is the "cost" object of --format json. Lines holds the script
+// line of each priced request (a list delete without +bulk-ifindex is
+// several).
 type costJSON struct {
-	Threads int `json:"threads"`
+	Threads int   `json:"threads"`
+	Lines   []int `json:"lines"`
 	sim.CostResult
 }
 
+// costLines is the script line of each priced request.
+func costLines(reqs []rtnl.Request, src []sim.CostSource) []int {
+	out := make([]int, len(src))
+	for i, s := range src {
+		if int(s.Request) < len(reqs) {
+			out[i] = reqs[s.Request].Line
+		}
+	}
+	return out
+}
+
 // writeCostText prints each request's virtual cost and the totals.
-func writeCostText(w io.Writer, reqs []rtnl.Request, c sim.CostResult, threads int) {
+func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim.CostResult, threads int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "line\tthread\tlock wait\tlocked\tunlocked\tend\t request\n")
 	for i, r := range c.Requests {
 		text := ""
 		line := 0
-		if i < len(reqs) {
-			text, line = reqs[i].Text, reqs[i].Line
+		if i < len(src) && int(src[i].Request) >= len(reqs) {
+			text = "(the namespace exits)"
+		}
+		if i < len(src) && int(src[i].Request) < len(reqs) {
+			q := reqs[src[i].Request]
+			text, line = q.Text, q.Line
+			if src[i].Part > 0 {
+				text = fmt.Sprintf("(kernel request %d of) %s", src[i].Part+1, text)
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t %s\n", line, r.Thread, ms(r.LockWait), ms(r.Locked), ms(r.Unlocked), ms(r.End), text)
 	}
@@ -124,12 +185,28 @@ func writeCostText(w io.Writer, reqs []rtnl.Request, c sim.CostResult, threads i
 
 func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
 
-func openTarget(name string) (rtnl.Target, error) {
+// openTarget opens the named target with the profile; notes about parts
+// of the profile the model does not act on go to notes.
+func openTarget(name, profile string, show rtnl.Show, notes io.Writer) (rtnl.Target, error) {
+	p, err := sim.ParseProfile(profile)
+	if err != nil {
+		return nil, fmt.Errorf("--profile: %w", err)
+	}
 	switch name {
 	case "kernel":
-		return kernel.New(kernel.Options{})
+		if err := p.KernelCompatible(); err != nil {
+			return nil, fmt.Errorf("--profile: %w", err)
+		}
+		// Shown events are numbered by request: each request ends only
+		// when the linkwatch work it caused has run.
+		return kernel.New(kernel.Options{SyncLinkwatch: show.Events})
 	case "sim":
-		return sim.New(sim.Options{}), nil
+		for _, u := range p.Unmodelled() {
+			fmt.Fprintf(notes, "rtnlsim: note: profile %s: %s\n", p.Name, u)
+		}
+		opts := p.Options(0)
+		opts.Events = show.Events
+		return sim.New(opts), nil
 	}
 	return nil, fmt.Errorf("unknown --target %q: use kernel or sim", name)
 }

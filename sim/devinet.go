@@ -1,0 +1,497 @@
+package sim
+
+import (
+	"net/netip"
+	"path"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// The IPv4 address list of one device, as net/ipv4/devinet.c keeps it in
+// struct in_device: a singly linked list of struct in_ifaddr (ifa_list,
+// ifa_next), walked and spliced through pointers to the link fields exactly
+// as __inet_insert_ifa, inet_rtm_deladdr and __inet_del_ifa do, so that the
+// list order, the IFA_F_SECONDARY flags and the notifications come out as
+// the kernel's. Routes (fib_add_ifaddr / fib_del_ifaddr) are not modelled
+// here; the places where the kernel calls them are counted.
+//
+// Read from Linux ~6.15-6.17 net/ipv4/devinet.c and checked against this
+// machine's kernel by props/devinet_test.go.
+
+// Ifaddr is one struct in_ifaddr. Addresses are IPv4 in host byte order;
+// zero means "not set" where the kernel tests for zero (ifa_broadcast).
+type Ifaddr struct {
+	Local     uint32 // ifa_local
+	Address   uint32 // ifa_address: the peer, or local
+	Mask      uint32 // ifa_mask
+	Prefixlen int    // ifa_prefixlen
+	Broadcast uint32 // ifa_broadcast, 0: none
+	Scope     uint8  // ifa_scope
+	Flags     uint32 // ifa_flags (IFA_F_*)
+	Label     string // ifa_label
+	next      *Ifaddr
+}
+
+// Secondary reports IFA_F_SECONDARY.
+func (a *Ifaddr) Secondary() bool { return a.Flags&unix.IFA_F_SECONDARY != 0 }
+
+// IfaRequest is an RTM_NEWADDR / RTM_DELADDR request as the kernel sees
+// it: the ifaddrmsg header and which attributes are present.
+type IfaRequest struct {
+	Prefixlen  int
+	Scope      uint8
+	Flags      uint32 // IFA_FLAGS (or ifa_flags)
+	Local      uint32
+	HasLocal   bool
+	Address    uint32
+	HasAddress bool
+	Broadcast  uint32 // 0 with no IFA_BROADCAST
+	Label      string
+	HasLabel   bool
+	Excl       bool // NLM_F_EXCL (newaddr)
+	Replace    bool // NLM_F_REPLACE (newaddr)
+}
+
+// IfaNotice is one RTM_NEWADDR / RTM_DELADDR notification (rtmsg_ifa),
+// as built at the moment it is sent.
+type IfaNotice struct {
+	Type      string // "RTM_NEWADDR" or "RTM_DELADDR"
+	Local     netip.Addr
+	Address   netip.Addr
+	Prefixlen int
+	Flags     uint32
+	Label     string
+}
+
+// DevinetCounters count the work of the address list.
+type DevinetCounters struct {
+	// WalkSteps is the number of list elements visited by every walk:
+	// find_matching_ifa, __inet_insert_ifa, inet_rtm_deladdr's search,
+	// __inet_del_ifa's scan for secondaries, the promotion loops, and the
+	// dumps of a flush.
+	WalkSteps int
+	// Promotions is the number of secondaries promoted to primary;
+	// PromoteMoves those of them moved in the list (not right after the
+	// deleted primary).
+	Promotions, PromoteMoves int
+	// Notifications counts rtmsg_ifa calls (RTM_NEWADDR and RTM_DELADDR).
+	Notifications int
+	// NotifierUp / NotifierDown count inetaddr_chain NETDEV_UP / NETDEV_DOWN
+	// calls: each is a fib_add_ifaddr / fib_del_ifaddr (fib_inetaddr_event).
+	NotifierUp, NotifierDown int
+	// PromoteFibDel / PromoteFibAdd count the explicit fib_del_ifaddr(ifa,
+	// ifa1) and fib_add_ifaddr(ifa) calls of __inet_del_ifa on promotion
+	// (the routes of the promoted subnet re-added with the new prefsrc).
+	PromoteFibDel, PromoteFibAdd int
+	// FlushRounds counts the dump-and-delete rounds of Flush.
+	FlushRounds int
+}
+
+// InDevice is one device's struct in_device, for IPv4 addresses.
+type InDevice struct {
+	Name string // dev->name: the default label
+	// Promote is net.ipv4.conf.DEV.promote_secondaries and PromoteAll
+	// net.ipv4.conf.all.promote_secondaries: IN_DEV_PROMOTE_SECONDARIES
+	// is IN_DEV_ORCONF, either one enables promotion.
+	Promote, PromoteAll bool
+	// Dead is in_dev->dead (inetdev_destroy): no promotion.
+	Dead bool
+
+	head    *Ifaddr // ifa_list
+	Count   DevinetCounters
+	notices []IfaNotice
+}
+
+// NewInDevice is inetdev_init's empty list for the device named name.
+func NewInDevice(name string) *InDevice { return &InDevice{Name: name} }
+
+// List returns the addresses in list order.
+func (d *InDevice) List() []*Ifaddr {
+	var out []*Ifaddr
+	for a := d.head; a != nil; a = a.next {
+		out = append(out, a)
+	}
+	return out
+}
+
+// Len is the number of addresses.
+func (d *InDevice) Len() int {
+	n := 0
+	for a := d.head; a != nil; a = a.next {
+		n++
+	}
+	return n
+}
+
+func (d *InDevice) promote() bool { return d.Promote || d.PromoteAll }
+
+// inetMakeMask is inet_make_mask.
+func inetMakeMask(prefixlen int) uint32 {
+	if prefixlen <= 0 {
+		return 0
+	}
+	return ^uint32(0) << (32 - prefixlen)
+}
+
+// inetIfaMatch is inet_ifa_match: addr is in ifa's subnet (by ifa_address
+// and ifa_mask).
+func inetIfaMatch(addr uint32, ifa *Ifaddr) bool {
+	return (addr^ifa.Address)&ifa.Mask == 0
+}
+
+func u32Of(a netip.Addr) uint32 {
+	b := a.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+func addrOfU32(v uint32) netip.Addr {
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
+
+// IfaRequestOf builds the request iproute2's ipaddr_modify sends for an
+// IPv4 `addr add` / `addr del` (as kernel/apply.go addrModify does):
+// IFA_LOCAL and IFA_ADDRESS (the peer when given, with the peer's prefix
+// length), IFA_LABEL when a label is given, scope host for 127/8 on add
+// when no scope is given, IFA_BROADCAST when given or `broadcast +` (for
+// prefix lengths below 31), IFA_FLAGS always. add selects NLM_F_CREATE|EXCL.
+func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
+	local := u32Of(a.Prefix.Addr())
+	r := IfaRequest{
+		Prefixlen: a.Prefix.Bits(),
+		Local:     local, HasLocal: true,
+		Address: local, HasAddress: true,
+		Label: a.Label, HasLabel: a.Label != "",
+		Excl: add,
+	}
+	if a.Peer.IsValid() {
+		r.Address = u32Of(a.Peer.Addr())
+		r.Prefixlen = a.Peer.Bits()
+	}
+	if a.Scope != nil {
+		r.Scope = *a.Scope
+	} else if add && a.Prefix.Addr().As4()[0] == 127 {
+		r.Scope = unix.RT_SCOPE_HOST
+	}
+	if a.Broadcast.IsValid() {
+		r.Broadcast = u32Of(a.Broadcast)
+	} else if a.BroadcastAuto && a.Prefix.Bits() < 31 {
+		r.Broadcast = local | ^inetMakeMask(a.Prefix.Bits())
+	}
+	if a.NoPrefixRoute {
+		r.Flags |= unix.IFA_F_NOPREFIXROUTE
+	}
+	return r
+}
+
+// TakeNotices returns the notifications since the last call and forgets
+// them.
+func (d *InDevice) TakeNotices() []IfaNotice {
+	n := d.notices
+	d.notices = nil
+	return n
+}
+
+// rtmsgIfa is rtmsg_ifa: the notification as the address is now.
+func (d *InDevice) rtmsgIfa(typ string, ifa *Ifaddr) {
+	d.Count.Notifications++
+	d.notices = append(d.notices, IfaNotice{Type: typ, Local: addrOfU32(ifa.Local),
+		Address: addrOfU32(ifa.Address), Prefixlen: ifa.Prefixlen, Flags: ifa.Flags, Label: ifa.Label})
+}
+
+// The IPv6-only flags __inet_insert_ifa clears (IPV6ONLY_FLAGS).
+const ipv6OnlyIfaFlags = unix.IFA_F_NODAD | unix.IFA_F_OPTIMISTIC | unix.IFA_F_DADFAILED |
+	unix.IFA_F_HOMEADDRESS | unix.IFA_F_TENTATIVE | unix.IFA_F_MANAGETEMPADDR | unix.IFA_F_STABLE_PRIVACY
+
+// NewAddr is inet_rtm_newaddr for this device (infinite lifetimes):
+// nothing for local 0.0.0.0; EINVAL for a prefix length above 32 or no
+// IFA_LOCAL; find_matching_ifa (same mask, same subnet, same local) gives
+// EEXIST under NLM_F_EXCL or without NLM_F_REPLACE, else a RTM_NEWADDR for
+// the existing address; otherwise __inet_insert_ifa.
+func (d *InDevice) NewAddr(r IfaRequest) error {
+	if r.Prefixlen > 32 || r.Prefixlen < 0 {
+		return rtnl.Errf(unix.EINVAL, "ipv4: Invalid prefix length")
+	}
+	if !r.HasLocal {
+		return rtnl.Errf(unix.EINVAL, "ipv4: Local address is not supplied")
+	}
+	if r.Local == 0 {
+		return nil
+	}
+	ifa := &Ifaddr{Local: r.Local, Address: r.Local, Prefixlen: r.Prefixlen,
+		Mask: inetMakeMask(r.Prefixlen), Broadcast: r.Broadcast, Scope: r.Scope,
+		Flags: r.Flags, Label: d.Name}
+	if r.HasAddress {
+		ifa.Address = r.Address
+	}
+	if r.HasLabel {
+		ifa.Label = r.Label
+	}
+	// find_matching_ifa
+	var existing *Ifaddr
+	for a := d.head; a != nil; a = a.next {
+		d.Count.WalkSteps++
+		if a.Mask == ifa.Mask && inetIfaMatch(a.Address, ifa) && a.Local == ifa.Local {
+			existing = a
+			break
+		}
+	}
+	if existing != nil {
+		if r.Excl || !r.Replace {
+			return rtnl.Errf(unix.EEXIST, "ipv4: Address already assigned")
+		}
+		// Replace: metric, proto and lifetimes change (not modelled: all
+		// infinite); the notification goes out.
+		d.rtmsgIfa("RTM_NEWADDR", existing)
+		return nil
+	}
+	// set_ifa_lifetime with infinite lifetimes.
+	ifa.Flags = ifa.Flags&^(unix.IFA_F_PERMANENT|unix.IFA_F_DEPRECATED) | unix.IFA_F_PERMANENT
+	return d.insert(ifa)
+}
+
+// insert is __inet_insert_ifa. A primary goes right after the last
+// primary whose scope is numerically >= its own (host 254 > link 253 >
+// global 0), even when that primary's secondaries follow it, or at the
+// head when there is none; a secondary (an address whose mask and subnet
+// equal an existing address's) goes at the tail. The same local in the
+// same subnet is EEXIST, a different scope in the same subnet EINVAL.
+func (d *InDevice) insert(ifa *Ifaddr) error {
+	ifa.Flags &^= unix.IFA_F_SECONDARY
+	lastPrimary := &d.head
+	ifa.Flags &^= ipv6OnlyIfaFlags
+	ifap := &d.head
+	for ifa1 := *ifap; ifa1 != nil; ifa1 = *ifap {
+		d.Count.WalkSteps++
+		if !ifa1.Secondary() && ifa.Scope <= ifa1.Scope {
+			lastPrimary = &ifa1.next
+		}
+		if ifa1.Mask == ifa.Mask && inetIfaMatch(ifa1.Address, ifa) {
+			if ifa1.Local == ifa.Local {
+				return rtnl.Errf(unix.EEXIST, "address exists")
+			}
+			if ifa1.Scope != ifa.Scope {
+				return rtnl.Errf(unix.EINVAL, "ipv4: Invalid scope value")
+			}
+			ifa.Flags |= unix.IFA_F_SECONDARY
+		}
+		ifap = &ifa1.next
+	}
+	if !ifa.Secondary() {
+		ifap = lastPrimary
+	}
+	ifa.next = *ifap
+	*ifap = ifa
+	d.rtmsgIfa("RTM_NEWADDR", ifa)
+	d.Count.NotifierUp++
+	return nil
+}
+
+// DelAddr is inet_rtm_deladdr: the first address in list order whose
+// local equals IFA_LOCAL (when given), whose label equals IFA_LABEL (when
+// given) and, when IFA_ADDRESS is given, whose prefix length equals the
+// request's and whose subnet holds IFA_ADDRESS, is deleted by
+// __inet_del_ifa; none is EADDRNOTAVAIL. Flags and scope are not compared.
+func (d *InDevice) DelAddr(r IfaRequest) error {
+	for ifap := &d.head; *ifap != nil; ifap = &(*ifap).next {
+		ifa := *ifap
+		d.Count.WalkSteps++
+		if r.HasLocal && ifa.Local != r.Local {
+			continue
+		}
+		if r.HasLabel && ifa.Label != r.Label {
+			continue
+		}
+		if r.HasAddress && (r.Prefixlen != ifa.Prefixlen || !inetIfaMatch(r.Address, ifa)) {
+			continue
+		}
+		d.del(ifap)
+		return nil
+	}
+	return rtnl.Errf(unix.EADDRNOTAVAIL, "ipv4: Address not found")
+}
+
+// del is __inet_del_ifa on the address *ifap.
+//
+// Deleting a primary walks the rest of the list: it remembers last_prim,
+// the link after the last primary whose scope is numerically >= the
+// deleted one's (starting at the deleted address's own slot), and
+// prev_prom, the element before the current one. Each secondary of the
+// same mask and subnet is, without promotion, unlinked with its own
+// RTM_DELADDR (before the primary's); with promotion the walk stops at the
+// first such secondary. Then the primary is unlinked and announced. The
+// promoted address, when it did not directly follow the primary, is moved
+// to last_prim (as walked up to the promoted one); it loses
+// IFA_F_SECONDARY and is announced with RTM_NEWADDR; the routes of the
+// subnet's other secondaries after it are re-added (fib_add_ifaddr).
+func (d *InDevice) del(ifap **Ifaddr) {
+	var promote, prevProm *Ifaddr
+	ifa1 := *ifap
+	lastPrim := ifap
+	doPromote := d.promote()
+	if !d.Dead && !ifa1.Secondary() {
+		ifap1 := &ifa1.next
+		for ifa := *ifap1; ifa != nil; ifa = *ifap1 {
+			d.Count.WalkSteps++
+			if !ifa.Secondary() && ifa1.Scope <= ifa.Scope {
+				lastPrim = &ifa.next
+			}
+			if !ifa.Secondary() || ifa1.Mask != ifa.Mask || !inetIfaMatch(ifa1.Address, ifa) {
+				ifap1 = &ifa.next
+				prevProm = ifa
+				continue
+			}
+			if !doPromote {
+				*ifap1 = ifa.next
+				d.rtmsgIfa("RTM_DELADDR", ifa)
+				d.Count.NotifierDown++
+			} else {
+				promote = ifa
+				break
+			}
+		}
+		// Routes of the promoted subnet are removed silently while every
+		// address is still listed.
+		for ifa := promote; ifa != nil; ifa = ifa.next {
+			d.Count.WalkSteps++
+			if ifa1.Mask == ifa.Mask && inetIfaMatch(ifa1.Address, ifa) {
+				d.Count.PromoteFibDel++
+			}
+		}
+	}
+	*ifap = ifa1.next
+	d.rtmsgIfa("RTM_DELADDR", ifa1)
+	d.Count.NotifierDown++
+	if promote != nil {
+		nextSec := promote.next
+		if prevProm != nil {
+			d.Count.PromoteMoves++
+			prevProm.next = nextSec
+			lastSec := *lastPrim
+			promote.next = lastSec
+			*lastPrim = promote
+		}
+		promote.Flags &^= unix.IFA_F_SECONDARY
+		d.Count.Promotions++
+		d.rtmsgIfa("RTM_NEWADDR", promote)
+		d.Count.NotifierUp++
+		for ifa := nextSec; ifa != nil; ifa = ifa.next {
+			d.Count.WalkSteps++
+			if ifa1.Mask != ifa.Mask || !inetIfaMatch(ifa1.Address, ifa) {
+				continue
+			}
+			d.Count.PromoteFibAdd++
+		}
+	}
+	ifa1.next = nil
+}
+
+// Destroy is inetdev_destroy (device unregister): the device is dead, so
+// the head is deleted until the list is empty, one RTM_DELADDR each, no
+// promotion.
+func (d *InDevice) Destroy() {
+	d.Dead = true
+	for d.head != nil {
+		d.del(&d.head)
+	}
+}
+
+// FlushFilter selects the addresses `ip addr flush dev DEV` deletes.
+type FlushFilter struct {
+	To    netip.Prefix // invalid: any; else the local address must be inside
+	Label string       // glob on the label (the device name when empty); "" any
+}
+
+func (f FlushFilter) match(dev string, a *Ifaddr) bool {
+	if f.To.IsValid() {
+		if !f.To.Addr().Is4() || (a.Local^u32Of(f.To.Addr()))&inetMakeMask(f.To.Bits()) != 0 {
+			return false
+		}
+	}
+	if f.Label != "" {
+		l := a.Label
+		if l == "" {
+			l = dev
+		}
+		if ok, _ := path.Match(f.Label, l); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// maxFlushRounds is iproute2's max_flush_loops.
+const maxFlushRounds = 10
+
+// Flush is `ip addr flush` as iproute2's ipaddr_flush does it (and
+// kernel/apply.go addrFlush): dump the list, send RTM_DELADDR for every
+// matching address in dump order with the dumped message (IFA_LOCAL,
+// IFA_ADDRESS, the prefix length, IFA_LABEL), ignore EADDRNOTAVAIL (a
+// primary deleted without promotion takes its secondaries with it), and
+// repeat until a dump matches nothing; EBUSY after 10 rounds.
+func (d *InDevice) Flush(f FlushFilter) error {
+	for round := 0; round < maxFlushRounds; round++ {
+		var dels []IfaRequest
+		for a := d.head; a != nil; a = a.next {
+			d.Count.WalkSteps++
+			if !f.match(d.Name, a) {
+				continue
+			}
+			dels = append(dels, IfaRequest{Prefixlen: a.Prefixlen, Scope: a.Scope, Flags: a.Flags,
+				Local: a.Local, HasLocal: a.Local != 0, Address: a.Address, HasAddress: a.Address != 0,
+				Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != ""})
+		}
+		if len(dels) == 0 {
+			return nil
+		}
+		d.Count.FlushRounds++
+		for _, r := range dels {
+			if err := d.DelAddr(r); err != nil && rtnl.Errno(err) != unix.EADDRNOTAVAIL {
+				return err
+			}
+		}
+	}
+	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+}
+
+// Render is the addresses in `ip -j addr show` addr_info shape, as the
+// kernel's inet_fill_ifaddr reports them (IFA_ADDRESS, IFA_LOCAL,
+// IFA_BROADCAST only when non-zero; IFA_LABEL when set; permanent
+// lifetimes as infinite cacheinfo).
+func (d *InDevice) Render() []rtnl.AddrInfo {
+	var out []rtnl.AddrInfo
+	for a := d.head; a != nil; a = a.next {
+		out = append(out, renderIfaddr(a))
+	}
+	return out
+}
+
+func renderIfaddr(a *Ifaddr) rtnl.AddrInfo {
+	out := rtnl.AddrInfo{Family: "inet", Prefixlen: a.Prefixlen}
+	local, address := a.Local, a.Address
+	if local == 0 {
+		local = address
+	}
+	if address == 0 {
+		address = local
+	}
+	if local != 0 {
+		out.Local = addrOfU32(local).String()
+		if address != local {
+			out.Address = addrOfU32(address).String()
+		}
+	}
+	if a.Broadcast != 0 {
+		out.Broadcast = addrOfU32(a.Broadcast).String()
+	}
+	out.Scope = rtnl.ScopeName(a.Scope)
+	out.SetFlags(unix.AF_INET, a.Flags)
+	out.Label = a.Label
+	if a.Flags&unix.IFA_F_PERMANENT != 0 {
+		inf := uint32(0xffffffff)
+		valid, pref := inf, inf
+		out.ValidLife, out.PreferredLife = &valid, &pref
+	}
+	return out
+}

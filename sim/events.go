@@ -1,0 +1,71 @@
+package sim
+
+import (
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Notifications on RTNLGRP_LINK, sent where the kernel sends them:
+// rtmsg_ifinfo (family link) from rtnl_configure_link, __dev_notify_flags,
+// netdev_state_change, rtnetlink_event (CHANGEMTU, CHANGEADDR, CHANGENAME,
+// FEAT_CHANGE, CHANGEUPPER, CHANGE_TX_QUEUE_LEN) and the unregister path;
+// br_ifinfo_notify (family bridge) for bridge ports. rtnetlink's notifier
+// was registered before the bridge's and macvlan's, so a device's own
+// notification comes before what those listeners do, except for
+// NETDEV_CHANGE, where netdev_state_change calls the listeners first.
+
+// eventLog is the notifications of one target, numbered by request.
+type eventLog struct {
+	record   bool // keep them (Options.Events); otherwise only count
+	req      int  // the request being applied, 1-based
+	deferred bool // linkwatch work is running
+	list     []rtnl.Event
+	sent     int // all notifications sent, recorded or not
+}
+
+func (n *Netns) send(typ, family string, obj func() any) {
+	n.ev.sent++
+	n.reqNotifications++
+	if !n.ev.record {
+		return
+	}
+	n.ev.list = append(n.ev.list, rtnl.Event{Type: typ, Family: family, Object: obj(),
+		Request: n.ev.req, Deferred: n.ev.deferred})
+}
+
+// linkEvent is rtmsg_ifinfo(RTM_NEWLINK): nothing for a device that is
+// not (or no longer) NETREG_REGISTERED.
+func (n *Netns) linkEvent(d *Device) {
+	if !n.alive(d) || d.unregistering || d.initializing {
+		return
+	}
+	n.send("RTM_NEWLINK", "link", func() any { return renderLink(d) })
+}
+
+// delLinkEvent is the RTM_DELLINK that unregister_netdevice_many builds
+// after NETDEV_UNREGISTER: down, qdisc noop, no master.
+func (n *Netns) delLinkEvent(d *Device) {
+	if d.initializing {
+		return
+	}
+	n.send("RTM_DELLINK", "link", func() any { return renderLink(d) })
+}
+
+// bridgeEvent is br_ifinfo_notify for port p (no reg_state check: it is
+// sent for a port that is being unregistered too).
+func (n *Netns) bridgeEvent(typ string, p *Device) {
+	n.send(typ, "bridge", func() any { return renderBridgePort(p) })
+}
+
+// renderBridgePort is br_fill_ifinfo's message as the kernel target
+// renders it: the link header without qdisc, linkmode, group, txqlen and
+// broadcast.
+func renderBridgePort(p *Device) rtnl.Link {
+	l := renderLink(p)
+	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast = "", "", "", nil, ""
+	return l
+}
+
+// Events returns the notifications recorded so far (Options.Events).
+func (t *Target) eventsSoFar() []rtnl.Event {
+	return append([]rtnl.Event(nil), t.ev.list...)
+}

@@ -1,0 +1,51 @@
+package sim
+
+import (
+	"errors"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// ErrNetnsExited is returned for requests to a namespace that has exited.
+var ErrNetnsExited = errors.New("sim target: the namespace has exited")
+
+// ExitNetns is the namespace's exit, cleanup_net with the device work of
+// its pernet exits under one rtnl_lock: br_net_exit_rtnl deletes every
+// bridge (br_dev_delete releases its ports), then default_device_exit_batch
+// runs each remaining device's ->dellink in reverse list order (the
+// loopback, which has none, is queued as it is), and one
+// unregister_netdevice_many takes them all: one batch, one rcu_barrier in
+// netdev_run_todo. Around it, cleanup_net waits for a grace period before
+// the exits and ends with its own rcu_barrier. It is priced as one more
+// request; the target takes no request after it.
+func (t *Target) ExitNetns() error {
+	if t.closed {
+		return ErrClosed
+	}
+	n := t.Netns()
+	if n.exited {
+		return ErrNetnsExited
+	}
+	t.ev.req++
+	n.reqNotifications = 0
+	var b unregBatch
+	for _, d := range n.devs {
+		if d.Kind == rtnl.KindBridge {
+			n.dellink(d, &b)
+		}
+	}
+	for i := len(n.devs) - 1; i >= 0; i-- {
+		d := n.devs[i]
+		if !b.has(d) {
+			n.dellink(d, &b)
+		}
+	}
+	n.unregisterBatch(b.list)
+	n.runLinkwatch()
+	n.exited = true
+	w := t.requestWork(n)
+	w.AddUnlocked(StepSynchronizeNet, 1)
+	w.AddUnlocked(StepRCUBarrier, 1)
+	t.recordWork(w)
+	return nil
+}

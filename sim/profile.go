@@ -1,0 +1,191 @@
+package sim
+
+// Named profiles (DESIGN.md, "Profiles"): a kernel base plus behaviour
+// switches, written base+switch+switch, e.g. "linux-6.18+bulk-ifindex".
+//
+//	linux-6.18     (default) the kernel of this machine: the xarray netdev
+//	               index (ifindex allocation and ifindex-ordered dumps)
+//	linux-6.4      the 256-bucket dev_index_head hash only: ifindexes from
+//	               dev_new_index, dumps walk the buckets (cursor = bucket +
+//	               chain position)
+//	+bulk-ifindex  RTM_DELLINK with many IFLA_IFINDEX (the seed 000 patch):
+//	               `link del list` is one request and one unregister batch
+//	+ifa-flush     RTM_DELADDR with IFA_F_FLUSH (seed 001): parsed and
+//	               carried, but addresses are not modelled yet, so it has no
+//	               effect (Profile.Unmodelled says so)
+//
+// The fib_trie profiles linux-4.2-rc3 and linux-4.2 exist for the trie only
+// (fibtrie.ProfileOptions, `rtnlsim trie --profile`); the link model has no
+// 4.x era (index, unregister steps and costs of those kernels were not
+// read), so ParseProfile refuses them with that reason.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/fibtrie"
+)
+
+// Profile is a parsed profile name.
+type Profile struct {
+	// Name is the canonical spelling: the base, then the switches in the
+	// order of ProfileSwitches.
+	Name string
+	// Base is the kernel release the profile describes.
+	Base string
+	// Index is the netdev index era of the base.
+	Index NetdevIndexOptions
+	// Unregister is the unregister batch structure of the base.
+	Unregister UnregisterSteps
+	// FibTrie is the fibtrie profile of the base (fibtrie.ProfileOptions),
+	// kept for the FIB model of a later issue.
+	FibTrie string
+	// BulkIfindex is +bulk-ifindex.
+	BulkIfindex bool
+	// IfaFlush is +ifa-flush (not modelled yet: see Unmodelled).
+	IfaFlush bool
+}
+
+// DefaultProfile is the profile of this machine's kernel.
+const DefaultProfile = "linux-6.18"
+
+type profileBase struct {
+	name       string
+	index      NetdevIndexOptions
+	unregister UnregisterSteps
+	fibtrie    string
+}
+
+// profileBases are the bases the link model has.
+var profileBases = []profileBase{
+	{DefaultProfile, NetdevIndexSince69, UnregisterStepsV618, "linux-6.18"},
+	// linux-6.4 is NetdevIndexBefore65: net->dev_by_index came with "net:
+	// store netdevs in an xarray" (seed 002), posted to net-next on 21
+	// July 2023, after 6.4 was released (25 June 2023), so 6.4 has the hash
+	// alone: dev_new_index allocates, rtnl_dump_ifinfo walks
+	// dev_index_head. (That patch went to net-next after the 6.5 merge
+	// window had closed, so the era named Since65 may really begin at 6.6;
+	// 6.4 is hash-only either way. Not checked against a tagged tree.)
+	// The unregister steps are 6.18's: NETDEV_PRE_UNINIT predates 6.4 (a
+	// devlink fix of February 2023 names it), and dev_deactivate_many's
+	// synchronize_net rule is the same approximation as 6.18's. The FIB
+	// trie has no 6.4 variant in fibtrie; 6.18's stands in (both have the
+	// 4.2 flush fix).
+	{"linux-6.4", NetdevIndexBefore65, UnregisterStepsV618, "linux-6.18"},
+}
+
+// ProfileSwitches are the behaviour switches, in canonical order.
+var ProfileSwitches = []string{"bulk-ifindex", "ifa-flush"}
+
+// fibtrieOnly are profile names that only the FIB trie models.
+var fibtrieOnly = []string{"linux-4.2-rc3", "linux-4.2"}
+
+// ProfileNames lists the bases and switches ParseProfile knows, for
+// messages and help texts.
+func ProfileNames() string {
+	var bases []string
+	for _, b := range profileBases {
+		bases = append(bases, b.name)
+	}
+	return fmt.Sprintf("bases %s (default %s); switches +%s; compose as %s+bulk-ifindex",
+		strings.Join(bases, ", "), DefaultProfile, strings.Join(ProfileSwitches, ", +"), DefaultProfile)
+}
+
+// ParseProfile parses base[+switch...]. An empty string, or one that starts
+// with "+", takes the default base. Unknown names, repeated switches and
+// the fib_trie-only bases are errors that list the known names.
+func ParseProfile(s string) (Profile, error) {
+	s = strings.TrimSpace(s)
+	parts := strings.Split(s, "+")
+	baseName := strings.TrimSpace(parts[0])
+	if baseName == "" {
+		baseName = DefaultProfile
+	}
+	var p Profile
+	found := false
+	for _, b := range profileBases {
+		if b.name == baseName {
+			p = Profile{Base: b.name, Index: b.index, Unregister: b.unregister, FibTrie: b.fibtrie}
+			found = true
+		}
+	}
+	if !found {
+		for _, f := range fibtrieOnly {
+			if f == baseName {
+				return Profile{}, fmt.Errorf("profile %q: %s is a fib_trie profile only (rtnlsim trie --profile %s); the link model has no 4.x era (known: %s)",
+					s, baseName, baseName, ProfileNames())
+			}
+		}
+		return Profile{}, fmt.Errorf("profile %q: unknown base %q (known: %s)", s, baseName, ProfileNames())
+	}
+	seen := map[string]bool{}
+	for _, sw := range parts[1:] {
+		sw = strings.TrimSpace(sw)
+		switch sw {
+		case "bulk-ifindex":
+			p.BulkIfindex = true
+		case "ifa-flush":
+			p.IfaFlush = true
+		case "":
+			return Profile{}, fmt.Errorf("profile %q: empty switch after \"+\" (known: %s)", s, ProfileNames())
+		default:
+			return Profile{}, fmt.Errorf("profile %q: unknown switch +%s (known: %s)", s, sw, ProfileNames())
+		}
+		if seen[sw] {
+			return Profile{}, fmt.Errorf("profile %q: +%s given twice", s, sw)
+		}
+		seen[sw] = true
+	}
+	p.Name = p.Base
+	if p.BulkIfindex {
+		p.Name += "+bulk-ifindex"
+	}
+	if p.IfaFlush {
+		p.Name += "+ifa-flush"
+	}
+	return p, nil
+}
+
+// MustParseProfile is ParseProfile for names known to be good; it panics
+// otherwise.
+func MustParseProfile(s string) Profile {
+	p, err := ParseProfile(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// String is the canonical name.
+func (p Profile) String() string { return p.Name }
+
+// Options turns the profile into sim Options with the given seed (Cost
+// left nil: the seed 000 fit).
+func (p Profile) Options(seed int64) Options {
+	steps := p.Unregister
+	return Options{Seed: seed, Index: p.Index, Unregister: &steps, BulkIfindex: p.BulkIfindex}
+}
+
+// FibTrieOptions are the fibtrie options of the profile's base.
+func (p Profile) FibTrieOptions() (fibtrie.Options, error) { return fibtrie.ProfileOptions(p.FibTrie) }
+
+// Unmodelled lists, one sentence each, the parts of the profile the model
+// parses but does not act on yet.
+func (p Profile) Unmodelled() []string {
+	var out []string
+	if p.IfaFlush {
+		out = append(out, "+ifa-flush (RTM_DELADDR with IFA_F_FLUSH, seed 001) is not modelled yet: the sim has no addresses until their issue, so the switch changes nothing")
+	}
+	return out
+}
+
+// KernelCompatible reports whether the profile describes this machine's
+// kernel as the kernel target drives it: linux-6.18 with no switch (the
+// kernel has neither the seed 000 list delete nor IFA_F_FLUSH).
+func (p Profile) KernelCompatible() error {
+	if p.Name == DefaultProfile {
+		return nil
+	}
+	return fmt.Errorf("profile %s: the kernel target is this machine's kernel, which is %s without switches (it has neither IFLA_IFINDEX bulk delete nor IFA_F_FLUSH); use --target sim for %s",
+		p.Name, DefaultProfile, p.Name)
+}

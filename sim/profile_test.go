@@ -1,0 +1,153 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
+)
+
+func TestParseProfile(t *testing.T) {
+	for _, c := range []struct {
+		in, name, base, fib string
+		index               NetdevIndexOptions
+		bulk, ifa           bool
+	}{
+		{"", "linux-6.18", "linux-6.18", "linux-6.18", NetdevIndexSince69, false, false},
+		{"linux-6.18", "linux-6.18", "linux-6.18", "linux-6.18", NetdevIndexSince69, false, false},
+		{" linux-6.4 ", "linux-6.4", "linux-6.4", "linux-6.18", NetdevIndexBefore65, false, false},
+		{"+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", NetdevIndexSince69, true, false},
+		{"linux-6.18+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", NetdevIndexSince69, true, false},
+		{"linux-6.4+ifa-flush+bulk-ifindex", "linux-6.4+bulk-ifindex+ifa-flush", "linux-6.4", "linux-6.18", NetdevIndexBefore65, true, true},
+	} {
+		p, err := ParseProfile(c.in)
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.name, p.Name, c.in)
+		require.Equal(t, c.name, p.String(), c.in)
+		require.Equal(t, c.base, p.Base, c.in)
+		require.Equal(t, c.fib, p.FibTrie, c.in)
+		require.Equal(t, c.index, p.Index, c.in)
+		require.Equal(t, c.bulk, p.BulkIfindex, c.in)
+		require.Equal(t, c.ifa, p.IfaFlush, c.in)
+		o := p.Options(5)
+		require.Equal(t, int64(5), o.Seed)
+		require.Equal(t, c.index, o.Index)
+		require.Equal(t, c.bulk, o.BulkIfindex)
+		require.Equal(t, UnregisterStepsV618, *o.Unregister)
+		fo, err := p.FibTrieOptions()
+		require.NoError(t, err)
+		want, _ := fibtrie.ProfileOptions(c.fib)
+		require.Equal(t, want, fo)
+		// The canonical name parses to the same profile.
+		again, err := ParseProfile(p.Name)
+		require.NoError(t, err)
+		require.Equal(t, p, again)
+	}
+	for in, msg := range map[string]string{
+		"linux-5.10":                           `unknown base "linux-5.10"`,
+		"linux-6.18+bulk":                      "unknown switch +bulk",
+		"linux-6.18++bulk-ifindex":             "empty switch",
+		"linux-6.18+":                          "empty switch",
+		"linux-6.18+bulk-ifindex+bulk-ifindex": "+bulk-ifindex given twice",
+		"linux-4.2-rc3":                        "fib_trie profile only",
+		"linux-4.2+bulk-ifindex":               "fib_trie profile only",
+	} {
+		_, err := ParseProfile(in)
+		require.ErrorContains(t, err, msg, in)
+		if !strings.Contains(msg, "twice") {
+			// Every refusal names what is known.
+			require.ErrorContains(t, err, "linux-6.18, linux-6.4", in)
+			require.ErrorContains(t, err, "+bulk-ifindex, +ifa-flush", in)
+		}
+	}
+	require.Panics(t, func() { MustParseProfile("nope") })
+}
+
+func TestProfileUnmodelledAndKernel(t *testing.T) {
+	p := MustParseProfile("linux-6.18+ifa-flush")
+	require.Len(t, p.Unmodelled(), 1)
+	require.Contains(t, p.Unmodelled()[0], "not modelled yet")
+	require.Empty(t, MustParseProfile("linux-6.18+bulk-ifindex").Unmodelled())
+	require.NoError(t, MustParseProfile("").KernelCompatible())
+	for _, s := range []string{"linux-6.4", "linux-6.18+bulk-ifindex", "linux-6.18+ifa-flush"} {
+		err := MustParseProfile(s).KernelCompatible()
+		require.ErrorContains(t, err, "--target sim", s)
+		require.ErrorContains(t, err, s, s)
+	}
+}
+
+// runProfile applies src on a target of the named profile and returns it
+// with each line's errno name.
+func runProfile(t *testing.T, profile, src string) (*Target, []string) {
+	t.Helper()
+	reqs, err := script.ParseString(src)
+	require.NoError(t, err)
+	tg := New(MustParseProfile(profile).Options(7))
+	var errs []string
+	for _, r := range reqs {
+		errs = append(errs, rtnl.ErrnoName(rtnl.Errno(tg.Apply(context.Background(), r))))
+	}
+	return tg, errs
+}
+
+// Under linux-6.4 a link dump walks the 256 hash buckets, each chain newest
+// first; under linux-6.18 it is in ifindex order.
+func TestProfileDumpOrder(t *testing.T) {
+	src := "link add xa index 2 type ifb\nlink add xb index 257 type ifb\nlink add xc type ifb\n"
+	tg, errs := runProfile(t, "linux-6.18", src)
+	require.Equal(t, []string{"", "", ""}, errs)
+	require.Equal(t, "1:lo 2:xa 3:xc 257:xb", ifnames(tg))
+	tg, errs = runProfile(t, "linux-6.4", src)
+	require.Equal(t, []string{"", "", ""}, errs)
+	// Bucket 1 holds lo (1) and xb (257), xb at the head. (An explicit
+	// index does not move the allocation cursor: xc gets 3.)
+	require.Equal(t, "257:xb 1:lo 2:xa 3:xc", ifnames(tg))
+	st, err := tg.State(context.Background(), rtnl.Show{Links: true})
+	require.NoError(t, err)
+	var names []string
+	for _, l := range st.Links {
+		names = append(names, l.Ifname)
+	}
+	require.Equal(t, []string{"xb", "lo", "xa", "xc"}, names)
+
+	// 600 devices: the dump is (bucket ascending, newest first in a
+	// bucket), which is not ifindex order.
+	var b strings.Builder
+	for i := range 600 {
+		fmt.Fprintf(&b, "link add d%d type ifb\n", i)
+	}
+	tg, _ = runProfile(t, "linux-6.4", b.String())
+	devs := tg.Netns().Devices()
+	require.Len(t, devs, 601)
+	want := append([]*Device(nil), devs...)
+	sort.SliceStable(want, func(i, j int) bool {
+		bi, bj := NetdevIdxHash(want[i].Ifindex), NetdevIdxHash(want[j].Ifindex)
+		if bi != bj {
+			return bi < bj
+		}
+		return want[i].seq > want[j].seq
+	})
+	require.Equal(t, want, devs)
+	require.False(t, sort.SliceIsSorted(devs, func(i, j int) bool { return devs[i].Ifindex < devs[j].Ifindex }))
+	tg, _ = runProfile(t, "linux-6.18", b.String())
+	devs = tg.Netns().Devices()
+	require.True(t, sort.SliceIsSorted(devs, func(i, j int) bool { return devs[i].Ifindex < devs[j].Ifindex }))
+}
+
+// linux-6.4 allocates ifindexes with dev_new_index, 6.18 with
+// xa_alloc_cyclic: neither reuses a freed ifindex before wrapping.
+func TestProfileIfindexAllocation(t *testing.T) {
+	src := "link add xa type ifb\nlink add xb type ifb\nlink del xb\nlink add xc type ifb\n"
+	for _, p := range []string{"linux-6.18", "linux-6.4"} {
+		tg, errs := runProfile(t, p, src)
+		require.Equal(t, []string{"", "", "", ""}, errs, p)
+		require.Contains(t, ifnames(tg), "4:xc", p)
+	}
+}
