@@ -30,14 +30,24 @@ func benchRoutes(n int) []Route {
 	return r
 }
 
-func buildFIB(routes []Route) *FIB {
-	f := New(Linux618())
-	for _, r := range routes {
-		if err := f.Add(r); err != nil {
-			panic(err)
+func buildFIB(routes []Route) *FIB { return mustBuild(Linux618(), routes) }
+
+// benchEach times op on route i%N of the N routes, on a FIB that fresh
+// builds untimed at the start and again after every N ops.
+func benchEach(b *testing.B, routes []Route, fresh func() *FIB, op func(f *FIB, r Route) error) {
+	b.ReportAllocs()
+	f := fresh()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%len(routes) == 0 && i > 0 {
+			b.StopTimer()
+			f = fresh()
+			b.StartTimer()
+		}
+		if err := op(f, routes[i%len(routes)]); err != nil {
+			b.Fatal(err)
 		}
 	}
-	return f
 }
 
 // benchFIB is a shared, read-only FIB with n routes (lookups only).
@@ -60,20 +70,7 @@ func benchFIB(n int) *FIB {
 func BenchmarkInsert(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			routes := benchRoutes(n)
-			b.ReportAllocs()
-			f := New(Linux618())
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%n == 0 && i > 0 {
-					b.StopTimer()
-					f = New(Linux618())
-					b.StartTimer()
-				}
-				if err := f.Add(routes[i%n]); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchEach(b, benchRoutes(n), func() *FIB { return New(Linux618()) }, (*FIB).Add)
 		})
 	}
 }
@@ -102,20 +99,7 @@ func BenchmarkDelete(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			routes := benchRoutes(n)
-			b.ReportAllocs()
-			b.StopTimer()
-			f := buildFIB(routes)
-			b.StartTimer()
-			for i := 0; i < b.N; i++ {
-				if i%n == 0 && i > 0 {
-					b.StopTimer()
-					f = buildFIB(routes)
-					b.StartTimer()
-				}
-				if err := f.Delete(routes[i%n]); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchEach(b, routes, func() *FIB { return buildFIB(routes) }, (*FIB).Delete)
 		})
 	}
 }

@@ -4,29 +4,24 @@ import "fmt"
 
 // Check verifies the structural invariants of every trie and returns the
 // first violation: parent pointers; child keys agree with their slot; tnode
-// keys have no bits below pos+bits; full/empty counts; slen of every node is
-// the largest suffix below it (at least pos); leaves hold a non-empty alias
-// list ordered by (slen ascending, table descending) with matching keys;
-// walks come in strictly ascending key order; no tnode is childless; and, with afterResize, no tnode that resize would still inflate
-// or halve (only meaningful when the last change went through resize).
-// Tnode slen must be at least the largest suffix below; exactSlen demands
-// equality, which holds only while no leaf has been removed by a delete.
-func (f *FIB) Check(afterResize, exactSlen bool) error {
-	exact := exactSlen
-	seen := map[*trie]bool{}
-	for _, tb := range f.tables() {
-		if seen[tb.t] {
-			continue
-		}
-		seen[tb.t] = true
-		if err := tb.t.check(afterResize, exact); err != nil {
+// keys have no bits below pos+bits; full/empty counts; leaves hold a
+// non-empty alias list ordered by (slen ascending, table descending) with
+// matching keys and their slen is that of the last alias; walks come in
+// strictly ascending key order; no tnode is childless. Tnode slen must be at
+// least the largest suffix below (and pos); exactSlen demands equality,
+// which holds only while no leaf has been removed by a delete. Resize
+// thresholds are not checked: a node off the changed path may legitimately
+// be outside them (see pathThresholds in the tests).
+func (f *FIB) Check(exactSlen bool) error {
+	for _, tb := range f.trieTables() {
+		if err := tb.t.check(exactSlen); err != nil {
 			return fmt.Errorf("table %d: %w", tb.id, err)
 		}
 	}
 	return nil
 }
 
-func (t *trie) check(afterResize, exact bool) error {
+func (t *trie) check(exact bool) error {
 	r := t.root()
 	if r == nil {
 		return nil
@@ -34,7 +29,7 @@ func (t *trie) check(afterResize, exact bool) error {
 	if r.parent != &t.kv {
 		return fmt.Errorf("root parent is not the trie")
 	}
-	if _, err := checkNode(r, &t.kv, afterResize, exact); err != nil {
+	if _, err := checkNode(r, &t.kv, exact); err != nil {
 		return err
 	}
 	var last uint32
@@ -52,12 +47,12 @@ func (t *trie) check(afterResize, exact bool) error {
 }
 
 // checkNode returns the largest suffix found in n's subtree.
-func checkNode(n, parent *node, afterResize, exact bool) (uint8, error) {
+func checkNode(n, parent *node, exact bool) (uint8, error) {
 	if n.parent != parent {
 		return 0, fmt.Errorf("node %s/%d: wrong parent", FormatIP(n.key), n.pos)
 	}
 	if !parent.isTrie() {
-		if getIndex(n.key, parent) >= parent.childLength() || parent.child[getIndex(n.key, parent)] != n {
+		if i := getIndex(n.key, parent); i >= parent.childLength() || parent.child[i] != n {
 			return 0, fmt.Errorf("node %s: not in its slot of parent %s", FormatIP(n.key), FormatIP(parent.key))
 		}
 		if uint(n.pos)+uint(n.bits) > uint(parent.pos) {
@@ -101,7 +96,7 @@ func checkNode(n, parent *node, afterResize, exact bool) (uint8, error) {
 		if tnodeFull(n, ch) {
 			full++
 		}
-		s, err := checkNode(ch, n, afterResize, exact)
+		s, err := checkNode(ch, n, exact)
 		if err != nil {
 			return 0, err
 		}
@@ -125,12 +120,6 @@ func checkNode(n, parent *node, afterResize, exact bool) (uint8, error) {
 	// TestGoldenOneChildTnode, checked against Linux 6.18).
 	if n.childLength() == n.empty {
 		return 0, fmt.Errorf("tnode %s: no children", FormatIP(n.key))
-	}
-	if afterResize && shouldInflate(n.parent, n) {
-		return 0, fmt.Errorf("tnode %s/%d bits %d: above inflate threshold", FormatIP(n.key), 32-shift, n.bits)
-	}
-	if afterResize && shouldHalve(n.parent, n) {
-		return 0, fmt.Errorf("tnode %s/%d bits %d: below halve threshold", FormatIP(n.key), 32-shift, n.bits)
 	}
 	return slen, nil
 }

@@ -77,6 +77,21 @@ func (f *FIB) tables() []*table {
 	return out
 }
 
+// trieTables lists the tables in hash order, leaving out a table whose trie
+// an earlier one already has (local while merged with main): one table per
+// trie.
+func (f *FIB) trieTables() []*table {
+	var out []*table
+	seen := map[*trie]bool{}
+	for _, tb := range f.tables() {
+		if !seen[tb.t] {
+			seen[tb.t] = true
+			out = append(out, tb)
+		}
+	}
+	return out
+}
+
 // TableIDs lists existing tables in the order /proc prints them.
 func (f *FIB) TableIDs() []uint32 {
 	var ids []uint32
@@ -180,12 +195,7 @@ func (f *FIB) Flush(dead func(*Alias) bool) int {
 // how many it marked.
 func (f *FIB) MarkDead(pred func(*Alias) bool) int {
 	n := 0
-	seen := map[*trie]bool{}
-	for _, tb := range f.tables() {
-		if seen[tb.t] {
-			continue
-		}
-		seen[tb.t] = true
+	for _, tb := range f.trieTables() {
 		walkLeaves(tb.t.root(), func(l *node) bool {
 			for _, fa := range l.leaf {
 				if !fa.Dead && pred(fa) {

@@ -202,7 +202,7 @@ func runKernelCases(t *testing.T, kernel kernelTrieFunc, seed uint64, n, big int
 	for range 2 {
 		wg.Go(func() {
 			for j := range jobs {
-				if err := compareWithKernel(kernel, j.ops, len(j.ops) < 400); err != nil {
+				if err := compareWithKernel(kernel, j.ops, len(j.ops) < 400, nil); err != nil {
 					mu.Lock()
 					failures = append(failures, fmt.Sprintf("case %d (%d ops): %v", j.i, len(j.ops), err))
 					mu.Unlock()

@@ -42,23 +42,17 @@ func requireKernel(t testing.TB) {
 	t.Skip(msg)
 }
 
+// scopeWord is ip's name for a scope: the /proc name, except that ip says
+// global for universe (and a number for nowhere).
 func scopeWord(s Scope) string {
 	switch s {
 	case ScopeUniverse:
 		return "global"
-	case ScopeSite:
-		return "site"
-	case ScopeLink:
-		return "link"
-	case ScopeHost:
-		return "host"
+	case ScopeSite, ScopeLink, ScopeHost:
+		return s.ProcName()
 	}
 	return strconv.Itoa(int(s))
 }
-
-var typeWords = map[RouteType]string{TypeUnicast: "unicast", TypeLocal: "local", TypeBroadcast: "broadcast",
-	TypeBlackhole: "blackhole", TypeUnreachable: "unreachable", TypeProhibit: "prohibit",
-	TypeThrow: "throw", TypeMulticast: "multicast", TypeAnycast: "anycast"}
 
 // ipBatchLine renders op in `ip -b` syntax with every field explicit, so the
 // kernel stores exactly what the model was given.
@@ -67,7 +61,7 @@ func ipBatchLine(op RouteOp) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "route %s", op.Kind)
 	if r.Type != TypeUnspec {
-		fmt.Fprintf(&b, " %s", typeWords[r.Type])
+		fmt.Fprintf(&b, " %s", strings.ToLower(r.Type.ProcName()))
 	}
 	fmt.Fprintf(&b, " %s/%d table %d", FormatIP(r.Dst), r.Len, normTable(r.Table))
 	if r.TOS != 0 {
@@ -191,20 +185,24 @@ func firstDiff(want, got string) string {
 	return "identical"
 }
 
-// compareWithKernel replays ops on a fresh model and on the kernel and
-// compares the /proc text. checkEach runs the invariant check after every
-// op (quadratic, so only for small cases).
-func compareWithKernel(kernel kernelTrieFunc, ops []RouteOp, checkEach bool) error {
+// compareWithKernel replays ops on a fresh model, recording its answers in
+// WantErr, runs after (if not nil) on it, and compares its /proc text with
+// the kernel's for the same ops. checkEach runs the invariant check after
+// every op (quadratic, so only for small cases).
+func compareWithKernel(kernel kernelTrieFunc, ops []RouteOp, checkEach bool, after func(f *FIB)) error {
 	f := New(Linux618())
 	for i := range ops {
 		ops[i].WantErr = ops[i].Apply(f)
 		if checkEach {
-			if err := f.Check(false, false); err != nil {
+			if err := f.Check(false); err != nil {
 				return fmt.Errorf("model invariant after op %d (%s): %v", i+1, ipBatchLine(ops[i]), err)
 			}
 		}
 	}
-	if err := f.Check(false, false); err != nil {
+	if after != nil {
+		after(f)
+	}
+	if err := f.Check(false); err != nil {
 		return fmt.Errorf("model invariant at end: %v", err)
 	}
 	kt, ks, err := kernel(ops)

@@ -49,29 +49,21 @@ func (f *FIB) Render() string {
 			continue
 		}
 		tableHeader(&b, tb.id)
-		if r.isLeaf() {
-			renderNode(&b, r, 0)
-		} else {
-			renderNode(&b, r, 1)
-		}
+		renderNode(&b, r, 0)
 	}
 	return b.String()
 }
 
-// renderNode prints n; depth is the iterator depth the kernel has when it
-// shows n (tnodes count themselves, leaves their parent).
+// renderNode prints n indented by depth, the number of tnodes above n: what
+// fib_trie_seq_show gets from the iterator depth less one for a tnode (it
+// counts itself) and from the parent's depth for a leaf.
 func renderNode(b *strings.Builder, n *node, depth int) {
 	if !n.isLeaf() {
-		indent(b, depth-1)
+		indent(b, depth)
 		fmt.Fprintf(b, "  +-- %s/%d %d %d %d\n", FormatIP(n.key),
 			keyLength-int(n.pos)-int(n.bits), n.bits, n.full, n.empty)
 		for _, ch := range n.child {
-			if ch == nil {
-				continue
-			}
-			if ch.isLeaf() {
-				renderNode(b, ch, depth)
-			} else {
+			if ch != nil {
 				renderNode(b, ch, depth+1)
 			}
 		}

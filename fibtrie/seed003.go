@@ -31,6 +31,25 @@ func Seed003Routes(n int, ifindexBase int) []Route {
 	return out
 }
 
+// seed003FIB is a FIB under opts holding the routes of the seed's first n
+// addresses, device l (1-based) on ifindex l+1, so address i (0-based) is
+// on ifindex i+2.
+func seed003FIB(n int, opts Options) *FIB {
+	return mustBuild(opts, Seed003Routes(n, 1))
+}
+
+// mustBuild is a FIB under opts with routes added in order; they must not
+// collide.
+func mustBuild(opts Options, routes []Route) *FIB {
+	f := New(opts)
+	for _, r := range routes {
+		if err := f.Add(r); err != nil {
+			panic(err)
+		}
+	}
+	return f
+}
+
 // Seed003Row is one line of the seed 003 table: the work of the flush that
 // follows removing one device, with n addresses configured.
 type Seed003Row struct {
@@ -64,16 +83,10 @@ func Seed003Profiles() []Profile {
 // nexthops marked dead, then fib_flush over all tables) and returns the
 // flush's counters.
 func Seed003Flush(n, victim int, name string, opts Options) Seed003Row {
-	f := New(opts)
-	for _, r := range Seed003Routes(n, 1) {
-		if err := f.Add(r); err != nil {
-			panic(err) // the seed's routes never collide
-		}
-	}
+	f := seed003FIB(n, opts)
 	row := Seed003Row{Prefixes: n, Profile: name, BigNodeBits: f.maxBits()}
 	f.ResetCounters()
-	dev := victim + 2
-	f.MarkDead(func(a *Alias) bool { return a.OIF == dev })
+	f.SyncDownDev(victim+2, true)
 	row.Removed = f.Flush(nil)
 	c := f.Counters()
 	row.UpdateSuffixCalls = c.UpdateSuffixCalls
@@ -136,16 +149,10 @@ func FormatSeed003(rows []Seed003Row) string {
 // device is removed in turn (its routes marked dead, then fib_flush), and
 // it returns the update_suffix slot visits summed over all the flushes.
 func Seed003DeleteAll(n int, opts Options) uint64 {
-	f := New(opts)
-	for _, r := range Seed003Routes(n, 1) {
-		if err := f.Add(r); err != nil {
-			panic(err)
-		}
-	}
+	f := seed003FIB(n, opts)
 	f.ResetCounters()
 	for l := 0; l < n; l++ {
-		dev := l + 2
-		f.MarkDead(func(a *Alias) bool { return a.OIF == dev })
+		f.SyncDownDev(l+2, true)
 		f.Flush(nil)
 	}
 	return f.Counters().UpdateSuffixVisits

@@ -52,7 +52,7 @@ func TestKernelSeed003Shape(t *testing.T) {
 		r.OIF = kernelIfindex
 		ops = append(ops, RouteOp{Kind: OpDel, Route: r})
 	}
-	if err := compareWithKernel(kernelTrie, ops, false); err != nil {
+	if err := compareWithKernel(kernelTrie, ops, false, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -257,8 +257,14 @@ func (t *trie) updateSuffix(tn *node) uint8 {
 	c := t.c()
 	c.UpdateSuffixCalls++
 	slen := tn.pos
+	// Only slot 0 can hold a suffix of pos+bits or more. 6.18 also stops at
+	// the node's current slen, which no child can exceed; the 4.0-era rule
+	// stops only at the last index bit.
 	top := tn.pos + tn.bits - 1
-	slenMax := min(top, tn.slen)
+	stop := min(top, tn.slen)
+	if t.fib.opts.LegacyUpdateSuffix {
+		stop = top
+	}
 	cl := tn.childLength()
 	for i, stride := uint64(0), uint64(2); i < cl; i += stride {
 		c.UpdateSuffixVisits++
@@ -269,11 +275,7 @@ func (t *trie) updateSuffix(tn *node) uint8 {
 		stride <<= n.slen - slen
 		slen = n.slen
 		i &^= stride - 1
-		if t.fib.opts.LegacyUpdateSuffix {
-			if slen >= top {
-				break
-			}
-		} else if slen >= slenMax {
+		if slen >= stop {
 			break
 		}
 	}
@@ -403,8 +405,10 @@ func (t *trie) findNode(key uint32) (l, tp *node) {
 
 // findAlias returns the index of the first alias of the (slen, table)
 // section whose tos is <= tos and whose priority is >= prio (or whose tos is
-// lower), i.e. the position a new alias goes before; -1 if none.
-func findAlias(fah []*Alias, slen, tos uint8, prio uint32, tb uint32, first bool) int {
+// lower), i.e. the position a new alias goes before; -1 if none. It is
+// fib_find_alias with find_first false, the only way insert and delete
+// call it.
+func findAlias(fah []*Alias, slen, tos uint8, prio uint32, tb uint32) int {
 	for i, fa := range fah {
 		s := fa.slen()
 		if s < slen {
@@ -418,9 +422,6 @@ func findAlias(fah []*Alias, slen, tos uint8, prio uint32, tb uint32, first bool
 		}
 		if fa.Table != tb {
 			break
-		}
-		if first {
-			return i
 		}
 		if fa.TOS > tos {
 			continue
@@ -447,7 +448,7 @@ func (t *trie) insert(r *Route, flags Flags) error {
 	l, tp := t.findNode(key)
 	at := -1
 	if l != nil {
-		at = findAlias(l.leaf, slen, r.TOS, r.Priority, r.Table, false)
+		at = findAlias(l.leaf, slen, r.TOS, r.Priority, r.Table)
 	}
 	if at >= 0 && l.leaf[at].TOS == r.TOS && l.leaf[at].Priority == r.Priority {
 		if flags&FlagExcl != 0 {
@@ -525,13 +526,7 @@ func (t *trie) insertAlias(tp, l *node, fa *Alias, at int, key uint32) {
 
 func (t *trie) insertNode(tp *node, fa *Alias, key uint32) {
 	l := t.leafNew(key, fa)
-	var n *node
-	if tp.isTrie() {
-		n = tp.child[0]
-	} else {
-		n = tp.child[getIndex(key, tp)]
-	}
-	if n != nil {
+	if n := tp.child[getIndex(key, tp)]; n != nil {
 		// key and n diverge at their highest differing bit: a 1-bit tnode
 		// there holds both
 		tn := t.tnodeNew(key, uint8(31-bits.LeadingZeros32(key^n.key)), 1)
@@ -574,7 +569,7 @@ func (t *trie) delete(r *Route) error {
 	if l == nil {
 		return syscall.ESRCH
 	}
-	at := findAlias(l.leaf, slen, r.TOS, 0, r.Table, false)
+	at := findAlias(l.leaf, slen, r.TOS, 0, r.Table)
 	if at < 0 {
 		return syscall.ESRCH
 	}
@@ -747,7 +742,7 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int 
 		}
 		if !n.isLeaf() {
 			pn = n
-			cindex = uint64(1) << n.bits
+			cindex = n.childLength()
 			continue
 		}
 		c.FlushLeafVisits++
@@ -775,7 +770,8 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int 
 	return found
 }
 
-// walk visits leaves in ascending key order.
+// walkLeaves visits the leaves under n in ascending key order until fn
+// returns false, and reports whether it got to the end.
 func walkLeaves(n *node, fn func(l *node) bool) bool {
 	if n == nil {
 		return true

@@ -81,7 +81,6 @@ func (t *Target) LinkDumpChunked(recvBuf int, between func(chunk int) error) ([]
 			return chunks, err
 		}
 		var ch DumpChunk
-		done := false
 		for _, sm := range msgs {
 			m := netlink.Message{Header: netlink.Header{
 				Length: sm.Header.Len, Type: netlink.HeaderType(sm.Header.Type),
@@ -95,7 +94,7 @@ func (t *Target) LinkDumpChunked(recvBuf int, between func(chunk int) error) ([]
 			}
 			switch m.Header.Type {
 			case netlink.Done:
-				done = true
+				ch.Done = true
 				continue
 			case netlink.Error:
 				if len(m.Data) >= 4 {
@@ -110,9 +109,8 @@ func (t *Target) LinkDumpChunked(recvBuf int, between func(chunk int) error) ([]
 				ch.Links = append(ch.Links, DumpedLink{Index: int(l.hdr.Index), Name: name})
 			}
 		}
-		ch.Done = done
 		chunks = append(chunks, ch)
-		if done {
+		if ch.Done {
 			return chunks, nil
 		}
 		if between != nil {

@@ -77,7 +77,7 @@ func (t *Target) drainEvents() int {
 		case errors.Is(rerr, unix.EINTR):
 			continue
 		case errors.Is(rerr, unix.ENOBUFS):
-			t.setEvErr(errors.New("kernel target: notifications lost (ENOBUFS): the event socket overflowed"))
+			t.setEvErr(errEventsLost)
 			continue
 		case rerr != nil:
 			t.setEvErr(rerr)
@@ -100,6 +100,9 @@ func (t *Target) drainEvents() int {
 	}
 }
 
+var errEventsLost = errors.New("kernel target: notifications lost (ENOBUFS): the event socket overflowed")
+
+// setEvErr keeps the first error of the event stream, which Events returns.
 func (t *Target) setEvErr(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -71,23 +71,30 @@ func (t attrTable) addr(typ uint16) (netip.Addr, bool) {
 	return a, ok
 }
 
+// payload is the data of m when m is a newType or delType message carrying
+// at least a fixed header of hdrLen bytes.
+func payload(m netlink.Message, newType, delType netlink.HeaderType, hdrLen int) ([]byte, bool) {
+	if m.Header.Type != newType && m.Header.Type != delType || len(m.Data) < hdrLen {
+		return nil, false
+	}
+	return m.Data, true
+}
+
 type linkMsg struct {
 	hdr   rtnetlink.LinkMessage
 	attrs attrTable
 }
 
 func parseLink(m netlink.Message) (linkMsg, bool) {
-	if m.Header.Type != unix.RTM_NEWLINK && m.Header.Type != unix.RTM_DELLINK {
-		return linkMsg{}, false
-	}
-	if len(m.Data) < unix.SizeofIfInfomsg {
+	d, ok := payload(m, unix.RTM_NEWLINK, unix.RTM_DELLINK, unix.SizeofIfInfomsg)
+	if !ok {
 		return linkMsg{}, false
 	}
 	var l linkMsg
-	l.hdr.Type = nativeEndian.Uint16(m.Data[2:4])
-	l.hdr.Index = nativeEndian.Uint32(m.Data[4:8])
-	l.hdr.Flags = nativeEndian.Uint32(m.Data[8:12])
-	l.attrs = attrTableOf(m.Data[unix.SizeofIfInfomsg:])
+	l.hdr.Type = nativeEndian.Uint16(d[2:4])
+	l.hdr.Index = nativeEndian.Uint32(d[4:8])
+	l.hdr.Flags = nativeEndian.Uint32(d[8:12])
+	l.attrs = attrTableOf(d[unix.SizeofIfInfomsg:])
 	return l, true
 }
 
@@ -100,16 +107,14 @@ type addrMsg struct {
 }
 
 func parseAddr(m netlink.Message) (addrMsg, bool) {
-	if m.Header.Type != unix.RTM_NEWADDR && m.Header.Type != unix.RTM_DELADDR {
-		return addrMsg{}, false
-	}
-	if len(m.Data) < unix.SizeofIfAddrmsg {
+	d, ok := payload(m, unix.RTM_NEWADDR, unix.RTM_DELADDR, unix.SizeofIfAddrmsg)
+	if !ok {
 		return addrMsg{}, false
 	}
 	a := addrMsg{
-		family: m.Data[0], prefixlen: m.Data[1], flags: m.Data[2], scope: m.Data[3],
-		index: nativeEndian.Uint32(m.Data[4:8]),
-		attrs: attrTableOf(m.Data[unix.SizeofIfAddrmsg:]),
+		family: d[0], prefixlen: d[1], flags: d[2], scope: d[3],
+		index: nativeEndian.Uint32(d[4:8]),
+		attrs: attrTableOf(d[unix.SizeofIfAddrmsg:]),
 	}
 	if l, ok := a.attrs.addr(unix.IFA_LOCAL); ok {
 		a.local = l
@@ -129,13 +134,10 @@ type routeMsg struct {
 }
 
 func parseRoute(m netlink.Message) (routeMsg, bool) {
-	if m.Header.Type != unix.RTM_NEWROUTE && m.Header.Type != unix.RTM_DELROUTE {
+	d, ok := payload(m, unix.RTM_NEWROUTE, unix.RTM_DELROUTE, unix.SizeofRtMsg)
+	if !ok {
 		return routeMsg{}, false
 	}
-	if len(m.Data) < unix.SizeofRtMsg {
-		return routeMsg{}, false
-	}
-	d := m.Data
 	r := routeMsg{attrs: attrTableOf(d[unix.SizeofRtMsg:])}
 	r.hdr = rtnetlink.RouteMessage{Family: d[0], DstLength: d[1], SrcLength: d[2], Tos: d[3],
 		Table: d[4], Protocol: d[5], Scope: d[6], Type: d[7], Flags: nativeEndian.Uint32(d[8:12])}
@@ -155,14 +157,28 @@ func parseRoute(m netlink.Message) (routeMsg, bool) {
 }
 
 // linkCache is iproute2's ll_map: names and flags by ifindex, taken from
-// the link dump, used to name masters, peers and route devices.
+// the link dump (or, for events, the Target's maps), used to name masters,
+// peers and route devices.
 type linkCache struct {
-	name  map[uint32]string
-	flags map[uint32]uint32
+	name  map[int32]string
+	flags map[int32]uint32
 }
 
+func newLinkCache() linkCache {
+	return linkCache{name: map[int32]string{}, flags: map[int32]uint32{}}
+}
+
+// set records the name and flags of a link message.
+func (c linkCache) set(l linkMsg) {
+	name, _ := l.attrs.str(unix.IFLA_IFNAME)
+	c.name[int32(l.hdr.Index)] = name
+	c.flags[int32(l.hdr.Index)] = l.hdr.Flags
+}
+
+func (c linkCache) flagsOf(idx uint32) uint32 { return c.flags[int32(idx)] }
+
 func (c linkCache) nameOf(idx uint32) string {
-	if n, ok := c.name[idx]; ok {
+	if n, ok := c.name[int32(idx)]; ok {
 		return n
 	}
 	return fmt.Sprintf("if%d", idx)
@@ -176,16 +192,14 @@ func (t *Target) links() ([]linkMsg, linkCache, error) {
 	if err != nil {
 		return nil, linkCache{}, err
 	}
-	cache := linkCache{name: map[uint32]string{}, flags: map[uint32]uint32{}}
+	cache := newLinkCache()
 	var out []linkMsg
 	for _, m := range msgs {
 		l, ok := parseLink(m)
 		if !ok {
 			continue
 		}
-		name, _ := l.attrs.str(unix.IFLA_IFNAME)
-		cache.name[l.hdr.Index] = name
-		cache.flags[l.hdr.Index] = l.hdr.Flags
+		cache.set(l)
 		out = append(out, l)
 	}
 	return out, cache, nil
@@ -206,14 +220,13 @@ func renderLink(l linkMsg, c linkCache) rtnl.Link {
 		if iflink == 0 {
 			// iproute2 prints "link": null here; none of the kinds
 			// rtnlsim knows report IFLA_LINK 0, so it is left out.
-		} else if nsid, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
-			_ = nsid
+		} else if _, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
 			v := int(iflink)
 			out.LinkIndex = &v
 		} else {
 			n := c.nameOf(iflink)
 			out.LinkPeer = &n
-			mdown = c.flags[iflink]&unix.IFF_UP == 0
+			mdown = c.flagsOf(iflink)&unix.IFF_UP == 0
 		}
 	}
 	out.Flags = rtnl.LinkFlags(l.hdr.Flags, mdown)
@@ -350,11 +363,15 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 	if err != nil {
 		return st, err
 	}
-	if show.Links {
-		st.Links = []rtnl.Link{}
+	// Each link is rendered once, for links and for addrs alike.
+	rendered := make([]rtnl.Link, 0, len(links))
+	if show.Links || show.Addrs {
 		for _, l := range links {
-			st.Links = append(st.Links, renderLink(l, cache))
+			rendered = append(rendered, renderLink(l, cache))
 		}
+	}
+	if show.Links {
+		st.Links = rendered
 	}
 	if show.Addrs {
 		msgs, err := t.dump(unix.RTM_GETADDR, make([]byte, unix.SizeofIfAddrmsg))
@@ -368,8 +385,8 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 			}
 		}
 		st.Addrs = []rtnl.LinkAddrs{}
-		for _, l := range links {
-			st.Addrs = append(st.Addrs, rtnl.AddrsOf(renderLink(l, cache), byDev[l.hdr.Index]))
+		for i, l := range links {
+			st.Addrs = append(st.Addrs, rtnl.AddrsOf(rendered[i], byDev[l.hdr.Index]))
 		}
 	}
 	if show.Routes {
@@ -398,25 +415,17 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 }
 
 // decodeEvent renders one notification; names come from the events seen
-// so far, as a monitoring client's cache would have them.
+// before it, as a monitoring client's cache would have them. Called with
+// t.mu held.
 func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 	typ := uint16(m.Header.Type)
 	ev := rtnl.Event{Type: rtnl.MsgTypeName(typ)}
-	cache := linkCache{name: map[uint32]string{}, flags: map[uint32]uint32{}}
-	for k, v := range t.names {
-		cache.name[uint32(k)] = v
-		cache.flags[uint32(k)] = t.flags[k]
-	}
+	cache := linkCache{name: t.names, flags: t.flags}
 	switch typ {
 	case unix.RTM_NEWLINK, unix.RTM_DELLINK:
 		l, ok := parseLink(m)
 		if !ok {
 			return ev, false
-		}
-		name, _ := l.attrs.str(unix.IFLA_IFNAME)
-		if typ == unix.RTM_NEWLINK {
-			t.names[int32(l.hdr.Index)] = name
-			t.flags[int32(l.hdr.Index)] = l.hdr.Flags
 		}
 		// The bridge reports its ports with ifi_family AF_BRIDGE on the
 		// same group.
@@ -424,7 +433,11 @@ func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 		if len(m.Data) > 0 && m.Data[0] == unix.AF_BRIDGE {
 			ev.Family = "bridge"
 		}
+		// Rendered before the cache learns this event's own name and flags.
 		ev.Object = renderLink(l, cache)
+		if typ == unix.RTM_NEWLINK {
+			cache.set(l)
+		}
 	case unix.RTM_NEWADDR, unix.RTM_DELADDR:
 		a, ok := parseAddr(m)
 		if !ok {

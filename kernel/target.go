@@ -237,9 +237,7 @@ func (t *Target) readEvents() {
 		msgs, err := t.ev.Receive()
 		if err != nil {
 			if errors.Is(err, unix.ENOBUFS) {
-				t.mu.Lock()
-				t.evErr = errors.New("kernel target: notifications lost (ENOBUFS): the event socket overflowed")
-				t.mu.Unlock()
+				t.setEvErr(errEventsLost)
 				continue
 			}
 			return // closed

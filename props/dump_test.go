@@ -30,14 +30,31 @@ func (c dumpCase) script() string {
 		fmt.Fprintf(&b, "link add d%d type ifb\n", i)
 	}
 	fmt.Fprintf(&b, "# dump: read chunks 1..%d, then\n", c.MutAt)
-	for _, d := range c.Dels {
-		fmt.Fprintf(&b, "link del d%d\n", d)
+	for _, name := range c.delNames() {
+		fmt.Fprintf(&b, "link del %s\n", name)
 	}
-	for i := 0; i < c.Adds; i++ {
-		fmt.Fprintf(&b, "link add n%d type ifb\n", i)
+	for _, name := range c.addNames() {
+		fmt.Fprintf(&b, "link add %s type ifb\n", name)
 	}
 	b.WriteString("# then read the rest\n")
 	return b.String()
+}
+
+// delNames and addNames are the devices the case deletes and adds.
+func (c dumpCase) delNames() []string {
+	var out []string
+	for _, d := range c.Dels {
+		out = append(out, fmt.Sprintf("d%d", d))
+	}
+	return out
+}
+
+func (c dumpCase) addNames() []string {
+	var out []string
+	for i := 0; i < c.Adds; i++ {
+		out = append(out, fmt.Sprintf("n%d", i))
+	}
+	return out
 }
 
 func genDumpCase() gopter.Gen {
@@ -82,14 +99,29 @@ func TestKernelDumpConsistency(t *testing.T) {
 	report(t, props)
 }
 
+// newKernelAndModel makes a fresh namespace of this kernel and the model of
+// its netdev index (6.18: xarray allocation and dumps) holding lo, as the
+// namespace does.
+func newKernelAndModel() (*kernel.Target, *sim.NetdevIndex[string], error) {
+	tg, err := kernel.New(kernel.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	model := sim.NewNetdevIndex[string](sim.NetdevIndexSince69)
+	if _, err := model.Add(0, "lo"); err != nil {
+		tg.Close()
+		return nil, nil, err
+	}
+	return tg, model, nil
+}
+
 func dumpConsistencyCase(c dumpCase) string {
 	ctx := context.Background()
-	tg, err := kernel.New(kernel.Options{})
+	tg, model, err := newKernelAndModel()
 	if err != nil {
 		return err.Error()
 	}
 	defer tg.Close()
-	model := sim.NewNetdevIndex[string](sim.NetdevIndexSince69)
 	ifindexOf := map[string]uint32{}
 	add := func(name string) error {
 		if err := tg.Apply(ctx, rtnl.Request{Op: rtnl.LinkAdd{Name: name, Kind: rtnl.KindIfb}}); err != nil {
@@ -99,28 +131,27 @@ func dumpConsistencyCase(c dumpCase) string {
 		ifindexOf[name] = idx
 		return err
 	}
-	if _, err := model.Add(0, "lo"); err != nil {
-		return err.Error()
-	}
 	for i := 0; i < c.N; i++ {
 		if err := add(fmt.Sprintf("d%d", i)); err != nil {
 			return err.Error()
 		}
 	}
-	before := kernelNames(ctx, tg)
+	before, err := kernelNames(ctx, tg)
+	if err != nil {
+		return fmt.Sprintf("reading links before the dump: %v", err)
+	}
 	var mutErr error
 	chunks, err := tg.LinkDumpChunked(4096, func(k int) error {
 		if k != c.MutAt {
 			return nil
 		}
-		for _, d := range c.Dels {
-			name := fmt.Sprintf("d%d", d)
+		for _, name := range c.delNames() {
 			if err := tg.Apply(ctx, rtnl.Request{Op: rtnl.LinkDel{Dev: name}}); err != nil {
 				mutErr = err
 			}
 		}
-		for i := 0; i < c.Adds; i++ {
-			if err := tg.Apply(ctx, rtnl.Request{Op: rtnl.LinkAdd{Name: fmt.Sprintf("n%d", i), Kind: rtnl.KindIfb}}); err != nil {
+		for _, name := range c.addNames() {
+			if err := tg.Apply(ctx, rtnl.Request{Op: rtnl.LinkAdd{Name: name, Kind: rtnl.KindIfb}}); err != nil {
 				mutErr = err
 			}
 		}
@@ -129,7 +160,10 @@ func dumpConsistencyCase(c dumpCase) string {
 	if err != nil || mutErr != nil {
 		return fmt.Sprintf("dump: %v, mutation: %v", err, mutErr)
 	}
-	after := kernelNames(ctx, tg)
+	after, err := kernelNames(ctx, tg)
+	if err != nil {
+		return fmt.Sprintf("reading links after the dump: %v", err)
+	}
 
 	// The guarantee, on the kernel.
 	seen := map[string]int{}
@@ -156,12 +190,10 @@ func dumpConsistencyCase(c dumpCase) string {
 	for i, ch := range chunks {
 		if i == c.MutAt+1 { // chunk MutAt+2 is the first built after the change
 			// (when the dump is that long: otherwise the change came after it)
-			for _, d := range c.Dels {
-				name := fmt.Sprintf("d%d", d)
+			for _, name := range c.delNames() {
 				delByName(model, ifindexOf, name)
 			}
-			for j := 0; j < c.Adds; j++ {
-				name := fmt.Sprintf("n%d", j)
+			for _, name := range c.addNames() {
 				idx, err := model.Add(0, name)
 				if err != nil {
 					return err.Error()
@@ -204,16 +236,18 @@ func chunkString(intr bool, links []kernel.DumpedLink) string {
 	return "[" + strings.Join(parts, " ") + "]" + flag
 }
 
-func kernelNames(ctx context.Context, tg *kernel.Target) map[string]bool {
+// kernelNames is the set of link names in the namespace. An error must not
+// pass for an empty set: the miss check would hold vacuously.
+func kernelNames(ctx context.Context, tg *kernel.Target) (map[string]bool, error) {
 	st, err := tg.State(ctx, rtnl.Show{Links: true})
-	out := map[string]bool{}
 	if err != nil {
-		return out
+		return nil, err
 	}
+	out := map[string]bool{}
 	for _, l := range st.Links {
 		out[l.Ifname] = true
 	}
-	return out
+	return out, nil
 }
 
 // ifindexOp is one step of an ifindex allocation sequence.
@@ -236,13 +270,11 @@ func TestKernelIfindexAllocation(t *testing.T) {
 	props := gopter.NewProperties(gopterParams(t, 60))
 	props.Property("model ifindexes equal the kernel's", prop.ForAll(func(ops []ifindexOp) string {
 		ctx := context.Background()
-		tg, err := kernel.New(kernel.Options{})
+		tg, model, err := newKernelAndModel()
 		if err != nil {
 			return err.Error()
 		}
 		defer tg.Close()
-		model := sim.NewNetdevIndex[string](sim.NetdevIndexSince69)
-		model.Add(0, "lo")
 		ifindexOf := map[string]uint32{}
 		var live []string
 		var log []string

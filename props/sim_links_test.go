@@ -255,8 +255,16 @@ func simLinksCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 		return fail("generated script does not parse: " + err.Error())
 	}
 	out, err := differ.Links(context.Background(), reqs, sim.Options{Seed: 1})
+	// A kernel run slower than the bridge forward delay may hold that
+	// timer's notifications, which the model cannot have: run it again.
+	for try := 0; err == nil && out.Diff != "" && out.TooSlow() && try < 2; try++ {
+		out, err = differ.Links(context.Background(), reqs, sim.Options{Seed: 1})
+	}
 	if err != nil {
 		return fail(err.Error())
+	}
+	if out.Diff != "" && out.TooSlow() {
+		return fail(fmt.Sprintf("%s\n(the kernel run took %v, longer than the bridge forward delay, three times)", out.Diff, out.KernelWall))
 	}
 	kRes := out.Kernel
 	mu.Lock()

@@ -13,11 +13,26 @@ import (
 // the /etc/iproute2 defaults Debian ships; rtnlsim does not read /etc, so
 // its output does not depend on the machine's local edits.
 
-// linkFlagNames is print_link_flags' order: bit, name.
-var linkFlagNames = []struct {
+// bitName names one flag bit.
+type bitName struct {
 	bit  uint32
 	name string
-}{
+}
+
+// appendBitNames appends the names of the bits of flags that names knows,
+// in names' order, and returns the bits it had no name for.
+func appendBitNames(out []string, flags uint32, names []bitName) ([]string, uint32) {
+	for _, n := range names {
+		if flags&n.bit != 0 {
+			out = append(out, n.name)
+			flags &^= n.bit
+		}
+	}
+	return out, flags
+}
+
+// linkFlagNames is print_link_flags' order.
+var linkFlagNames = []bitName{
 	{unix.IFF_LOOPBACK, "LOOPBACK"}, {unix.IFF_BROADCAST, "BROADCAST"},
 	{unix.IFF_POINTOPOINT, "POINTOPOINT"}, {unix.IFF_MULTICAST, "MULTICAST"},
 	{unix.IFF_NOARP, "NOARP"}, {unix.IFF_ALLMULTI, "ALLMULTI"},
@@ -37,13 +52,7 @@ func LinkFlags(flags uint32, mdown bool) []string {
 	if flags&unix.IFF_UP != 0 && flags&unix.IFF_RUNNING == 0 {
 		out = append(out, "NO-CARRIER")
 	}
-	flags &^= unix.IFF_RUNNING
-	for _, f := range linkFlagNames {
-		if flags&f.bit != 0 {
-			out = append(out, f.name)
-			flags &^= f.bit
-		}
-	}
+	out, flags = appendBitNames(out, flags&^unix.IFF_RUNNING, linkFlagNames)
 	if flags != 0 {
 		out = append(out, fmt.Sprintf("%x", flags))
 	}
@@ -148,17 +157,6 @@ func ProtoName(p uint8) string {
 	return strconv.Itoa(int(p))
 }
 
-// ProtoByName is the inverse of ProtoName, also accepting numbers.
-func ProtoByName(s string) (uint8, bool) {
-	for k, v := range protoNames {
-		if v == s {
-			return k, true
-		}
-	}
-	n, err := strconv.ParseUint(s, 0, 8)
-	return uint8(n), err == nil
-}
-
 var routeTypeNames = []string{
 	"unspec", "unicast", "local", "broadcast", "anycast", "multicast",
 	"blackhole", "unreachable", "prohibit", "throw", "nat", "xresolve",
@@ -227,24 +225,20 @@ func (a *AddrInfo) SetFlags(family int, flags uint32) {
 	}
 }
 
-// RouteFlags names rtm_flags as print_rt_flags does, in its order.
+// routeFlagNames is print_rt_flags' order.
+var routeFlagNames = []bitName{
+	{unix.RTNH_F_DEAD, "dead"}, {unix.RTNH_F_ONLINK, "onlink"},
+	{unix.RTNH_F_PERVASIVE, "pervasive"}, {unix.RTNH_F_OFFLOAD, "offload"},
+	{unix.RTNH_F_TRAP, "trap"}, {unix.RTM_F_NOTIFY, "notify"},
+	{unix.RTNH_F_LINKDOWN, "linkdown"}, {unix.RTNH_F_UNRESOLVED, "unresolved"},
+	{unix.RTM_F_OFFLOAD, "rt_offload"}, {unix.RTM_F_TRAP, "rt_trap"},
+	{unix.RTM_F_OFFLOAD_FAILED, "rt_offload_failed"},
+}
+
+// RouteFlags names rtm_flags as print_rt_flags does, in its order; bits it
+// has no name for are not printed.
 func RouteFlags(f uint32) []string {
-	out := []string{}
-	for _, n := range []struct {
-		bit  uint32
-		name string
-	}{
-		{unix.RTNH_F_DEAD, "dead"}, {unix.RTNH_F_ONLINK, "onlink"},
-		{unix.RTNH_F_PERVASIVE, "pervasive"}, {unix.RTNH_F_OFFLOAD, "offload"},
-		{unix.RTNH_F_TRAP, "trap"}, {unix.RTM_F_NOTIFY, "notify"},
-		{unix.RTNH_F_LINKDOWN, "linkdown"}, {unix.RTNH_F_UNRESOLVED, "unresolved"},
-		{unix.RTM_F_OFFLOAD, "rt_offload"}, {unix.RTM_F_TRAP, "rt_trap"},
-		{unix.RTM_F_OFFLOAD_FAILED, "rt_offload_failed"},
-	} {
-		if f&n.bit != 0 {
-			out = append(out, n.name)
-		}
-	}
+	out, _ := appendBitNames([]string{}, f, routeFlagNames)
 	return out
 }
 
@@ -266,12 +260,8 @@ func AddrsOf(l Link, addrs []AddrInfo) LinkAddrs {
 	if addrs == nil {
 		addrs = []AddrInfo{}
 	}
-	return LinkAddrs{
-		Ifindex: l.Ifindex, LinkPeer: l.LinkPeer, LinkIndex: l.LinkIndex, Ifname: l.Ifname,
-		Flags: l.Flags, MTU: l.MTU, Qdisc: l.Qdisc, Master: l.Master, Operstate: l.Operstate,
-		Group: l.Group, Txqlen: l.Txqlen, LinkType: l.LinkType, Address: l.Address,
-		Broadcast: l.Broadcast, AddrInfo: addrs,
-	}
+	l.Linkmode = ""
+	return LinkAddrs{Link: l, AddrInfo: addrs}
 }
 
 // MsgTypeName names an rtnetlink message type.

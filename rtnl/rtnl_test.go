@@ -1,7 +1,9 @@
 package rtnl
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,4 +49,30 @@ func TestRunGoesOnAndJSONKeysFollowShow(t *testing.T) {
 	b, err := res.JSON(Show{Links: true, Routes: true})
 	require.NoError(t, err)
 	require.Equal(t, `{"links":[],"routes":[],"errors":[{"line":3,"request":"b","errno":"EEXIST","message":"taken"}]}`, string(b))
+}
+
+func TestAddrsOfIsTheLinkWithoutLinkmode(t *testing.T) {
+	peer, idx, qlen := "eth9", 9, 1000
+	l := Link{Ifindex: 3, LinkPeer: &peer, LinkIndex: &idx, Ifname: "v0", Flags: []string{"UP"}, MTU: 1500,
+		Qdisc: "noqueue", Master: "br0", Operstate: "UP", Linkmode: "DEFAULT", Group: "default", Txqlen: &qlen,
+		LinkType: "ether", Address: "02:00:00:00:00:01", Broadcast: "ff:ff:ff:ff:ff:ff"}
+	b, err := json.Marshal(AddrsOf(l, nil))
+	require.NoError(t, err)
+	require.Equal(t, `{"ifindex":3,"link":"eth9","link_index":9,"ifname":"v0","flags":["UP"],"mtu":1500,`+
+		`"qdisc":"noqueue","master":"br0","operstate":"UP","group":"default","txqlen":1000,"link_type":"ether",`+
+		`"address":"02:00:00:00:00:01","broadcast":"ff:ff:ff:ff:ff:ff","addr_info":[]}`, string(b))
+	var text bytes.Buffer
+	Result{State: State{Links: []Link{l}, Addrs: []LinkAddrs{AddrsOf(l, nil)}}}.WriteText(&text, Show{Links: true, Addrs: true})
+	require.Equal(t, "3: v0@eth9: <UP> mtu 1500 qdisc noqueue master br0 state UP mode DEFAULT group default qlen 1000\n"+
+		"    link/ether 02:00:00:00:00:01 brd ff:ff:ff:ff:ff:ff\n"+
+		"3: v0@eth9: <UP> mtu 1500 qdisc noqueue master br0 state UP group default qlen 1000\n"+
+		"    link/ether 02:00:00:00:00:01 brd ff:ff:ff:ff:ff:ff\n", text.String())
+}
+
+func TestRouteFlagsInPrintRtFlagsOrder(t *testing.T) {
+	require.Equal(t, []string{}, RouteFlags(0))
+	require.Equal(t, []string{"dead", "onlink", "linkdown", "rt_offload"},
+		RouteFlags(unix.RTM_F_OFFLOAD|unix.RTNH_F_LINKDOWN|unix.RTNH_F_ONLINK|unix.RTNH_F_DEAD))
+	// Bits LinkFlags has no name for are printed in hex, after the named ones.
+	require.Equal(t, []string{"UP", "80000000"}, LinkFlags(unix.IFF_UP|unix.IFF_RUNNING|0x80000000, false))
 }

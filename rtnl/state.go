@@ -25,24 +25,13 @@ type Link struct {
 	Broadcast string   `json:"broadcast,omitempty"`
 }
 
-// LinkAddrs is one element of `ip -j addr show`: the link header (without
-// linkmode) and its addresses in the kernel's order.
+// LinkAddrs is one element of `ip -j addr show`: the link header and its
+// addresses in the kernel's order. The header is a Link whose Linkmode is
+// left empty (addr show does not print it; AddrsOf clears it), so that
+// encoding/json writes the Link's keys, in order, then addr_info.
 type LinkAddrs struct {
-	Ifindex   int        `json:"ifindex"`
-	LinkPeer  *string    `json:"link,omitempty"`
-	LinkIndex *int       `json:"link_index,omitempty"`
-	Ifname    string     `json:"ifname"`
-	Flags     []string   `json:"flags"`
-	MTU       int        `json:"mtu"`
-	Qdisc     string     `json:"qdisc,omitempty"`
-	Master    string     `json:"master,omitempty"`
-	Operstate string     `json:"operstate,omitempty"`
-	Group     string     `json:"group,omitempty"`
-	Txqlen    *int       `json:"txqlen,omitempty"`
-	LinkType  string     `json:"link_type"`
-	Address   string     `json:"address,omitempty"`
-	Broadcast string     `json:"broadcast,omitempty"`
-	AddrInfo  []AddrInfo `json:"addr_info"`
+	Link
+	AddrInfo []AddrInfo `json:"addr_info"`
 }
 
 // AddrInfo is one element of addr_info, flags in print_ifa_flags' order.

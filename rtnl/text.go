@@ -11,14 +11,12 @@ import (
 func (r Result) WriteText(w io.Writer, show Show) {
 	if show.Links {
 		for _, l := range r.Links {
-			writeLinkHeader(w, l.Ifindex, l.Ifname, l.LinkPeer, l.Flags, l.MTU, l.Qdisc, l.Master, l.Operstate, l.Linkmode, l.Group, l.Txqlen)
-			fmt.Fprintf(w, "    link/%s %s brd %s\n", l.LinkType, l.Address, l.Broadcast)
+			writeLink(w, l)
 		}
 	}
 	if show.Addrs {
 		for _, l := range r.Addrs {
-			writeLinkHeader(w, l.Ifindex, l.Ifname, l.LinkPeer, l.Flags, l.MTU, l.Qdisc, l.Master, l.Operstate, "", l.Group, l.Txqlen)
-			fmt.Fprintf(w, "    link/%s %s brd %s\n", l.LinkType, l.Address, l.Broadcast)
+			writeLink(w, l.Link)
 			for _, a := range l.AddrInfo {
 				fmt.Fprintf(w, "    %s\n", AddrText(a))
 			}
@@ -56,32 +54,35 @@ func (r Result) WriteText(w io.Writer, show Show) {
 	}
 }
 
-func writeLinkHeader(w io.Writer, idx int, name string, peer *string, flags []string, mtu int, qdisc, master, oper, mode, group string, qlen *int) {
+// writeLink prints a link's two lines as `ip link` does; mode only when
+// Linkmode is set, which it is not in an addr show element.
+func writeLink(w io.Writer, l Link) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d: %s", idx, name)
-	if peer != nil {
-		fmt.Fprintf(&b, "@%s", *peer)
+	fmt.Fprintf(&b, "%d: %s", l.Ifindex, l.Ifname)
+	if l.LinkPeer != nil {
+		fmt.Fprintf(&b, "@%s", *l.LinkPeer)
 	}
-	fmt.Fprintf(&b, ": <%s> mtu %d", strings.Join(flags, ","), mtu)
-	if qdisc != "" {
-		fmt.Fprintf(&b, " qdisc %s", qdisc)
+	fmt.Fprintf(&b, ": <%s> mtu %d", strings.Join(l.Flags, ","), l.MTU)
+	if l.Qdisc != "" {
+		fmt.Fprintf(&b, " qdisc %s", l.Qdisc)
 	}
-	if master != "" {
-		fmt.Fprintf(&b, " master %s", master)
+	if l.Master != "" {
+		fmt.Fprintf(&b, " master %s", l.Master)
 	}
-	if oper != "" {
-		fmt.Fprintf(&b, " state %s", oper)
+	if l.Operstate != "" {
+		fmt.Fprintf(&b, " state %s", l.Operstate)
 	}
-	if mode != "" {
-		fmt.Fprintf(&b, " mode %s", mode)
+	if l.Linkmode != "" {
+		fmt.Fprintf(&b, " mode %s", l.Linkmode)
 	}
-	if group != "" {
-		fmt.Fprintf(&b, " group %s", group)
+	if l.Group != "" {
+		fmt.Fprintf(&b, " group %s", l.Group)
 	}
-	if qlen != nil {
-		fmt.Fprintf(&b, " qlen %d", *qlen)
+	if l.Txqlen != nil {
+		fmt.Fprintf(&b, " qlen %d", *l.Txqlen)
 	}
 	fmt.Fprintln(w, b.String())
+	fmt.Fprintf(w, "    link/%s %s brd %s\n", l.LinkType, l.Address, l.Broadcast)
 }
 
 // AddrText is one address as `ip addr` prints its first line.

@@ -104,11 +104,8 @@ func parseAddrArgs(p *words) (rtnl.Addr, *LineError) {
 		case w == "anycast":
 			return a, p.unsupported(w)
 		case w == "scope":
-			v, err := p.named(w, scopes)
+			v, err := p.namedOnce("scope", scopes, once)
 			if err != nil {
-				return a, err
-			}
-			if err := once("scope", p.w[p.i-1]); err != nil {
 				return a, err
 			}
 			sc := uint8(v)
@@ -195,7 +192,7 @@ func parseAddrArgs(p *words) (rtnl.Addr, *LineError) {
 // parseAddrFlush is ipaddr_list_flush_or_save's arguments for flush.
 func parseAddrFlush(p *words, family int) (rtnl.Op, *LineError) {
 	op := rtnl.AddrFlush{Family: family}
-	var devWord, toWord string
+	var toWord string
 	for p.more() {
 		w := p.take()
 		switch {
@@ -232,24 +229,11 @@ func parseAddrFlush(p *words, family int) (rtnl.Op, *LineError) {
 			strings.HasPrefix(w, "-"):
 			return nil, p.unsupported(w)
 		default:
-			if w == "dev" {
-				n, err := p.name(w)
-				if err != nil {
-					return nil, err
-				}
-				if devWord != "" {
-					return nil, dup("dev", n)
-				}
-				op.Dev, devWord = n, n
-				continue
+			n, err := p.devName(w, op.Dev != "")
+			if err != nil {
+				return nil, err
 			}
-			if devWord != "" {
-				return nil, p.unknown(w)
-			}
-			if !validName(w) {
-				return nil, errf(w, nameRule)
-			}
-			op.Dev, devWord = w, w
+			op.Dev = n
 		}
 	}
 	if op.Dev == "" {
@@ -264,14 +248,20 @@ func parseAddrFlush(p *words, family int) (rtnl.Op, *LineError) {
 	return op, nil
 }
 
+// defaultPrefix is the default route's prefix in a family (4 or 6; any
+// other value is 4, as iproute2 falls back to AF_INET).
+func defaultPrefix(family int) netip.Prefix {
+	if family == 6 {
+		return netip.PrefixFrom(netip.IPv6Unspecified(), 0)
+	}
+	return netip.PrefixFrom(netip.IPv4Unspecified(), 0)
+}
+
 // flushPrefix is a prefix in a flush selector, where "default" is the
 // default route's prefix: 0.0.0.0/0, or ::/0 under -6.
 func flushPrefix(s string, family int) (netip.Prefix, bool) {
 	if s == "default" {
-		if family == 6 {
-			return netip.PrefixFrom(netip.IPv6Unspecified(), 0), true
-		}
-		return netip.PrefixFrom(netip.IPv4Unspecified(), 0), true
+		return defaultPrefix(family), true
 	}
 	pf, _, ok := parsePrefix(s)
 	return pf, ok

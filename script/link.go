@@ -30,12 +30,10 @@ func parseLink(p *words, verb string, family int) (rtnl.Op, *LineError) {
 // linkArgs is what iplink_parse collects before `type`.
 type linkArgs struct {
 	dev, name, lower string
-	devWord          string // the word that gave dev, for messages
 	index            int32
 	group            *uint32
 	attrs            rtnl.LinkAttrs
 	kind             string
-	kindWord         string
 }
 
 // Keywords iplink_parse knows that the model does not: refused by name.
@@ -72,11 +70,8 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 			}
 			a.name = n
 		case w == "index":
-			v, err := p.number(w, 1, 1<<31-1)
+			v, err := p.numberOnce("index", 1, 1<<31-1, once)
 			if err != nil {
-				return nil, err
-			}
-			if err := once("index", p.w[p.i-1]); err != nil {
 				return nil, err
 			}
 			a.index = int32(v)
@@ -105,21 +100,15 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 		case matches(w, "broadcast") || w == "brd":
 			return nil, p.unsupported(w)
 		case matches(w, "txqueuelen") || w == "qlen" || matches(w, "txqlen"):
-			v, err := p.number("txqueuelen", 0, 0xffffffff)
+			v, err := p.numberOnce("txqueuelen", 0, 0xffffffff, once)
 			if err != nil {
-				return nil, err
-			}
-			if err := once("txqueuelen", p.w[p.i-1]); err != nil {
 				return nil, err
 			}
 			q := uint32(v)
 			a.attrs.TxQueueLen = &q
 		case w == "mtu":
-			v, err := p.number(w, 0, 0xffffffff)
+			v, err := p.numberOnce("mtu", 0, 0xffffffff, once)
 			if err != nil {
-				return nil, err
-			}
-			if err := once("mtu", p.w[p.i-1]); err != nil {
 				return nil, err
 			}
 			m := uint32(v)
@@ -148,16 +137,13 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 			if err != nil {
 				return nil, err
 			}
-			a.kind, a.kindWord = k, k
+			a.kind = k
 			return a, nil
 		case matches(w, "alias"):
 			return nil, p.unsupported(w)
 		case w == "group":
-			v, err := p.named(w, groups)
+			v, err := p.namedOnce("group", groups, once)
 			if err != nil {
-				return nil, err
-			}
-			if err := once("group", p.w[p.i-1]); err != nil {
 				return nil, err
 			}
 			g := uint32(v)
@@ -166,24 +152,11 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 			matches(w, "link-netnsid"):
 			return nil, p.unsupported(w)
 		default:
-			if w == "dev" {
-				n, err := p.name("dev")
-				if err != nil {
-					return nil, err
-				}
-				if a.devWord != "" {
-					return nil, dup("dev", n)
-				}
-				a.dev, a.devWord = n, n
-				continue
+			n, err := p.devName(w, a.dev != "")
+			if err != nil {
+				return nil, err
 			}
-			if a.devWord != "" {
-				return nil, p.unknown(w)
-			}
-			if !validName(w) {
-				return nil, errf(w, nameRule)
-			}
-			a.dev, a.devWord = w, w
+			a.dev = n
 		}
 	}
 	return a, nil
@@ -197,7 +170,7 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 	op := rtnl.LinkAdd{Index: a.index, LinkAttrs: a.attrs}
 	switch {
 	case a.name != "" && a.dev != "" && a.name != a.dev:
-		return nil, errf(a.devWord, "conflicts with name %q", a.name)
+		return nil, errf(a.dev, "conflicts with name %q", a.name)
 	case a.name != "":
 		op.Name = a.name
 	case a.dev != "":
@@ -312,7 +285,7 @@ func parseLinkSet(p *words) (rtnl.Op, *LineError) {
 	if err != nil {
 		return nil, err
 	}
-	if a.kindWord != "" {
+	if a.kind != "" {
 		return nil, p.unsupported("type")
 	}
 	if a.index != 0 {
@@ -338,7 +311,7 @@ func parseLinkSet(p *words) (rtnl.Op, *LineError) {
 }
 
 func parseLinkDel(p *words) (rtnl.Op, *LineError) {
-	var dev, devWord string
+	var dev string
 	var group *uint32
 	for p.more() {
 		w := p.take()
@@ -369,23 +342,12 @@ func parseLinkDel(p *words) (rtnl.Op, *LineError) {
 				devs = append(devs, n)
 			}
 			return rtnl.LinkDelList{Devs: devs}, nil
-		case w == "dev":
-			n, err := p.name(w)
+		default:
+			n, err := p.devName(w, dev != "")
 			if err != nil {
 				return nil, err
 			}
-			if devWord != "" {
-				return nil, dup("dev", n)
-			}
-			dev, devWord = n, n
-		default:
-			if devWord != "" {
-				return nil, p.unknown(w)
-			}
-			if !validName(w) {
-				return nil, errf(w, nameRule)
-			}
-			dev, devWord = w, w
+			dev = n
 		}
 	}
 	switch {

@@ -2,7 +2,6 @@ package script
 
 import (
 	"fmt"
-	"net/netip"
 	"strconv"
 	"strings"
 
@@ -188,11 +187,8 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			}
 			r.TOS = uint8(n)
 		case ok && k.id == "metric":
-			v, err := p.number("metric", 0, 0xffffffff)
+			v, err := p.numberOnce("metric", 0, 0xffffffff, once)
 			if err != nil {
-				return r, err
-			}
-			if err := once("metric", p.w[p.i-1]); err != nil {
 				return r, err
 			}
 			m := uint32(v)
@@ -265,11 +261,7 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 		fam = 4
 	}
 	if dstDefault {
-		if fam == 6 {
-			r.Dst = netip.PrefixFrom(netip.IPv6Unspecified(), 0)
-		} else {
-			r.Dst = netip.PrefixFrom(netip.IPv4Unspecified(), 0)
-		}
+		r.Dst = defaultPrefix(fam)
 	}
 	if familyOf(r.Dst.Addr()) != fam {
 		return r, errf(dstWord, "is not an IPv%d prefix", fam)

@@ -210,6 +210,16 @@ func (p *words) number(kw string, min, max uint64) (uint64, *LineError) {
 	return v, nil
 }
 
+// numberOnce is number for a keyword that may appear once: once records it
+// (and refuses a second time, as iproute2's duparg does).
+func (p *words) numberOnce(kw string, min, max uint64, once func(kw, val string) *LineError) (uint64, *LineError) {
+	v, err := p.number(kw, min, max)
+	if err != nil {
+		return 0, err
+	}
+	return v, once(kw, p.w[p.i-1])
+}
+
 // namedOnce is named for a keyword that may appear once: once records it
 // (and refuses a second time, as iproute2's duparg does).
 func (p *words) namedOnce(kw string, t *nameTable, once func(kw, val string) *LineError) (uint64, *LineError) {
@@ -231,6 +241,29 @@ func (p *words) named(kw string, t *nameTable) (uint64, *LineError) {
 		return 0, errf(s, "%s", t.rangeMsg())
 	}
 	return v, nil
+}
+
+// devName reads the device a command names, as `dev NAME` (w is "dev") or,
+// as iproute2 takes any other word there, a bare NAME; named says whether
+// the line named one already.
+func (p *words) devName(w string, named bool) (string, *LineError) {
+	if w == "dev" {
+		n, err := p.name(w)
+		if err != nil {
+			return "", err
+		}
+		if named {
+			return "", dup("dev", n)
+		}
+		return n, nil
+	}
+	if named {
+		return "", p.unknown(w)
+	}
+	if !validName(w) {
+		return "", errf(w, nameRule)
+	}
+	return w, nil
 }
 
 var objects = []struct{ name, canon string }{

@@ -145,18 +145,8 @@ func (n *Netns) ifindexDellink(ifindexes []int32, group *uint32) error {
 		devs = append(devs, d)
 	}
 	// Each device's dellink queues it (and a veth's peer); a device already
-	// queued is not queued again.
-	queued := make(map[*Device]bool, len(devs))
-	batch := make([]*Device, 0, len(devs))
-	for _, d := range devs {
-		for _, x := range n.dellinkList(d) {
-			if !queued[x] {
-				queued[x] = true
-				batch = append(batch, x)
-			}
-		}
-	}
-	n.unregisterMany(batch)
+	// queued is not dellinked again.
+	n.unregisterMany(devs)
 	return nil
 }
 

@@ -19,11 +19,9 @@ type eventLog struct {
 	req      int  // the request being applied, 1-based
 	deferred bool // linkwatch work is running
 	list     []rtnl.Event
-	sent     int // all notifications sent, recorded or not
 }
 
 func (n *Netns) send(typ, family string, obj func() any) {
-	n.ev.sent++
 	n.reqNotifications++
 	if !n.ev.record {
 		return
@@ -63,9 +61,4 @@ func renderBridgePort(p *Device) rtnl.Link {
 	l := renderLink(p)
 	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast = "", "", "", nil, ""
 	return l
-}
-
-// Events returns the notifications recorded so far (Options.Events).
-func (t *Target) eventsSoFar() []rtnl.Event {
-	return append([]rtnl.Event(nil), t.ev.list...)
 }

@@ -78,20 +78,16 @@ func benchLookup(b *testing.B, kind string, n int, random bool) {
 	var lookup func(uint32) (*benchNetdev, bool)
 	var steps func() uint64
 	switch kind {
-	case "hash":
-		h := NewHashIndex[*benchNetdev]()
-		for i := 0; i < n; i++ {
-			h.Add(0, &benchNetdev{ifindex: uint32(i + 1)})
+	case "hash", "xarray":
+		var idx Index[*benchNetdev] = NewHashIndex[*benchNetdev]()
+		if kind == "xarray" {
+			idx = NewXarrayIndex[*benchNetdev]()
 		}
-		h.ResetSteps()
-		lookup, steps = h.Lookup, h.Steps
-	case "xarray":
-		x := NewXarrayIndex[*benchNetdev]()
 		for i := 0; i < n; i++ {
-			x.Add(0, &benchNetdev{ifindex: uint32(i + 1)})
+			idx.Add(0, &benchNetdev{ifindex: uint32(i + 1)})
 		}
-		x.ResetSteps()
-		lookup, steps = x.Lookup, x.Steps
+		idx.ResetSteps()
+		lookup, steps = idx.Lookup, idx.Steps
 	case "map":
 		m := make(map[uint32]*benchNetdev)
 		for i := 0; i < n; i++ {

@@ -92,7 +92,7 @@ func runScenario(s dpScenario, opts NetdevIndexOptions) dpRun {
 		seq++
 		r.created++
 		r.ifindex[name] = id
-		r.steps = append(r.steps, dpStep{op: "add", dev: name, ifindex: id, chain: chainNames(n, id, r.ifindex)})
+		r.steps = append(r.steps, dpStep{op: "add", dev: name, ifindex: id, chain: chainNames(n, id)})
 	}
 	for _, d := range s.Devs {
 		add(d.ifindex())
@@ -157,7 +157,7 @@ func runScenario(s dpScenario, opts NetdevIndexOptions) dpRun {
 			n.Del(r.ifindex[victim])
 			r.applied++
 			r.steps = append(r.steps, dpStep{op: "del", dev: victim, ifindex: r.ifindex[victim],
-				chain: chainNames(n, r.ifindex[victim], r.ifindex)})
+				chain: chainNames(n, r.ifindex[victim])})
 		}
 	}
 	for _, name := range dumpOrder(n) {
@@ -175,7 +175,7 @@ func runScenario(s dpScenario, opts NetdevIndexOptions) dpRun {
 }
 
 // chainNames lists the devices of ifindex's bucket chain in chain order.
-func chainNames(n *NetdevIndex[string], ifindex uint32, ids map[string]uint32) []string {
+func chainNames(n *NetdevIndex[string], ifindex uint32) []string {
 	var out []string
 	for _, i := range n.Hash().Chain(NetdevIdxHash(ifindex)) {
 		d, _ := n.Hash().Lookup(i)
@@ -313,11 +313,6 @@ func shrinkScenario(v interface{}) gopter.Shrink {
 			cands = append(cands, c)
 		}
 	}
-	for i := range s.Muts {
-		c := s.clone()
-		c.Muts = append(c.Muts[:i], c.Muts[i+1:]...)
-		cands = append(cands, c)
-	}
 	for i := range s.Chunks {
 		if len(s.Chunks) > 1 {
 			c := s.clone()
@@ -330,36 +325,27 @@ func shrinkScenario(v interface{}) gopter.Shrink {
 			cands = append(cands, c)
 		}
 	}
-	dec := func(x int) []int {
-		if x == 0 {
-			return nil
+	// lower offers s with one field set to 0, x/2 and x-1 (fewer when x is
+	// small).
+	lower := func(x int, set func(c *dpScenario, v int)) {
+		var vs []int
+		switch {
+		case x == 1:
+			vs = []int{0}
+		case x > 1:
+			vs = []int{0, x / 2, x - 1}
 		}
-		if x == 1 {
-			return []int{0}
+		for _, v := range vs {
+			c := s.clone()
+			set(&c, v)
+			cands = append(cands, c)
 		}
-		return []int{0, x / 2, x - 1}
 	}
 	for i, m := range s.Muts {
-		for _, a := range dec(m.After) {
-			c := s.clone()
-			c.Muts[i].After = a
-			cands = append(cands, c)
-		}
-		for _, p := range dec(m.Pick) {
-			c := s.clone()
-			c.Muts[i].Pick = p
-			cands = append(cands, c)
-		}
-		for _, b := range dec(m.Dev.Bucket) {
-			c := s.clone()
-			c.Muts[i].Dev.Bucket = b
-			cands = append(cands, c)
-		}
-		for _, g := range dec(m.Dev.Gen) {
-			c := s.clone()
-			c.Muts[i].Dev.Gen = g
-			cands = append(cands, c)
-		}
+		lower(m.After, func(c *dpScenario, v int) { c.Muts[i].After = v })
+		lower(m.Pick, func(c *dpScenario, v int) { c.Muts[i].Pick = v })
+		lower(m.Dev.Bucket, func(c *dpScenario, v int) { c.Muts[i].Dev.Bucket = v })
+		lower(m.Dev.Gen, func(c *dpScenario, v int) { c.Muts[i].Dev.Gen = v })
 		if m.Alloc {
 			c := s.clone()
 			c.Muts[i].Alloc = false
@@ -367,16 +353,8 @@ func shrinkScenario(v interface{}) gopter.Shrink {
 		}
 	}
 	for i, d := range s.Devs {
-		for _, b := range dec(d.Bucket) {
-			c := s.clone()
-			c.Devs[i].Bucket = b
-			cands = append(cands, c)
-		}
-		for _, g := range dec(d.Gen) {
-			c := s.clone()
-			c.Devs[i].Gen = g
-			cands = append(cands, c)
-		}
+		lower(d.Bucket, func(c *dpScenario, v int) { c.Devs[i].Bucket = v })
+		lower(d.Gen, func(c *dpScenario, v int) { c.Devs[i].Gen = v })
 	}
 	i := 0
 	return func() (interface{}, bool) {

@@ -41,25 +41,34 @@ func (h *HashIndex[D]) Steps() uint64 { return h.steps }
 // ResetSteps clears the step counter.
 func (h *HashIndex[D]) ResetSteps() { h.steps = 0 }
 
-// Lookup is __dev_get_by_index: walk the bucket chain of ifindex.
-func (h *HashIndex[D]) Lookup(ifindex uint32) (D, bool) {
+// find walks the bucket chain of ifindex. It returns the entry (nil when
+// absent) and the number of chain entries visited.
+func (h *HashIndex[D]) find(ifindex uint32) (*hashEntry[D], uint64) {
+	var n uint64
 	for e := h.heads[NetdevIdxHash(ifindex)]; e != nil; e = e.next {
-		h.steps++
+		n++
 		if e.ifindex == ifindex {
-			return e.dev, true
+			return e, n
 		}
 	}
-	var zero D
-	return zero, false
+	return nil, n
 }
 
-func (h *HashIndex[D]) has(ifindex uint32) bool {
-	for e := h.heads[NetdevIdxHash(ifindex)]; e != nil; e = e.next {
-		if e.ifindex == ifindex {
-			return true
-		}
+// Lookup is __dev_get_by_index: walk the bucket chain of ifindex.
+func (h *HashIndex[D]) Lookup(ifindex uint32) (D, bool) {
+	e, n := h.find(ifindex)
+	h.steps += n
+	if e == nil {
+		var zero D
+		return zero, false
 	}
-	return false
+	return e.dev, true
+}
+
+// has is a lookup for preconditions: it counts no steps.
+func (h *HashIndex[D]) has(ifindex uint32) bool {
+	e, _ := h.find(ifindex)
+	return e != nil
 }
 
 // NewIfindex is dev_new_index (before 6.5): the next ifindex after the last
@@ -108,21 +117,30 @@ func (h *HashIndex[D]) Unlist(ifindex uint32) (D, bool) {
 	return zero, false
 }
 
-// Add registers d at ifindex, or at NewIfindex() when ifindex is 0.
-func (h *HashIndex[D]) Add(ifindex uint32, d D) (uint32, error) {
+// reserve is the ifindex step of register_netdevice before 6.5: ifindex 0
+// takes NewIfindex (dev_new_index); an explicit ifindex is refused above
+// IfindexMax (EINVAL) or when a device has it (EEXIST, as rtnl_newlink
+// reports it). Nothing is held until List.
+func (h *HashIndex[D]) reserve(ifindex uint32) (uint32, error) {
 	switch {
 	case ifindex > IfindexMax:
 		return 0, errIfindexInvalid
 	case ifindex == 0:
-		var err error
-		if ifindex, err = h.NewIfindex(); err != nil {
-			return 0, err
-		}
+		return h.NewIfindex()
 	case h.has(ifindex):
 		return 0, errIfindexExist
 	}
-	h.List(ifindex, d)
 	return ifindex, nil
+}
+
+// Add registers d at ifindex, or at NewIfindex() when ifindex is 0.
+func (h *HashIndex[D]) Add(ifindex uint32, d D) (uint32, error) {
+	id, err := h.reserve(ifindex)
+	if err != nil {
+		return 0, err
+	}
+	h.List(id, d)
+	return id, nil
 }
 
 // Del unregisters the device at ifindex.

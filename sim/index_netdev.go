@@ -31,7 +31,6 @@ type NetdevIndex[D any] struct {
 	opts NetdevIndexOptions
 	hash *HashIndex[D]
 	xa   *XarrayIndex[D] // nil before 6.5
-	seq  uint32
 }
 
 // NewNetdevIndex returns an empty index for the given era. DumpVia
@@ -43,7 +42,7 @@ func NewNetdevIndex[D any](opts NetdevIndexOptions) *NetdevIndex[D] {
 	if opts.DumpVia == "" {
 		opts.DumpVia = IndexXarray
 	}
-	n := &NetdevIndex[D]{opts: opts, hash: NewHashIndex[D](), seq: 1}
+	n := &NetdevIndex[D]{opts: opts, hash: NewHashIndex[D]()}
 	if opts.Xarray {
 		n.xa = NewXarrayIndex[D]()
 	}
@@ -65,8 +64,9 @@ func (n *NetdevIndex[D]) Kind() IndexKind { return n.opts.DumpVia }
 // Len is the number of listed devices.
 func (n *NetdevIndex[D]) Len() int { return n.hash.Len() }
 
-// Seq is dev_base_seq.
-func (n *NetdevIndex[D]) Seq() uint32 { return n.seq }
+// Seq is dev_base_seq. Every List and every successful Unlist goes through
+// the hash, so its sequence is the namespace's.
+func (n *NetdevIndex[D]) Seq() uint32 { return n.hash.Seq() }
 
 // Reserve is the ifindex step of register_netdevice. With the xarray it is
 // XarrayIndex.Reserve (dev_index_reserve). Before 6.5: ifindex 0 takes
@@ -76,15 +76,7 @@ func (n *NetdevIndex[D]) Reserve(ifindex uint32) (uint32, error) {
 	if n.xa != nil {
 		return n.xa.Reserve(ifindex)
 	}
-	switch {
-	case ifindex > IfindexMax:
-		return 0, errIfindexInvalid
-	case ifindex == 0:
-		return n.hash.NewIfindex()
-	case n.hash.has(ifindex):
-		return 0, errIfindexExist
-	}
-	return ifindex, nil
+	return n.hash.reserve(ifindex)
 }
 
 // Release is dev_index_release (registration failed after Reserve).
@@ -100,7 +92,6 @@ func (n *NetdevIndex[D]) List(ifindex uint32, d D) {
 	if n.xa != nil {
 		n.xa.List(ifindex, d)
 	}
-	n.seq = nextDevBaseSeq(n.seq)
 }
 
 // Unlist is unlist_netdevice.
@@ -108,11 +99,7 @@ func (n *NetdevIndex[D]) Unlist(ifindex uint32) (D, bool) {
 	if n.xa != nil {
 		n.xa.Unlist(ifindex)
 	}
-	d, ok := n.hash.Unlist(ifindex)
-	if ok {
-		n.seq = nextDevBaseSeq(n.seq)
-	}
-	return d, ok
+	return n.hash.Unlist(ifindex)
 }
 
 // Add is Reserve then List.

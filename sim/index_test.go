@@ -25,15 +25,22 @@ func TestHashChainHeadInsertion(t *testing.T) {
 	require.Equal(t, uint64(6), h.Steps())
 }
 
+// addAuto adds the named devices with allocated ifindexes and returns them.
+func addAuto(t *testing.T, idx Index[string], names ...string) []uint32 {
+	t.Helper()
+	var got []uint32
+	for _, name := range names {
+		id, err := idx.Add(0, name)
+		require.NoError(t, err)
+		got = append(got, id)
+	}
+	return got
+}
+
 func TestIfindexAllocation(t *testing.T) {
 	for _, opts := range []NetdevIndexOptions{NetdevIndexSince69, NetdevIndexSince65, NetdevIndexBefore65} {
 		n := NewNetdevIndex[string](opts)
-		var got []uint32
-		for _, name := range []string{"lo", "a", "b"} {
-			id, err := n.Add(0, name)
-			require.NoError(t, err)
-			got = append(got, id)
-		}
+		got := addAuto(t, n, "lo", "a", "b")
 		require.Equal(t, []uint32{1, 2, 3}, got, "%+v", opts)
 		n.Del(2)
 		id, err := n.Add(0, "c")
@@ -58,10 +65,7 @@ func TestIfindexAllocation(t *testing.T) {
 func TestIfindexWrap(t *testing.T) {
 	// Start the cursor just below INT_MAX (as after 2^31 allocations).
 	n := NewNetdevIndex[string](NetdevIndexSince69)
-	for _, name := range []string{"lo", "a", "b"} {
-		_, err := n.Add(0, name)
-		require.NoError(t, err)
-	}
+	addAuto(t, n, "lo", "a", "b")
 	n.Del(2)
 	n.Xarray().next = IfindexMax - 1
 	id, err := n.Add(0, "x")
@@ -78,10 +82,7 @@ func TestIfindexWrap(t *testing.T) {
 	require.Equal(t, uint64(1), n.Xarray().Wraps())
 
 	h := NewNetdevIndex[string](NetdevIndexBefore65)
-	for _, name := range []string{"lo", "a", "b"} {
-		_, err := h.Add(0, name)
-		require.NoError(t, err)
-	}
+	addAuto(t, h, "lo", "a", "b")
 	h.Del(2)
 	h.Hash().last = IfindexMax - 1
 	id, _ = h.Add(0, "y")

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -69,6 +70,21 @@ type Device struct {
 	upAtUnregister bool
 	// features is a bridge's feature class (brUpdateFeatures).
 	features uint8
+}
+
+// holdsLowerPromisc: a macvlan that is passthru, or that a bridge made
+// promiscuous, keeps its lower promiscuous while it is up (macvlan_open,
+// macvlan_stop).
+func (d *Device) holdsLowerPromisc() bool {
+	return d.Kind == rtnl.KindMacvlan && d.lower != nil && (d.macvlanPassthru || d.master != nil)
+}
+
+// without returns s without its first x, in order.
+func without[T comparable](s []T, x T) []T {
+	if i := slices.Index(s, x); i >= 0 {
+		return slices.Delete(s, i, i+1)
+	}
+	return s
 }
 
 // Up reports IFF_UP.

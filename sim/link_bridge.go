@@ -240,12 +240,7 @@ func (n *Netns) delNbp(br, d *Device) {
 	n.promiscuity(d)
 	n.brDisablePort(br, d)
 	n.bridgeEvent("RTM_DELLINK", d)
-	for i, p := range br.ports {
-		if p == d {
-			br.ports = append(br.ports[:i], br.ports[i+1:]...)
-			break
-		}
-	}
+	br.ports = without(br.ports, d)
 	d.master = nil
 	d.portEnabled = false
 	n.linkEvent(d)

@@ -236,7 +236,6 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 		return err
 	}
 	lower.passthruPort = d.macvlanPassthru
-	d.lower = lower
 	lower.vlans = append(lower.vlans, d)
 	n.linkEvent(lower) // netdev_upper_dev_link: NETDEV_CHANGEUPPER
 	if lower.carrier {
@@ -306,10 +305,8 @@ func (n *Netns) devOpen(d *Device) error {
 		if !d.macvlanPassthru && n.macvlanAddrBusy(d, d.addr) {
 			return rtnl.Errf(unix.EADDRINUSE, "")
 		}
-		// macvlan_open: a passthru macvlan, or one a bridge made
-		// promiscuous, makes its lower promiscuous.
-		if d.lower != nil && (d.macvlanPassthru || d.master != nil) {
-			n.linkEvent(d.lower)
+		if d.holdsLowerPromisc() {
+			n.linkEvent(d.lower) // macvlan_open: dev_set_promiscuity(lower, 1)
 		}
 	case rtnl.KindVeth:
 		if p := d.peer; p != nil && p.Up() {
@@ -339,8 +336,8 @@ func (n *Netns) close(d *Device) {
 func (n *Netns) devClose(d *Device) {
 	switch d.Kind {
 	case rtnl.KindMacvlan:
-		if d.lower != nil && (d.macvlanPassthru || d.master != nil) {
-			n.linkEvent(d.lower) // macvlan_stop: promiscuity back
+		if d.holdsLowerPromisc() {
+			n.linkEvent(d.lower) // macvlan_stop: dev_set_promiscuity(lower, -1)
 		}
 	case rtnl.KindVeth:
 		n.carrierOff(d)
@@ -558,15 +555,6 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 	return n.setlink(d, op.LinkAttrs, op.NewName, master, masterGiven)
 }
 
-// dellinkList is the devices a kind's ->dellink queues: a veth takes its
-// peer.
-func (n *Netns) dellinkList(d *Device) []*Device {
-	if d.peer != nil {
-		return []*Device{d, d.peer}
-	}
-	return []*Device{d}
-}
-
 // delete is rtnl_delete_link without the loopback check.
 func (n *Netns) delete(d *Device) { n.unregisterMany([]*Device{d}) }
 
@@ -594,12 +582,7 @@ func (b *unregBatch) has(d *Device) bool { return b.in[d] }
 
 func (b *unregBatch) queue(d *Device) {
 	if b.in[d] {
-		for i, x := range b.list {
-			if x == d {
-				b.list = append(b.list[:i], b.list[i+1:]...)
-				break
-			}
-		}
+		b.list = without(b.list, d)
 	}
 	if b.in == nil {
 		b.in = map[*Device]bool{}
@@ -628,12 +611,7 @@ func (n *Netns) dellink(d *Device, b *unregBatch) {
 		if d.macvlanPassthru {
 			l.passthruPort = false
 		}
-		for j, v := range l.vlans {
-			if v == d {
-				l.vlans = append(l.vlans[:j], l.vlans[j+1:]...)
-				break
-			}
-		}
+		l.vlans = without(l.vlans, d)
 		n.linkEvent(l)
 	case d.Kind == rtnl.KindBridge:
 		for len(d.ports) > 0 {
@@ -652,8 +630,6 @@ func (n *Netns) unregisterBatch(list []*Device) {
 	var closed []*Device
 	for _, d := range list {
 		d.upAtUnregister = d.Up()
-	}
-	for _, d := range list {
 		if d.Up() {
 			n.devClose(d)
 			closed = append(closed, d)

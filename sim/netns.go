@@ -35,9 +35,9 @@ type Netns struct {
 	exited           bool // ExitNetns ran
 }
 
-func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions, ev *eventLog) *Netns {
+func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions, ev *eventLog, macs MACOracle) *Netns {
 	n := &Netns{Name: name, index: NewNetdevIndex[*Device](opts), byName: map[string]*Device{},
-		sysctls: map[string]string{}, rng: rng, ev: ev}
+		sysctls: map[string]string{}, rng: rng, ev: ev, macs: macs}
 	lo := n.newLoopback()
 	if err := n.register(lo, 0); err != nil {
 		panic("sim: loopback registration failed: " + err.Error())
@@ -154,19 +154,14 @@ func (n *Netns) unlist(d *Device) {
 	// An UP device also holds an IPv6 link-local address on the kernel,
 	// which its close removes. The batch closed it already: what counts
 	// is whether it was up when the batch began.
-	up := d.Up() || d.upAtUnregister
+	up := d.upAtUnregister
 	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.Ifindex), Up: up, IPv6LLA: up})
 	n.index.Unlist(d.Ifindex)
 	n.devs = removeDev(n.devs, d)
 	if n.byName[d.Name] == d {
 		delete(n.byName, d.Name)
 	}
-	for i, x := range n.lw {
-		if x == d {
-			n.lw = append(n.lw[:i], n.lw[i+1:]...)
-			break
-		}
-	}
+	n.lw = without(n.lw, d)
 	d.lwPending = false
 	d.ns = nil
 }

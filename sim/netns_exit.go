@@ -19,15 +19,10 @@ var ErrNetnsExited = errors.New("sim target: the namespace has exited")
 // the exits and ends with its own rcu_barrier. It is priced as one more
 // request; the target takes no request after it.
 func (t *Target) ExitNetns() error {
-	if t.closed {
-		return ErrClosed
+	n, err := t.begin()
+	if err != nil {
+		return err
 	}
-	n := t.Netns()
-	if n.exited {
-		return ErrNetnsExited
-	}
-	t.ev.req++
-	n.reqNotifications = 0
 	var b unregBatch
 	for _, d := range n.devs {
 		if d.Kind == rtnl.KindBridge {
@@ -41,11 +36,10 @@ func (t *Target) ExitNetns() error {
 		}
 	}
 	n.unregisterBatch(b.list)
-	n.runLinkwatch()
 	n.exited = true
-	w := t.requestWork(n)
-	w.AddUnlocked(StepSynchronizeNet, 1)
-	w.AddUnlocked(StepRCUBarrier, 1)
-	t.recordWork(w)
+	var cleanup CostWork
+	cleanup.AddUnlocked(StepSynchronizeNet, 1)
+	cleanup.AddUnlocked(StepRCUBarrier, 1)
+	t.finish(n, cleanup)
 	return nil
 }

@@ -77,8 +77,7 @@ func New(opts Options) *Target {
 	seed := uint64(opts.Seed)
 	t := &Target{opts: opts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), namespaces: map[string]*Netns{}}
 	t.ev = &eventLog{record: opts.Events}
-	t.namespaces[""] = newNetns("", t.rng, opts.Index, t.ev)
-	t.namespaces[""].macs = opts.MACs
+	t.namespaces[""] = newNetns("", t.rng, opts.Index, t.ev, opts.MACs)
 	return t
 }
 
@@ -100,16 +99,10 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if t.closed {
-		return ErrClosed
+	n, err := t.begin()
+	if err != nil {
+		return err
 	}
-	n := t.Netns()
-	if n.exited {
-		return ErrNetnsExited
-	}
-	t.ev.req++
-	n.reqNotifications = 0
-	var err error
 	switch op := req.Op.(type) {
 	case rtnl.LinkAdd:
 		err = n.linkAdd(op)
@@ -129,10 +122,33 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	default:
 		return fmt.Errorf("sim target: %T is not supported", req.Op)
 	}
-	// The kernel's deferred linkwatch work, run to completion.
-	n.runLinkwatch()
-	t.recordWork(t.requestWork(n))
+	t.finish(n, CostWork{})
 	return err
+}
+
+// begin starts a request: the namespace it goes to, numbered for its
+// notifications.
+func (t *Target) begin() (*Netns, error) {
+	if t.closed {
+		return nil, ErrClosed
+	}
+	n := t.Netns()
+	if n.exited {
+		return nil, ErrNetnsExited
+	}
+	t.ev.req++
+	return n, nil
+}
+
+// finish ends a request: the kernel's deferred linkwatch work, run to
+// completion, then its cost work recorded, with extra unlocked steps.
+func (t *Target) finish(n *Netns, extra CostWork) {
+	n.runLinkwatch()
+	w := t.requestWork(n)
+	for _, e := range extra.Unlocked {
+		w.AddUnlocked(e.Step, e.N)
+	}
+	t.recordWork(w)
 }
 
 // requestWork is the cost of the request just applied: the batch it
@@ -239,7 +255,7 @@ func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
 	if !t.ev.record {
 		return nil, ErrNoEvents
 	}
-	return t.eventsSoFar(), nil
+	return append([]rtnl.Event(nil), t.ev.list...), nil
 }
 
 // Close releases the target.

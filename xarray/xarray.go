@@ -187,29 +187,39 @@ func (xa *XArray[T]) Load(index uint32) (v T, ok bool) {
 	}
 }
 
-// occupied reports whether index holds a value or a reserved entry, without
-// counting work (used for preconditions).
-func (xa *XArray[T]) occupied(i uint64) bool {
+// entry reports whether index i holds a value or a reserved entry, and
+// whether it is a reserved one (the busy index 0 of a FlagZeroBusy array
+// counts as reserved), without counting work (used for preconditions).
+func (xa *XArray[T]) entry(i uint64) (occupied, reserved bool) {
 	switch xa.kind {
 	case headEmpty:
-		return i == 0 && xa.zeroBusy()
-	case headValue, headReserved:
-		return i == 0
+		busy := i == 0 && xa.zeroBusy()
+		return busy, busy
+	case headValue:
+		return i == 0, false
+	case headReserved:
+		return i == 0, i == 0
 	}
 	n := xa.root
 	if i > n.maxIndex() {
-		return false
+		return false, false
 	}
 	for {
 		off := (i >> n.shift) & chunkMask
-		if n.used&(1<<off) == 0 {
-			return false
+		bit := uint64(1) << off
+		if n.used&bit == 0 {
+			return false, false
 		}
 		if n.leaf() {
-			return true
+			return true, n.resv&bit != 0
 		}
 		n = n.kids[off]
 	}
+}
+
+func (xa *XArray[T]) occupied(i uint64) bool {
+	occ, _ := xa.entry(i)
+	return occ
 }
 
 // Occupied reports whether index holds a value or a reserved entry.
@@ -218,18 +228,8 @@ func (xa *XArray[T]) Occupied(index uint32) bool { return xa.occupied(uint64(ind
 // Reserved reports whether index holds a reserved entry (or is index 0 of a
 // FlagZeroBusy array).
 func (xa *XArray[T]) Reserved(index uint32) bool {
-	if !xa.occupied(uint64(index)) {
-		return false
-	}
-	_, isVal := xa.peek(uint64(index))
-	return !isVal
-}
-
-func (xa *XArray[T]) peek(i uint64) (v T, ok bool) {
-	save := xa.c
-	v, ok = xa.Load(uint32(i))
-	xa.c = save
-	return v, ok
+	_, resv := xa.entry(uint64(index))
+	return resv
 }
 
 func (xa *XArray[T]) newNode(shift uint8, parent *node[T], offset uint8) *node[T] {
@@ -403,11 +403,9 @@ func (xa *XArray[T]) Store(index uint32, v T) (old T, had bool, err error) {
 }
 
 // Insert puts v at index only if the index is empty (xa_insert): a value or a
-// reserved entry there gives ErrBusy.
+// reserved entry there gives ErrBusy, as does index 0 of a FlagZeroBusy
+// array (occupied counts it).
 func (xa *XArray[T]) Insert(index uint32, v T) error {
-	if index == 0 && xa.zeroBusy() {
-		return ErrBusy
-	}
 	if xa.occupied(uint64(index)) {
 		return ErrBusy
 	}
@@ -693,7 +691,7 @@ func (xa *XArray[T]) findIn(n *node[T], base, from, max uint64) (uint64, T, bool
 	for mask != 0 {
 		s := uint(bits.TrailingZeros64(mask))
 		slotBase := base + uint64(s)<<n.shift
-		if slotBase > max && slotBase > from {
+		if slotBase > max { // from <= max here, so nothing further is in range
 			break
 		}
 		if n.leaf() {

@@ -80,6 +80,16 @@ func TestInsertReserveBusy(t *testing.T) {
 	require.Equal(t, 9, v)
 }
 
+// requireCyclic runs AllocCyclic and checks that it succeeded with index
+// wantID, reporting a wrap exactly when wantWrapped.
+func requireCyclic(t *testing.T, xa *XArray[int], v int, lim Limit, next *uint32, wantID uint32, wantWrapped bool) {
+	t.Helper()
+	id, wrapped, err := xa.AllocCyclic(v, lim, next)
+	require.NoError(t, err)
+	require.Equal(t, wantWrapped, wrapped)
+	require.Equal(t, wantID, id)
+}
+
 // Seed 002's review point: xa_alloc_cyclic returns 1 (here wrapped=true) when
 // the allocation succeeded after wrapping, and that is not an error.
 func TestAllocCyclicWrap(t *testing.T) {
@@ -99,38 +109,23 @@ func TestAllocCyclicWrap(t *testing.T) {
 	require.ErrorIs(t, err, ErrBusy)
 
 	xa.Erase(2)
-	id, wrapped, err := xa.AllocCyclic(20, lim, &next)
-	require.NoError(t, err)
-	require.True(t, wrapped)
-	require.Equal(t, uint32(2), id)
+	requireCyclic(t, xa, 20, lim, &next, 2, true)
 	require.Equal(t, uint32(3), next)
 
 	// Without a wrap, freed indices below next are not reused.
 	xa.Erase(1)
 	xa.Erase(4)
-	id, wrapped, err = xa.AllocCyclic(21, lim, &next)
-	require.NoError(t, err)
-	require.False(t, wrapped)
-	require.Equal(t, uint32(4), id)
+	requireCyclic(t, xa, 21, lim, &next, 4, false)
 }
 
 func TestAllocCyclicNextOverflow(t *testing.T) {
 	xa := New[int](FlagAlloc)
 	next := uint32(math.MaxUint32)
-	id, wrapped, err := xa.AllocCyclic(1, Limit32b, &next)
-	require.NoError(t, err)
-	require.False(t, wrapped)
-	require.Equal(t, uint32(math.MaxUint32), id)
+	requireCyclic(t, xa, 1, Limit32b, &next, math.MaxUint32, false)
 	require.Equal(t, uint32(0), next)
 	// next overflowed to 0: the following allocation reports the wrap.
-	id, wrapped, err = xa.AllocCyclic(2, Limit32b, &next)
-	require.NoError(t, err)
-	require.True(t, wrapped)
-	require.Equal(t, uint32(0), id)
-	id, wrapped, err = xa.AllocCyclic(3, Limit32b, &next)
-	require.NoError(t, err)
-	require.False(t, wrapped)
-	require.Equal(t, uint32(1), id)
+	requireCyclic(t, xa, 2, Limit32b, &next, 0, true)
+	requireCyclic(t, xa, 3, Limit32b, &next, 1, false)
 }
 
 func TestAllocRange(t *testing.T) {

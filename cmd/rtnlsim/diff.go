@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -69,6 +70,10 @@ func diffLinks(ctx context.Context, p sim.Profile, reqs []rtnl.Request) (string,
 	out, err := differ.Links(ctx, reqs, p.Options(0))
 	if err != nil {
 		return "", err
+	}
+	if out.Diff != "" && out.TooSlow() {
+		return fmt.Sprintf("%s\n(the kernel run took %v, longer than a bridge's %v forward delay, whose timer notifies ports: the model has no wall clock; try again on a quieter machine)",
+			out.Diff, out.KernelWall.Round(time.Millisecond), differ.BridgeForwardDelay), nil
 	}
 	return out.Diff, nil
 }
