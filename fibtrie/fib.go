@@ -117,9 +117,17 @@ func validate(r *Route) error {
 // Insert is RTM_NEWROUTE with the given netlink flags (fib_table_insert).
 // It returns EEXIST, ENOENT or EINVAL as the kernel does.
 func (f *FIB) Insert(r Route, flags Flags) error {
+	_, err := f.InsertChanged(r, flags)
+	return err
+}
+
+// InsertChanged is Insert that also says whether the FIB changed: a
+// replace of the route that is already first in its run succeeds without
+// a change, and without the kernel's RTM_NEWROUTE.
+func (f *FIB) InsertChanged(r Route, flags Flags) (bool, error) {
 	r.Table = normTable(r.Table)
 	if err := validate(&r); err != nil {
-		return err
+		return false, err
 	}
 	tb := f.newTable(r.Table)
 	return tb.t.insert(&r, flags)
@@ -141,15 +149,26 @@ func (f *FIB) Prepend(r Route) error { return f.Insert(r, FlagCreate) }
 // the alias run; Type 0, Scope ScopeAny and zero Protocol, PrefSrc,
 // Priority, OIF, Gateway match anything. ESRCH when nothing matches.
 func (f *FIB) Delete(r Route) error {
+	_, err := f.Remove(r)
+	return err
+}
+
+// Remove is Delete returning a copy of the alias it removed, which is
+// what the kernel's RTM_DELROUTE reports.
+func (f *FIB) Remove(r Route) (Alias, error) {
 	r.Table = normTable(r.Table)
 	if err := validate(&r); err != nil {
-		return err
+		return Alias{}, err
 	}
 	tb := f.getTable(r.Table)
 	if tb == nil {
-		return syscall.ESRCH
+		return Alias{}, syscall.ESRCH
 	}
-	return tb.t.delete(&r)
+	a, err := tb.t.delete(&r)
+	if err != nil {
+		return Alias{}, err
+	}
+	return *a, nil
 }
 
 // Lookup is fib_table_lookup in one table for a destination and tos 0.
@@ -219,6 +238,25 @@ func (f *FIB) SyncDownDev(oif int, force bool) int {
 	return f.MarkDead(func(a *Alias) bool {
 		return a.OIF == oif && (force || a.Scope != ScopeHost)
 	})
+}
+
+// SetLinkDown sets or clears RTNH_F_LINKDOWN on the aliases for which
+// pred is true (fib_sync_down_dev on NETDEV_CHANGE, fib_sync_up), and
+// returns how many changed.
+func (f *FIB) SetLinkDown(pred func(*Alias) bool, down bool) int {
+	n := 0
+	for _, tb := range f.trieTables() {
+		walkLeaves(tb.t.root(), func(l *node) bool {
+			for _, fa := range l.leaf {
+				if fa.LinkDown != down && pred(fa) {
+					fa.LinkDown = down
+					n++
+				}
+			}
+			return true
+		})
+	}
+	return n
 }
 
 // Walk calls fn for the routes of one table in key order (then alias

@@ -440,8 +440,10 @@ func insertAt(s []*Alias, i int, a *Alias) []*Alias {
 	return s
 }
 
-// insert is fib_table_insert for table r.Table of this trie.
-func (t *trie) insert(r *Route, flags Flags) error {
+// insert is fib_table_insert for table r.Table of this trie. changed is
+// false when it succeeds without changing anything (a replace that finds
+// the route already first in its run), which the kernel does not notify.
+func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 	c := t.c()
 	key := r.Dst
 	slen := uint8(keyLength - r.Len)
@@ -452,7 +454,7 @@ func (t *trie) insert(r *Route, flags Flags) error {
 	}
 	if at >= 0 && l.leaf[at].TOS == r.TOS && l.leaf[at].Priority == r.Priority {
 		if flags&FlagExcl != 0 {
-			return syscall.EEXIST
+			return false, syscall.EEXIST
 		}
 		first, match := at, -1
 		j := at
@@ -469,18 +471,18 @@ func (t *trie) insert(r *Route, flags Flags) error {
 		if flags&FlagReplace != 0 {
 			if match >= 0 {
 				if match == first {
-					return nil
+					return false, nil
 				}
-				return syscall.EEXIST
+				return false, syscall.EEXIST
 			}
 			// swap in the new alias at the first position of the run
 			c.AliasAllocs++
 			c.AliasFrees++
 			l.leaf[first] = &Alias{Route: *r}
-			return nil
+			return true, nil
 		}
 		if match >= 0 {
-			return syscall.EEXIST
+			return false, syscall.EEXIST
 		}
 		if flags&FlagAppend != 0 {
 			if j >= len(l.leaf) {
@@ -493,11 +495,11 @@ func (t *trie) insert(r *Route, flags Flags) error {
 		}
 	}
 	if flags&FlagCreate == 0 {
-		return syscall.ENOENT
+		return false, syscall.ENOENT
 	}
 	c.AliasAllocs++
 	t.insertAlias(tp, l, &Alias{Route: *r}, at, key)
-	return nil
+	return true, nil
 }
 
 func (t *trie) insertAlias(tp, l *node, fa *Alias, at int, key uint32) {
@@ -561,17 +563,18 @@ func (t *trie) removeAlias(tp, l *node, i int) {
 	t.nodePullSuffix(tp, l.slen)
 }
 
-// delete is fib_table_delete. Zero fields of r (and ScopeAny) match anything.
-func (t *trie) delete(r *Route) error {
+// delete is fib_table_delete. Zero fields of r (and ScopeAny) match
+// anything. It returns the alias it removed.
+func (t *trie) delete(r *Route) (*Alias, error) {
 	key := r.Dst
 	slen := uint8(keyLength - r.Len)
 	l, tp := t.findNode(key)
 	if l == nil {
-		return syscall.ESRCH
+		return nil, syscall.ESRCH
 	}
 	at := findAlias(l.leaf, slen, r.TOS, 0, r.Table)
 	if at < 0 {
-		return syscall.ESRCH
+		return nil, syscall.ESRCH
 	}
 	for j := at; j < len(l.leaf); j++ {
 		fa := l.leaf[j]
@@ -586,10 +589,10 @@ func (t *trie) delete(r *Route) error {
 			(r.OIF == 0 || fa.OIF == r.OIF) &&
 			(r.Gateway == 0 || fa.Gateway == r.Gateway) {
 			t.removeAlias(tp, l, j)
-			return nil
+			return fa, nil
 		}
 	}
-	return syscall.ESRCH
+	return nil, syscall.ESRCH
 }
 
 func prefixMismatch(key uint32, n *node) uint32 {

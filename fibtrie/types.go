@@ -116,6 +116,10 @@ type Route struct {
 	PrefSrc  uint32
 	Gateway  uint32
 	OIF      int
+	// LinkDown is RTNH_F_LINKDOWN on the nexthop (its device has no
+	// carrier): state of the nexthop, not part of the route's identity
+	// (sameInfo and delete ignore it).
+	LinkDown bool
 }
 
 func (r Route) String() string {

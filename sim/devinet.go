@@ -52,6 +52,9 @@ type IfaRequest struct {
 	HasLabel   bool
 	Excl       bool // NLM_F_EXCL (newaddr)
 	Replace    bool // NLM_F_REPLACE (newaddr)
+	// Flush is IFA_F_FLUSH on a delete (the seed 001 RFC, +ifa-flush
+	// profile): the address goes without promoting a secondary.
+	Flush bool
 }
 
 // IfaNotice is one RTM_NEWADDR / RTM_DELADDR notification (rtmsg_ifa),
@@ -85,8 +88,9 @@ type DevinetCounters struct {
 	// ifa1) and fib_add_ifaddr(ifa) calls of __inet_del_ifa on promotion
 	// (the routes of the promoted subnet re-added with the new prefsrc).
 	PromoteFibDel, PromoteFibAdd int
-	// FlushRounds counts the dump-and-delete rounds of Flush.
-	FlushRounds int
+	// FlushRounds counts the dump-and-delete rounds of Flush; Requests
+	// the netlink requests a Flush made (its dumps and deletes).
+	FlushRounds, Requests int
 }
 
 // InDevice is one device's struct in_device, for IPv4 addresses.
@@ -98,10 +102,35 @@ type InDevice struct {
 	Promote, PromoteAll bool
 	// Dead is in_dev->dead (inetdev_destroy): no promotion.
 	Dead bool
+	// FlushFlag sets IFA_F_FLUSH on the deletes of a Flush, and
+	// FlushOneRequest makes a Flush one request (+ifa-flush profile).
+	FlushFlag, FlushOneRequest bool
+	// setAll is ipv4_devconf_setall (an address was added: every value
+	// counts as set) and promoteSet a write of the device's own
+	// promote_secondaries: net.ipv4.conf.default no longer reaches it.
+	setAll, promoteSet bool
 
 	head    *Ifaddr // ifa_list
 	Count   DevinetCounters
 	notices []IfaNotice
+	// hooks, when set, is the rest of the kernel: the notifications go
+	// out through it and the inetaddr chain reaches the FIB (a device of
+	// the sim target). Without it the list stands alone (the notices are
+	// kept for TakeNotices, the FIB calls only counted).
+	hooks inetHooks
+}
+
+// inetHooks is what the address list calls outside itself.
+type inetHooks interface {
+	// rtmsgIfa sends RTM_NEWADDR or RTM_DELADDR for ifa as it is now.
+	rtmsgIfa(typ string, ifa *Ifaddr)
+	// inetaddrEvent is the inetaddr notifier chain (fib_inetaddr_event):
+	// NETDEV_UP (up true) or NETDEV_DOWN for ifa.
+	inetaddrEvent(up bool, ifa *Ifaddr)
+	// fibDelIfaddr and fibAddIfaddr are the direct FIB calls of a
+	// promotion.
+	fibDelIfaddr(ifa, iprim *Ifaddr)
+	fibAddIfaddr(ifa *Ifaddr)
 }
 
 // NewInDevice is inetdev_init's empty list for the device named name.
@@ -196,6 +225,10 @@ func (d *InDevice) TakeNotices() []IfaNotice {
 // rtmsgIfa is rtmsg_ifa: the notification as the address is now.
 func (d *InDevice) rtmsgIfa(typ string, ifa *Ifaddr) {
 	d.Count.Notifications++
+	if d.hooks != nil {
+		d.hooks.rtmsgIfa(typ, ifa)
+		return
+	}
 	d.notices = append(d.notices, IfaNotice{Type: typ, Local: addrOfU32(ifa.Local),
 		Address: addrOfU32(ifa.Address), Prefixlen: ifa.Prefixlen, Flags: ifa.Flags, Label: ifa.Label})
 }
@@ -284,8 +317,20 @@ func (d *InDevice) insert(ifa *Ifaddr) error {
 	ifa.next = *ifap
 	*ifap = ifa
 	d.rtmsgIfa("RTM_NEWADDR", ifa)
-	d.Count.NotifierUp++
+	d.notifyInetaddr(true, ifa)
 	return nil
+}
+
+// notifyInetaddr is blocking_notifier_call_chain(&inetaddr_chain, ...).
+func (d *InDevice) notifyInetaddr(up bool, ifa *Ifaddr) {
+	if up {
+		d.Count.NotifierUp++
+	} else {
+		d.Count.NotifierDown++
+	}
+	if d.hooks != nil {
+		d.hooks.inetaddrEvent(up, ifa)
+	}
 }
 
 // DelAddr is inet_rtm_deladdr: the first address in list order whose
@@ -306,7 +351,7 @@ func (d *InDevice) DelAddr(r IfaRequest) error {
 		if r.HasAddress && (r.Prefixlen != ifa.Prefixlen || !inetIfaMatch(r.Address, ifa)) {
 			continue
 		}
-		d.del(ifap)
+		d.del(ifap, r.Flush)
 		return nil
 	}
 	return rtnl.Errf(unix.EADDRNOTAVAIL, "ipv4: Address not found")
@@ -325,11 +370,11 @@ func (d *InDevice) DelAddr(r IfaRequest) error {
 // to last_prim (as walked up to the promoted one); it loses
 // IFA_F_SECONDARY and is announced with RTM_NEWADDR; the routes of the
 // subnet's other secondaries after it are re-added (fib_add_ifaddr).
-func (d *InDevice) del(ifap **Ifaddr) {
+func (d *InDevice) del(ifap **Ifaddr, flush bool) {
 	var promote, prevProm *Ifaddr
 	ifa1 := *ifap
 	lastPrim := ifap
-	doPromote := d.promote()
+	doPromote := d.promote() && !flush
 	if !d.Dead && !ifa1.Secondary() {
 		ifap1 := &ifa1.next
 		for ifa := *ifap1; ifa != nil; ifa = *ifap1 {
@@ -345,7 +390,7 @@ func (d *InDevice) del(ifap **Ifaddr) {
 			if !doPromote {
 				*ifap1 = ifa.next
 				d.rtmsgIfa("RTM_DELADDR", ifa)
-				d.Count.NotifierDown++
+				d.notifyInetaddr(false, ifa)
 			} else {
 				promote = ifa
 				break
@@ -357,12 +402,15 @@ func (d *InDevice) del(ifap **Ifaddr) {
 			d.Count.WalkSteps++
 			if ifa1.Mask == ifa.Mask && inetIfaMatch(ifa1.Address, ifa) {
 				d.Count.PromoteFibDel++
+				if d.hooks != nil {
+					d.hooks.fibDelIfaddr(ifa, ifa1)
+				}
 			}
 		}
 	}
 	*ifap = ifa1.next
 	d.rtmsgIfa("RTM_DELADDR", ifa1)
-	d.Count.NotifierDown++
+	d.notifyInetaddr(false, ifa1)
 	if promote != nil {
 		nextSec := promote.next
 		if prevProm != nil {
@@ -375,13 +423,16 @@ func (d *InDevice) del(ifap **Ifaddr) {
 		promote.Flags &^= unix.IFA_F_SECONDARY
 		d.Count.Promotions++
 		d.rtmsgIfa("RTM_NEWADDR", promote)
-		d.Count.NotifierUp++
+		d.notifyInetaddr(true, promote)
 		for ifa := nextSec; ifa != nil; ifa = ifa.next {
 			d.Count.WalkSteps++
 			if ifa1.Mask != ifa.Mask || !inetIfaMatch(ifa1.Address, ifa) {
 				continue
 			}
 			d.Count.PromoteFibAdd++
+			if d.hooks != nil {
+				d.hooks.fibAddIfaddr(ifa)
+			}
 		}
 	}
 	ifa1.next = nil
@@ -393,7 +444,7 @@ func (d *InDevice) del(ifap **Ifaddr) {
 func (d *InDevice) Destroy() {
 	d.Dead = true
 	for d.head != nil {
-		d.del(&d.head)
+		d.del(&d.head, false)
 	}
 }
 
@@ -431,8 +482,12 @@ const maxFlushRounds = 10
 // primary deleted without promotion takes its secondaries with it), and
 // repeat until a dump matches nothing; EBUSY after 10 rounds.
 func (d *InDevice) Flush(f FlushFilter) error {
+	if d.FlushOneRequest {
+		return d.flushOneRequest(f)
+	}
 	for round := 0; round < maxFlushRounds; round++ {
 		var dels []IfaRequest
+		d.Count.Requests++ // the dump
 		for a := d.head; a != nil; a = a.next {
 			d.Count.WalkSteps++
 			if !f.match(d.Name, a) {
@@ -440,19 +495,38 @@ func (d *InDevice) Flush(f FlushFilter) error {
 			}
 			dels = append(dels, IfaRequest{Prefixlen: a.Prefixlen, Scope: a.Scope, Flags: a.Flags,
 				Local: a.Local, HasLocal: a.Local != 0, Address: a.Address, HasAddress: a.Address != 0,
-				Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != ""})
+				Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != "", Flush: d.FlushFlag})
 		}
 		if len(dels) == 0 {
 			return nil
 		}
 		d.Count.FlushRounds++
 		for _, r := range dels {
+			d.Count.Requests++
 			if err := d.DelAddr(r); err != nil && rtnl.Errno(err) != unix.EADDRNOTAVAIL {
 				return err
 			}
 		}
 	}
 	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+}
+
+// flushOneRequest is the thread's suggestion (Michal Kubecek): one
+// RTM_DELADDR with IFA_F_FLUSH deletes every matching address of the
+// device, without promotion, in list order. Not in any kernel: the
+// +ifa-flush profile's model of it.
+func (d *InDevice) flushOneRequest(f FlushFilter) error {
+	d.Count.Requests++
+	d.Count.FlushRounds++
+	for ifap := &d.head; *ifap != nil; {
+		d.Count.WalkSteps++
+		if !f.match(d.Name, *ifap) {
+			ifap = &(*ifap).next
+			continue
+		}
+		d.del(ifap, true)
+	}
+	return nil
 }
 
 // Render is the addresses in `ip -j addr show` addr_info shape, as the

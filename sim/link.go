@@ -35,7 +35,9 @@ type Device struct {
 	carrier   bool  // !__LINK_STATE_NOCARRIER
 	operstate uint8 // dev->operstate, as linkwatch last set it
 	lwPending bool  // __LINK_STATE_LINKWATCH_PENDING
-	hasIPv4   bool  // in_device present (mtu >= 68, see inetdev_event)
+	// in is the device's in_device (dev->ip_ptr): nil when IPv4 is off
+	// (an mtu below 68, see inetdev_event).
+	in *InDevice
 
 	master *Device // the bridge this device is a port of
 
@@ -170,7 +172,7 @@ var broadcastEther = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 // newDevice is alloc_netdev plus the kind's setup function: the defaults
 // each driver sets before rtnl_create_link applies the request's attributes.
 func (n *Netns) newDevice(name, kind string) *Device {
-	d := &Device{ns: n, Name: name, Kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true, hasIPv4: true,
+	d := &Device{ns: n, Name: name, Kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true,
 		initializing: true, features: featNoPorts}
 	d.brd = append(net.HardwareAddr(nil), broadcastEther...)
 	// ether_setup
@@ -206,7 +208,7 @@ func (n *Netns) newDevice(name, kind string) *Device {
 
 // newLoopback is loopback_setup.
 func (n *Netns) newLoopback() *Device {
-	d := &Device{ns: n, Name: "lo", linkType: unix.ARPHRD_LOOPBACK, qdisc: "noop", carrier: true, hasIPv4: true}
+	d := &Device{ns: n, Name: "lo", linkType: unix.ARPHRD_LOOPBACK, qdisc: "noop", carrier: true}
 	d.flags = unix.IFF_LOOPBACK
 	d.MTU, d.minMTU, d.maxMTU = 65536, 0, 0
 	d.TxQLen = 1000

@@ -448,7 +448,8 @@ func (n *Netns) rename(d *Device, name string) error {
 	delete(n.byName, d.Name)
 	d.Name = name
 	n.byName[name] = d
-	n.linkEvent(d) // NETDEV_CHANGENAME
+	n.linkEvent(d)      // NETDEV_CHANGENAME: rtnetlink_event,
+	n.inetChangeName(d) // then inetdev_event
 	return nil
 }
 
@@ -644,6 +645,10 @@ func (n *Netns) unregisterBatch(list []*Device) {
 	}
 	for _, d := range list {
 		d.qdisc = "noop" // dev_shutdown
+		// NETDEV_UNREGISTER: inetdev_event, fib_netdev_event, then the
+		// bridge and macvlan listeners.
+		n.inetdevDestroy(d)
+		n.fibDisableIP(d, true)
 		if br := d.master; br != nil {
 			n.brDelIf(br, d)
 		}

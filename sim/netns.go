@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
@@ -33,11 +34,19 @@ type Netns struct {
 	reqNotifications int
 	macs             MACOracle
 	exited           bool // ExitNetns ran
+	// fib is the IPv4 FIB; fibCount and inetCount its and the address
+	// lists' work so far.
+	fib       *fibtrie.FIB
+	fibCount  FibCounters
+	inetCount DevinetCounters
+	// promoteAll and promoteDefault are net.ipv4.conf.{all,default}.
+	// promote_secondaries; ifaFlush the +ifa-flush profile switch.
+	promoteAll, promoteDefault, ifaFlush bool
 }
 
-func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions, ev *eventLog, macs MACOracle) *Netns {
+func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions, fib fibtrie.Options, ev *eventLog, macs MACOracle) *Netns {
 	n := &Netns{Name: name, index: NewNetdevIndex[*Device](opts), byName: map[string]*Device{},
-		sysctls: map[string]string{}, rng: rng, ev: ev, macs: macs}
+		sysctls: map[string]string{}, rng: rng, ev: ev, macs: macs, fib: fibtrie.New(fib)}
 	lo := n.newLoopback()
 	if err := n.register(lo, 0); err != nil {
 		panic("sim: loopback registration failed: " + err.Error())
@@ -145,6 +154,7 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	if !d.carrier {
 		n.rfc2863(d)
 	}
+	n.inetdevInit(d) // NETDEV_REGISTER
 	return nil
 }
 
@@ -263,6 +273,8 @@ func (n *Netns) activate(d *Device) {
 // notifyUp is NETDEV_UP. br_device_event notifies the port's state
 // unless enabling it already did (as for DOWN, CHANGE and CHANGEADDR).
 func (n *Netns) notifyUp(d *Device) {
+	n.inetUp(d)       // inetdev_event
+	n.fibNetdevUp(d)  // fib_netdev_event
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if br.Up() && d.operUp() {
@@ -275,6 +287,7 @@ func (n *Netns) notifyUp(d *Device) {
 
 // notifyDown is NETDEV_DOWN.
 func (n *Netns) notifyDown(d *Device) {
+	n.fibDisableIP(d, false) // fib_netdev_event
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if br.Up() {
@@ -292,6 +305,7 @@ func (n *Netns) notifyChange(d *Device) {
 	if !d.Up() {
 		return
 	}
+	n.fibNetdevChange(d) // fib_netdev_event
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if !n.brPortCarrierCheck(br, d) {
@@ -304,13 +318,7 @@ func (n *Netns) notifyChange(d *Device) {
 // notifyChangeMTU is NETDEV_CHANGEMTU.
 func (n *Netns) notifyChangeMTU(d *Device) {
 	n.linkEvent(d)
-	// inetdev_event: an mtu below 68 removes IPv4 from the device; a valid
-	// one brings it back.
-	if d.hasIPv4 && d.MTU < ethMinMTU {
-		d.hasIPv4 = false
-	} else if !d.hasIPv4 && d.MTU >= ethMinMTU {
-		d.hasIPv4 = true
-	}
+	n.inetChangeMTU(d) // inetdev_event
 	if br := d.master; br != nil {
 		n.brMTUAutoAdjust(br)
 	}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
@@ -35,6 +37,12 @@ type Options struct {
 	// Events keeps every notification for Events; without it they are
 	// only counted (a million-device run need not hold them).
 	Events bool
+	// FIB selects the fib_trie behaviour (fibtrie.Options; the zero value
+	// is this machine's 6.18).
+	FIB fibtrie.Options
+	// IfaFlush is the +ifa-flush profile switch (seed 001): `addr flush`
+	// deletes with IFA_F_FLUSH (no promotion), in one request.
+	IfaFlush bool
 	// MACs, when set, chooses the addresses the kernel would pick at
 	// random: a differential run feeds the sim the addresses the kernel
 	// picked, so that everything that depends on their order (a bridge's
@@ -77,7 +85,9 @@ func New(opts Options) *Target {
 	seed := uint64(opts.Seed)
 	t := &Target{opts: opts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), namespaces: map[string]*Netns{}}
 	t.ev = &eventLog{record: opts.Events}
-	t.namespaces[""] = newNetns("", t.rng, opts.Index, t.ev, opts.MACs)
+	ns := newNetns("", t.rng, opts.Index, opts.FIB, t.ev, opts.MACs)
+	ns.ifaFlush = opts.IfaFlush
+	t.namespaces[""] = ns
 	return t
 }
 
@@ -87,14 +97,13 @@ func (t *Target) Netns() *Netns { return t.namespaces[""] }
 // ErrClosed is returned by a closed target.
 var ErrClosed = errors.New("sim target: closed")
 
-// ErrNotModelled is returned for requests the model does not cover yet
-// (addresses and routes come with their own issue). It carries no errno on
-// purpose: a run stops with it instead of reporting a refusal the kernel
-// would not make.
+// ErrNotModelled is returned for requests the model does not cover (IPv6
+// addresses and routes). It carries no errno on purpose: a run stops with
+// it instead of reporting a refusal the kernel would not make.
 var ErrNotModelled = errors.New("sim target: not modelled yet")
 
-// Apply carries out one request. Address and route requests fail with
-// ErrNotModelled for now.
+// Apply carries out one request. IPv6 address and route requests fail
+// with ErrNotModelled.
 func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -116,15 +125,27 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		err = t.linkDelList(n, op)
 	case rtnl.Sysctl:
 		err = n.sysctl(op)
-	case rtnl.AddrAdd, rtnl.AddrDel, rtnl.AddrFlush,
-		rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteFlush:
-		return fmt.Errorf("%w: %s (addresses and routes come with a later issue)", ErrNotModelled, op.Verb())
+	case rtnl.AddrAdd:
+		err = n.addrAdd(op)
+	case rtnl.AddrDel:
+		err = n.addrDel(op)
+	case rtnl.AddrFlush:
+		err = n.addrFlush(op)
+	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteFlush:
+		err = n.route(op)
 	default:
 		return fmt.Errorf("sim target: %T is not supported", req.Op)
+	}
+	if errors.Is(err, ErrNotModelled) {
+		return err
 	}
 	t.finish(n, CostWork{})
 	return err
 }
+
+// errIPv6NotModelled refuses IPv6 address and route requests: the model
+// has IPv4 only.
+var errIPv6NotModelled = fmt.Errorf("%w: IPv6 addresses and routes", ErrNotModelled)
 
 // begin starts a request: the namespace it goes to, numbered for its
 // notifications.
@@ -204,11 +225,16 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 	}
 	if dev != "all" && dev != "default" {
 		d := n.ByName(dev)
-		if d == nil || !d.hasIPv4 {
+		if d == nil || d.in == nil {
 			return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
 		}
 	}
+	v, err := strconv.Atoi(strings.TrimSpace(op.Value))
+	if err != nil {
+		return &rtnl.Error{Errno: unix.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
+	}
 	n.sysctls[op.Key] = op.Value
+	n.promoteSysctl(dev, v != 0)
 	return nil
 }
 
@@ -218,10 +244,9 @@ func (n *Netns) Sysctl(key string) (string, bool) {
 	return v, ok
 }
 
-// State returns the links in `ip -j link show` shape and dump order.
-// Addresses and routes are not modelled yet: asked for, they come back
-// empty (an UP device on the kernel has IPv6 link-local addresses the model
-// does not have yet), as do the FIB texts.
+// State returns the links, IPv4 addresses and routes in `ip -j` shape and
+// dump order, and the FIB's /proc texts. (The model has no IPv6: an UP
+// device on a kernel with IPv6 on has link-local addresses it lacks.)
 func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) {
 	if err := ctx.Err(); err != nil {
 		return rtnl.State{}, err
@@ -233,11 +258,16 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 	if show.Links {
 		st.Links = t.Netns().Links()
 	}
+	n := t.Netns()
 	if show.Addrs {
-		st.Addrs = []rtnl.LinkAddrs{}
+		st.Addrs = n.Addrs()
 	}
 	if show.Routes {
-		st.Routes = []rtnl.RouteEntry{}
+		st.Routes = n.Routes()
+	}
+	if show.FibTrie {
+		st.FibTrie = n.fib.Render()
+		st.FibTrieStat = n.fib.RenderStat()
 	}
 	return st, nil
 }

@@ -75,7 +75,7 @@ func Links(ctx context.Context, reqs []rtnl.Request, opts sim.Options) (Outcome,
 	if out.Diff == "" {
 		// Address and route notifications (the loopback's 127.0.0.1
 		// when it comes up) belong to the address model.
-		out.Diff = compare.Events(out.Sim.Events, LinkFamilies(out.Kernel.Events))
+		out.Diff = compare.Events(LinkFamilies(out.Sim.Events), LinkFamilies(out.Kernel.Events))
 	}
 	return out, nil
 }

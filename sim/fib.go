@@ -1,0 +1,353 @@
+package sim
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// The namespace's IPv4 FIB (fibtrie) as net/ipv4/fib_frontend.c drives it
+// from addresses and devices: fib_magic, fib_add_ifaddr, fib_del_ifaddr,
+// fib_disable_ip, fib_sync_down_addr, and the RTM_NEWROUTE / RTM_DELROUTE
+// that fib_table_insert and fib_table_delete send (flushes send none).
+// Read from Linux ~6.15-6.17 net/ipv4/fib_frontend.c.
+
+// FibCounters count the FIB work the model does for addresses, devices
+// and route requests.
+type FibCounters struct {
+	// Inserts and Deletes are fib_table_insert / fib_table_delete calls
+	// (kernel-made and requested), whether or not they changed the FIB.
+	Inserts, Deletes int
+	// Flushes are fib_flush calls (each walks every table).
+	Flushes int
+	// IfaScanSteps are the addresses fib_del_ifaddr's scan and
+	// inet_ifa_byprefix looked at.
+	IfaScanSteps int
+}
+
+// fibInsert is fib_table_insert with its notification.
+func (n *Netns) fibInsert(r fibtrie.Route, flags fibtrie.Flags) error {
+	n.fibCount.Inserts++
+	changed, err := n.fib.InsertChanged(r, flags)
+	if err == nil && changed {
+		n.routeEvent("RTM_NEWROUTE", r)
+	}
+	return err
+}
+
+// fibRemove is fib_table_delete with its notification.
+func (n *Netns) fibRemove(r fibtrie.Route) error {
+	n.fibCount.Deletes++
+	a, err := n.fib.Remove(r)
+	if err == nil {
+		n.routeEvent("RTM_DELROUTE", a.Route)
+	}
+	return err
+}
+
+// fibFlush is fib_flush: every table's dead aliases go, silently.
+func (n *Netns) fibFlush() {
+	n.fibCount.Flushes++
+	n.fib.Flush(nil)
+}
+
+// fibMagic is fib_magic: a kernel route of an address, in main for a
+// unicast prefix and in local otherwise, proto kernel, scope link (host
+// for local), prefsrc the primary's local address, through the device;
+// added with NLM_F_CREATE|NLM_F_APPEND, or deleted.
+func (n *Netns) fibMagic(add bool, typ fibtrie.RouteType, dst uint32, plen int, d *Device, prim *Ifaddr, prio uint32) {
+	r := fibtrie.Route{Dst: dst, Len: uint8(plen), Table: fibtrie.TableLocal, Type: typ,
+		Scope: fibtrie.ScopeLink, Protocol: unix.RTPROT_KERNEL, PrefSrc: prim.Local,
+		OIF: int(d.Ifindex), Priority: prio}
+	if typ == fibtrie.TypeUnicast {
+		r.Table = fibtrie.TableMain
+	}
+	if typ == fibtrie.TypeLocal {
+		r.Scope = fibtrie.ScopeHost
+	} else {
+		// fib_check_nh_nongw: a nexthop without carrier is LINKDOWN.
+		r.LinkDown = !d.carrier
+	}
+	if add {
+		_ = n.fibInsert(r, fibtrie.FlagCreate|fibtrie.FlagAppend)
+	} else {
+		_ = n.fibRemove(r)
+	}
+}
+
+// byPrefix is inet_ifa_byprefix: the first address of the list with
+// this mask whose subnet holds prefix.
+func (n *Netns) byPrefix(in *InDevice, prefix, mask uint32) *Ifaddr {
+	for a := in.head; a != nil; a = a.next {
+		n.fibCount.IfaScanSteps++
+		if a.Mask == mask && inetIfaMatch(prefix, a) {
+			return a
+		}
+	}
+	return nil
+}
+
+// fibAddIfaddr is fib_add_ifaddr: the local route always; with the
+// device up, the explicit broadcast, and for a primary the prefix route
+// (unless IFA_F_NOPREFIXROUTE) and the subnet broadcast.
+func (n *Netns) fibAddIfaddr(d *Device, ifa *Ifaddr) {
+	prim := ifa
+	mask, addr := ifa.Mask, ifa.Local
+	prefix := ifa.Address & mask
+	if ifa.Secondary() {
+		if prim = n.byPrefix(d.in, prefix, mask); prim == nil {
+			return
+		}
+	}
+	n.fibMagic(true, fibtrie.TypeLocal, addr, 32, d, prim, 0)
+	if !d.Up() {
+		return
+	}
+	if ifa.Broadcast != 0 && ifa.Broadcast != 0xffffffff {
+		n.fibMagic(true, fibtrie.TypeBroadcast, ifa.Broadcast, 32, d, prim, 0)
+	}
+	if prefix != 0 && !ifa.Secondary() && (prefix != addr || ifa.Prefixlen < 32) {
+		if ifa.Flags&unix.IFA_F_NOPREFIXROUTE == 0 {
+			typ := fibtrie.TypeUnicast
+			if d.flags&unix.IFF_LOOPBACK != 0 {
+				typ = fibtrie.TypeLocal
+			}
+			n.fibMagic(true, typ, prefix, ifa.Prefixlen, d, prim, 0)
+		}
+		if ifa.Prefixlen < 31 {
+			n.fibMagic(true, fibtrie.TypeBroadcast, prefix|^mask, 32, d, prim, 0)
+		}
+	}
+}
+
+// fibDelIfaddr is fib_del_ifaddr: the prefix route of a primary, then,
+// after a scan of the device's other addresses for one that still needs
+// them, the broadcast and local routes; a local address that is gone for
+// good also takes the main table's routes that use it as prefsrc
+// (fib_sync_down_addr, then fib_flush). iprim is the primary being
+// deleted when a promotion moves the subnet's routes: its subnet's
+// addresses count as gone.
+func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
+	const (
+		localOK = 1 << iota
+		brdOK
+		brd0OK
+		brd1OK
+	)
+	in := d.in
+	prim := ifa
+	var prim1 *Ifaddr
+	brd := ifa.Address | ^ifa.Mask
+	anyAddr := ifa.Address & ifa.Mask
+	ok := 0
+	subnet := false
+	gone := true
+	samePrefsrc := false
+	if ifa.Secondary() {
+		prim = n.byPrefix(in, anyAddr, ifa.Mask)
+		if prim == nil || (iprim != nil && iprim != prim) {
+			return
+		}
+	} else if anyAddr != 0 && (anyAddr != ifa.Local || ifa.Prefixlen < 32) {
+		if ifa.Flags&unix.IFA_F_NOPREFIXROUTE == 0 {
+			typ := fibtrie.TypeUnicast
+			if d.flags&unix.IFF_LOOPBACK != 0 {
+				typ = fibtrie.TypeLocal
+			}
+			n.fibMagic(false, typ, anyAddr, ifa.Prefixlen, d, prim, 0)
+		}
+		subnet = true
+	}
+	if !in.Dead {
+		for ifa1 := in.head; ifa1 != nil; ifa1 = ifa1.next {
+			n.fibCount.IfaScanSteps++
+			if ifa1 == ifa {
+				gone = false // promotion keeps the address
+				continue
+			}
+			if iprim != nil && ifa1.Mask == iprim.Mask && inetIfaMatch(ifa1.Address, iprim) {
+				continue
+			}
+			if ifa1.Secondary() {
+				if ifa1.Mask == prim.Mask && inetIfaMatch(ifa1.Address, prim) {
+					prim1 = prim
+				} else {
+					if !samePrefsrc {
+						continue
+					}
+					if prim1 == nil || ifa1.Mask != prim1.Mask || !inetIfaMatch(ifa1.Address, prim1) {
+						prim1 = n.byPrefix(in, ifa1.Address, ifa1.Mask)
+					}
+					if prim1 == nil || prim1.Local != prim.Local {
+						continue
+					}
+				}
+			} else {
+				if prim.Local != ifa1.Local {
+					continue
+				}
+				prim1 = ifa1
+				if prim != prim1 {
+					samePrefsrc = true
+				}
+			}
+			if ifa.Local == ifa1.Local {
+				ok |= localOK
+			}
+			if ifa.Broadcast == ifa1.Broadcast {
+				ok |= brdOK
+			}
+			if brd == ifa1.Broadcast {
+				ok |= brd1OK
+			}
+			if anyAddr == ifa1.Broadcast {
+				ok |= brd0OK
+			}
+			if prim1 == ifa1 && ifa1.Prefixlen < 31 {
+				brd1 := ifa1.Address | ^ifa1.Mask
+				any1 := ifa1.Address & ifa1.Mask
+				if any1 != 0 {
+					if ifa.Broadcast == brd1 || ifa.Broadcast == any1 {
+						ok |= brdOK
+					}
+					if brd == brd1 || brd == any1 {
+						ok |= brd1OK
+					}
+					if anyAddr == brd1 || anyAddr == any1 {
+						ok |= brd0OK
+					}
+				}
+			}
+		}
+	}
+	if ok&brdOK == 0 {
+		n.fibMagic(false, fibtrie.TypeBroadcast, ifa.Broadcast, 32, d, prim, 0)
+	}
+	if subnet && ifa.Prefixlen < 31 {
+		if ok&brd1OK == 0 {
+			n.fibMagic(false, fibtrie.TypeBroadcast, brd, 32, d, prim, 0)
+		}
+		if ok&brd0OK == 0 {
+			n.fibMagic(false, fibtrie.TypeBroadcast, anyAddr, 32, d, prim, 0)
+		}
+	}
+	if ok&localOK == 0 {
+		n.fibMagic(false, fibtrie.TypeLocal, ifa.Local, 32, d, prim, 0)
+		// inet_addr_type_dev_table: is the address still local to the
+		// device (another address's local route)?
+		if gone && !n.localOnDev(d, ifa.Local) {
+			if n.fib.MarkDead(func(a *fibtrie.Alias) bool {
+				return a.Table == fibtrie.TableMain && a.PrefSrc == ifa.Local
+			}) > 0 {
+				n.fibFlush()
+			}
+		}
+	}
+}
+
+// localOnDev is inet_addr_type_dev_table(net, dev, addr) == RTN_LOCAL: a
+// lookup in the local table whose result is a local route through dev.
+func (n *Netns) localOnDev(d *Device, addr uint32) bool {
+	a := n.fib.Lookup(fibtrie.TableLocal, addr)
+	return a != nil && a.Type == fibtrie.TypeLocal && a.OIF == int(d.Ifindex)
+}
+
+// fibDisableIP is fib_disable_ip: the device's nexthops die (on
+// NETDEV_DOWN host-scope ones stay; force takes them too), and a flush
+// removes them if any died.
+func (n *Netns) fibDisableIP(d *Device, force bool) {
+	if n.fib.SyncDownDev(int(d.Ifindex), force) > 0 {
+		n.fibFlush()
+	}
+}
+
+// fibNetdevUp is fib_netdev_event's NETDEV_UP: every address's routes
+// again (those that exist stay, EEXIST, unannounced).
+func (n *Netns) fibNetdevUp(d *Device) {
+	if d.in == nil {
+		return
+	}
+	for ifa := d.in.head; ifa != nil; ifa = ifa.next {
+		n.fibAddIfaddr(d, ifa)
+	}
+}
+
+// fibNetdevChange is fib_netdev_event's NETDEV_CHANGE: with carrier the
+// device's nexthops lose LINKDOWN (fib_sync_up), without it those that are
+// not host scope get it (fib_sync_down_dev).
+func (n *Netns) fibNetdevChange(d *Device) {
+	if d.in == nil {
+		return
+	}
+	oif := int(d.Ifindex)
+	n.fib.SetLinkDown(func(a *fibtrie.Alias) bool {
+		return a.OIF == oif && a.Scope != fibtrie.ScopeHost
+	}, !d.carrier)
+}
+
+// routeEvent sends RTM_NEWROUTE or RTM_DELROUTE (rtmsg_fib) for r.
+func (n *Netns) routeEvent(typ string, r fibtrie.Route) {
+	n.send(typ, "inet", func() any { return n.renderRoute(r) })
+}
+
+// renderRoute is fib_dump_info as `ip -j route` prints it.
+func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
+	var flags uint32
+	if r.LinkDown {
+		flags |= unix.RTNH_F_LINKDOWN
+	}
+	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags)}
+	if r.Type != fibtrie.TypeUnicast {
+		out.Type = rtnl.RouteTypeName(uint8(r.Type))
+	}
+	switch {
+	case r.Len == 32:
+		out.Dst = fibtrie.FormatIP(r.Dst)
+	case r.Len == 0:
+		out.Dst = "default"
+	default:
+		out.Dst = fmt.Sprintf("%s/%d", fibtrie.FormatIP(r.Dst), r.Len)
+	}
+	if r.Gateway != 0 {
+		out.Gateway = fibtrie.FormatIP(r.Gateway)
+	}
+	if r.OIF != 0 {
+		out.Dev = fmt.Sprintf("if%d", r.OIF)
+		if d := n.ByIndex(uint32(r.OIF)); d != nil {
+			out.Dev = d.Name
+		}
+	}
+	if r.Table != fibtrie.TableMain {
+		out.Table = rtnl.TableName(r.Table)
+	}
+	if r.Protocol != unix.RTPROT_BOOT {
+		out.Protocol = rtnl.ProtoName(r.Protocol)
+	}
+	if r.Scope != fibtrie.ScopeUniverse {
+		out.Scope = rtnl.ScopeName(uint8(r.Scope))
+	}
+	if r.PrefSrc != 0 {
+		out.Prefsrc = fibtrie.FormatIP(r.PrefSrc)
+	}
+	if r.Priority != 0 {
+		m := r.Priority
+		out.Metric = &m
+	}
+	return out
+}
+
+// Routes returns `ip -j route show table all` for IPv4: every table in
+// the kernel's hash order, each in key order.
+func (n *Netns) Routes() []rtnl.RouteEntry {
+	out := []rtnl.RouteEntry{}
+	for _, id := range n.fib.TableIDs() {
+		n.fib.Walk(id, func(a *fibtrie.Alias) bool {
+			out = append(out, n.renderRoute(a.Route))
+			return true
+		})
+	}
+	return out
+}

@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// IPv4 on the sim target's devices: each device's in_device (devinet.go)
+// wired to the namespace's FIB (fib.go) and notifications, as
+// net/ipv4/devinet.c's inetdev_event and the address requests do.
+
+// inetdevInit is inetdev_init at NETDEV_REGISTER (and when a valid mtu
+// comes back): an empty list whose configuration is a copy of
+// net.ipv4.conf.default.
+func (n *Netns) inetdevInit(d *Device) {
+	in := NewInDevice(d.Name)
+	in.Promote = n.promoteDefault
+	in.PromoteAll = n.promoteAll
+	in.FlushFlag, in.FlushOneRequest = n.ifaFlush, n.ifaFlush
+	in.hooks = d
+	d.in = in
+}
+
+// inetdevDestroy is inetdev_destroy (NETDEV_UNREGISTER, or an mtu below
+// 68): the device is dead, every address goes without promotion, and IPv4
+// is gone from the device.
+func (n *Netns) inetdevDestroy(d *Device) {
+	if d.in == nil {
+		return
+	}
+	d.in.Destroy()
+	n.countInet(d.in)
+	d.in = nil
+}
+
+// countInet moves an address list's work counters to the namespace's.
+func (n *Netns) countInet(in *InDevice) {
+	c := &n.inetCount
+	c.WalkSteps += in.Count.WalkSteps
+	c.Promotions += in.Count.Promotions
+	c.PromoteMoves += in.Count.PromoteMoves
+	c.Notifications += in.Count.Notifications
+	c.NotifierUp += in.Count.NotifierUp
+	c.NotifierDown += in.Count.NotifierDown
+	c.PromoteFibDel += in.Count.PromoteFibDel
+	c.PromoteFibAdd += in.Count.PromoteFibAdd
+	c.FlushRounds += in.Count.FlushRounds
+	c.Requests += in.Count.Requests
+	in.Count = DevinetCounters{}
+}
+
+// inetUp is inetdev_event's NETDEV_UP: the loopback gets 127.0.0.1/8
+// (already there: nothing happens).
+func (n *Netns) inetUp(d *Device) {
+	if d.in == nil || d.MTU < ethMinMTU {
+		return
+	}
+	if d.flags&unix.IFF_LOOPBACK != 0 {
+		lo := uint32(0x7f000001)
+		ifa := &Ifaddr{Local: lo, Address: lo, Prefixlen: 8, Mask: inetMakeMask(8),
+			Scope: unix.RT_SCOPE_HOST, Label: d.Name, Flags: unix.IFA_F_PERMANENT}
+		d.in.setAll = true
+		_ = d.in.insert(ifa)
+	}
+}
+
+// inetChangeName is inetdev_changename: every label becomes the new name
+// (the second and later keep or get a ":N" suffix), each with an
+// RTM_NEWADDR.
+func (n *Netns) inetChangeName(d *Device) {
+	if d.in == nil {
+		return
+	}
+	d.in.Name = d.Name
+	named := 0
+	for ifa := d.in.head; ifa != nil; ifa = ifa.next {
+		old := ifa.Label
+		ifa.Label = d.Name
+		named++
+		if named > 1 {
+			suffix := ""
+			if i := strings.IndexByte(old, ':'); i >= 0 {
+				suffix = old[i:]
+			} else {
+				suffix = ":" + strconv.Itoa(named)
+			}
+			if len(suffix)+len(d.Name) < unix.IFNAMSIZ {
+				ifa.Label += suffix
+			} else {
+				ifa.Label = ifa.Label[:unix.IFNAMSIZ-len(suffix)-1] + suffix
+			}
+		}
+		d.rtmsgIfa("RTM_NEWADDR", ifa)
+	}
+}
+
+// inetChangeMTU is inetdev_event's NETDEV_CHANGEMTU: an mtu below 68
+// destroys the in_device, a valid one makes a new, empty one.
+func (n *Netns) inetChangeMTU(d *Device) {
+	switch {
+	case d.in != nil && d.MTU < ethMinMTU:
+		n.inetdevDestroy(d)
+	case d.in == nil && d.MTU >= ethMinMTU:
+		n.inetdevInit(d)
+	}
+}
+
+// The inetHooks of a device: its address list's notifications and FIB
+// calls.
+
+func (d *Device) rtmsgIfa(typ string, ifa *Ifaddr) {
+	n := d.ns
+	ifindex, name := int(d.Ifindex), d.Name
+	n.send(typ, "inet", func() any {
+		return rtnl.AddrEvent{Ifindex: ifindex, Ifname: name, AddrInfo: renderIfaddr(ifa)}
+	})
+}
+
+func (d *Device) inetaddrEvent(up bool, ifa *Ifaddr) {
+	if up {
+		d.ns.fibAddIfaddr(d, ifa)
+		return
+	}
+	d.ns.fibDelIfaddr(d, ifa, nil)
+	if d.in.head == nil {
+		// The last address is gone: fib_disable_ip(dev, NETDEV_DOWN, true).
+		d.ns.fibDisableIP(d, true)
+	}
+}
+
+func (d *Device) fibDelIfaddr(ifa, iprim *Ifaddr) { d.ns.fibDelIfaddr(d, ifa, iprim) }
+func (d *Device) fibAddIfaddr(ifa *Ifaddr)        { d.ns.fibAddIfaddr(d, ifa) }
+
+// Address requests.
+
+// inDevOf is the device of an address request: ENODEV without one,
+// ENOBUFS without IPv4 on it (inet_rtm_to_ifa), ENODEV for deletes
+// (inetdev_by_index).
+func (n *Netns) inDevOf(dev string, del bool) (*Device, error) {
+	d := n.ByName(dev)
+	if d == nil {
+		return nil, enodev(dev)
+	}
+	if d.in == nil {
+		if del {
+			return nil, rtnl.Errf(unix.ENODEV, "ipv4: Device not found")
+		}
+		return nil, rtnl.Errf(unix.ENOBUFS, "")
+	}
+	return d, nil
+}
+
+// addrAdd is inet_rtm_newaddr for an IPv4 `addr add`.
+func (n *Netns) addrAdd(op rtnl.AddrAdd) error {
+	if !op.Prefix.Addr().Is4() {
+		return errIPv6NotModelled
+	}
+	r := IfaRequestOf(op.Addr, true)
+	if r.Prefixlen > 32 {
+		return rtnl.Errf(unix.EINVAL, "ipv4: Invalid prefix length")
+	}
+	if r.Local == 0 {
+		return nil
+	}
+	d, err := n.inDevOf(op.Dev, false)
+	if err != nil {
+		return err
+	}
+	d.in.setAll = true
+	defer n.countInet(d.in)
+	return d.in.NewAddr(r)
+}
+
+// addrDel is inet_rtm_deladdr for an IPv4 `addr del`.
+func (n *Netns) addrDel(op rtnl.AddrDel) error {
+	if !op.Prefix.Addr().Is4() {
+		return errIPv6NotModelled
+	}
+	d, err := n.inDevOf(op.Dev, true)
+	if err != nil {
+		return err
+	}
+	defer n.countInet(d.in)
+	return d.in.DelAddr(IfaRequestOf(op.Addr, false))
+}
+
+// addrFlush is `ip addr flush dev DEV` for IPv4 (iproute2's rounds, or
+// the one request of +ifa-flush). IPv6 is not modelled: a flush of
+// family 6 alone is refused as not modelled; an unspecified family
+// flushes IPv4 (there are no IPv6 addresses in the model).
+func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
+	if op.Family == 6 || (op.To.IsValid() && op.To.Addr().Is6()) {
+		return errIPv6NotModelled
+	}
+	d := n.ByName(op.Dev)
+	if d == nil {
+		return enodev(op.Dev)
+	}
+	if d.in == nil {
+		return nil
+	}
+	in := d.in
+	defer n.countInet(in)
+	return in.Flush(FlushFilter{To: op.To, Label: op.Label})
+}
+
+// Addrs returns `ip -j addr show`: every device in dump order with its
+// IPv4 addresses in list order.
+func (n *Netns) Addrs() []rtnl.LinkAddrs {
+	var out []rtnl.LinkAddrs
+	for _, d := range n.Devices() {
+		var infos []rtnl.AddrInfo
+		if d.in != nil {
+			infos = d.in.Render()
+		}
+		if infos == nil {
+			infos = []rtnl.AddrInfo{}
+		}
+		out = append(out, rtnl.AddrsOf(renderLink(d), infos))
+	}
+	return out
+}
+
+// promoteSysctl applies a write of net.ipv4.conf.KEY.promote_secondaries:
+// all is read as it is (IN_DEV_ORCONF); default is copied to every device
+// whose value was never set (devinet_copy_dflt_conf; adding an address
+// sets them all, ipv4_devconf_setall); a device's own value is set.
+func (n *Netns) promoteSysctl(dev string, on bool) {
+	switch dev {
+	case "all":
+		n.promoteAll = on
+		for _, d := range n.devs {
+			if d.in != nil {
+				d.in.PromoteAll = on
+			}
+		}
+	case "default":
+		n.promoteDefault = on
+		for _, d := range n.devs {
+			if d.in != nil && !d.in.setAll && !d.in.promoteSet {
+				d.in.Promote = on
+			}
+		}
+	default:
+		d := n.ByName(dev)
+		d.in.Promote = on
+		d.in.promoteSet = true
+	}
+}
