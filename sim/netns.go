@@ -273,8 +273,8 @@ func (n *Netns) activate(d *Device) {
 // notifyUp is NETDEV_UP. br_device_event notifies the port's state
 // unless enabling it already did (as for DOWN, CHANGE and CHANGEADDR).
 func (n *Netns) notifyUp(d *Device) {
-	n.inetUp(d)       // inetdev_event
-	n.fibNetdevUp(d)  // fib_netdev_event
+	n.inetUp(d)      // inetdev_event
+	n.fibNetdevUp(d) // fib_netdev_event
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if br.Up() && d.operUp() {
