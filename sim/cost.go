@@ -55,6 +55,19 @@ const (
 	// StepNotification is one rtnetlink notification built and delivered
 	// (RTM_NEWLINK, RTM_DELLINK, RTM_DELADDR, ...).
 	StepNotification
+	// StepIfaWalk is one IPv4 address looked at by a walk of a device's
+	// address list (devinet.c's inserts, deletes, promotions and dumps,
+	// fib_del_ifaddr's scan, inet_ifa_byprefix).
+	StepIfaWalk
+	// StepFibOp is one fib_table_insert or fib_table_delete (fib_magic's
+	// and requested ones alike), its fib_info lookup or allocation and
+	// its trie descent.
+	StepFibOp
+	// StepFibFlushLeaf is one leaf examined by fib_table_flush.
+	StepFibFlushLeaf
+	// StepTrieSuffixVisit is one child slot examined by update_suffix
+	// (the seed 003 regression's hot spot).
+	StepTrieSuffixVisit
 
 	numCostSteps
 )
@@ -67,6 +80,10 @@ var costStepNames = [numCostSteps]string{
 	StepUnregisterDevice:        "unregister_device",
 	StepNotifierCall:            "notifier_call",
 	StepNotification:            "notification",
+	StepIfaWalk:                 "ifa_walk",
+	StepFibOp:                   "fib_op",
+	StepFibFlushLeaf:            "fib_flush_leaf",
+	StepTrieSuffixVisit:         "trie_suffix_visit",
 }
 
 // CostSteps lists every step in order.
@@ -95,6 +112,10 @@ type CostParams struct {
 	UnregisterDeviceNs        int64 `json:"unregister_device_ns"`
 	NotifierCallNs            int64 `json:"notifier_call_ns"`
 	NotificationNs            int64 `json:"notification_ns"`
+	IfaWalkNs                 int64 `json:"ifa_walk_ns"`
+	FibOpNs                   int64 `json:"fib_op_ns"`
+	FibFlushLeafNs            int64 `json:"fib_flush_leaf_ns"`
+	TrieSuffixVisitNs         int64 `json:"trie_suffix_visit_ns"`
 }
 
 // Cost returns the virtual nanoseconds of one s.
@@ -114,6 +135,14 @@ func (p CostParams) Cost(s CostStep) int64 {
 		return p.NotifierCallNs
 	case StepNotification:
 		return p.NotificationNs
+	case StepIfaWalk:
+		return p.IfaWalkNs
+	case StepFibOp:
+		return p.FibOpNs
+	case StepFibFlushLeaf:
+		return p.FibFlushLeafNs
+	case StepTrieSuffixVisit:
+		return p.TrieSuffixVisitNs
 	}
 	panic(fmt.Sprintf("sim: cost of unknown step %d", s))
 }
@@ -209,6 +238,10 @@ type CostCounters struct {
 	UnregisterDevice        int64 `json:"unregister_device"`
 	NotifierCall            int64 `json:"notifier_call"`
 	Notification            int64 `json:"notification"`
+	IfaWalk                 int64 `json:"ifa_walk"`
+	FibOp                   int64 `json:"fib_op"`
+	FibFlushLeaf            int64 `json:"fib_flush_leaf"`
+	TrieSuffixVisit         int64 `json:"trie_suffix_visit"`
 }
 
 func (c *CostCounters) field(s CostStep) *int64 {
@@ -227,6 +260,14 @@ func (c *CostCounters) field(s CostStep) *int64 {
 		return &c.NotifierCall
 	case StepNotification:
 		return &c.Notification
+	case StepIfaWalk:
+		return &c.IfaWalk
+	case StepFibOp:
+		return &c.FibOp
+	case StepFibFlushLeaf:
+		return &c.FibFlushLeaf
+	case StepTrieSuffixVisit:
+		return &c.TrieSuffixVisit
 	}
 	panic(fmt.Sprintf("sim: counter of unknown step %d", s))
 }

@@ -65,6 +65,7 @@ func (n *Netns) inetUp(d *Device) {
 			Scope: unix.RT_SCOPE_HOST, Label: d.Name, Flags: unix.IFA_F_PERMANENT}
 		d.in.setAll = true
 		_ = d.in.insert(ifa)
+		n.countInet(d.in)
 	}
 }
 

@@ -39,6 +39,7 @@ type Netns struct {
 	fib       *fibtrie.FIB
 	fibCount  FibCounters
 	inetCount DevinetCounters
+	lastInet  inetSnapshot // the counters when the last request ended
 	// promoteAll and promoteDefault are net.ipv4.conf.{all,default}.
 	// promote_secondaries; ifaFlush the +ifa-flush profile switch.
 	promoteAll, promoteDefault, ifaFlush bool

@@ -183,17 +183,57 @@ func (t *Target) requestWork(n *Netns) CostWork {
 	n.unregistered = nil
 	sent := int64(n.reqNotifications)
 	n.reqNotifications = 0
+	iw := n.takeInetWork()
 	if len(batch) == 0 {
-		w := CostWork{Locked: []CostStepN{{Step: StepRequest, N: 1}}}
+		// A flush is several netlink requests (dumps and deletes).
+		w := CostWork{Locked: []CostStepN{{Step: StepRequest, N: max(1, int64(iw.requests))}}}
 		w.AddLocked(StepNotifierCall, sent)
 		w.AddLocked(StepNotification, sent)
+		iw.addTo(&w)
 		return w
 	}
 	steps := UnregisterStepsV618
 	if t.opts.Unregister != nil {
 		steps = *t.opts.Unregister
 	}
-	return UnregisterRequestWork(steps, batch)
+	w := UnregisterRequestWork(steps, batch)
+	iw.addTo(&w)
+	return w
+}
+
+// inetWork is the address and FIB work of one request.
+type inetWork struct {
+	requests                                int
+	walk, fibOps, flushLeaves, suffixVisits int64
+}
+
+// addTo charges the work under rtnl_lock.
+func (iw inetWork) addTo(w *CostWork) {
+	w.AddLocked(StepIfaWalk, iw.walk)
+	w.AddLocked(StepFibOp, iw.fibOps)
+	w.AddLocked(StepFibFlushLeaf, iw.flushLeaves)
+	w.AddLocked(StepTrieSuffixVisit, iw.suffixVisits)
+}
+
+// takeInetWork is the address and FIB work since the last call.
+func (n *Netns) takeInetWork() inetWork {
+	inet, fc, tc := n.inetCount, n.fibCount, n.fib.Counters()
+	last := n.lastInet
+	n.lastInet = inetSnapshot{inet, fc, tc}
+	return inetWork{
+		requests:     inet.Requests - last.inet.Requests,
+		walk:         int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
+		fibOps:       int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
+		flushLeaves:  int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),
+		suffixVisits: int64(tc.UpdateSuffixVisits - last.trie.UpdateSuffixVisits),
+	}
+}
+
+// inetSnapshot is the counters at the end of the last request.
+type inetSnapshot struct {
+	inet DevinetCounters
+	fib  FibCounters
+	trie fibtrie.Counters
 }
 
 // Cost runs the requests applied so far through the cost engine, split in

@@ -1,0 +1,245 @@
+package sim
+
+// Seed 001 in counters and virtual time: `ip addr flush dev D` of N IPv4
+// addresses in one /8 on one device, with promote_secondaries 0 or 1, and
+// under the +ifa-flush profile.
+//
+// The first address is the primary, the others its secondaries. iproute2
+// dumps the list and deletes in dump order. With promotion every delete
+// removes the current primary and promotes the next secondary. Before
+// that, __inet_del_ifa removes the routes of each of the m remaining
+// secondaries (fib_del_ifaddr(ifa, ifa1)). Each such call scans the whole
+// list. After the promotion it adds their routes back (fib_add_ifaddr). So
+// every delete costs about 2m FIB operations and m^2 list steps: over the
+// flush, fib operations grow as N^2 and list steps as N^3.
+// Without promotion the first delete takes every secondary with it. Each
+// one's NETDEV_DOWN runs fib_del_ifaddr, whose scan is O(m): N^2 list
+// steps. The other N-1 deletes find nothing (EADDRNOTAVAIL), one request
+// each. +ifa-flush's one-request flush (the thread's suggestion) leaves
+// the list steps of the secondaries' scans but not the requests.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// Seed001Case is one flush scenario.
+type Seed001Case struct {
+	N       int  // addresses
+	Promote bool // promote_secondaries on the device
+	Up      bool // the device is up (prefix and broadcast routes exist)
+	// IfaFlush is the +ifa-flush profile (promotion then changes nothing).
+	IfaFlush bool
+}
+
+func (c Seed001Case) String() string {
+	s := fmt.Sprintf("N=%d promote=%d", c.N, b2i(c.Promote))
+	if !c.Up {
+		s += " down"
+	}
+	if c.IfaFlush {
+		s += " +ifa-flush"
+	}
+	return s
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Seed001Addr is the i-th address of the scenario (0-based): 10.0.0.1,
+// 10.0.0.2, ... in one /8, skipping host parts that end in 0 or 255 so
+// that none is a subnet or broadcast address of a /24 reading.
+func Seed001Addr(i int) netip.Prefix {
+	v := uint32(0x0a000000)
+	k := uint32(i)
+	// 254 usable last octets per /24.
+	v |= (k/254)<<8 | (k%254 + 1)
+	return netip.PrefixFrom(addrOfU32(v), 8)
+}
+
+// Seed001Requests is the scenario as a script: the device, its promote
+// setting, up or not, the N addresses, and the flush as the last request.
+func Seed001Requests(c Seed001Case) []rtnl.Request {
+	lines := []string{"link add i0 type ifb",
+		fmt.Sprintf("sysctl net.ipv4.conf.i0.promote_secondaries=%d", b2i(c.Promote))}
+	if c.Up {
+		lines = append(lines, "link set i0 up")
+	}
+	var reqs []rtnl.Request
+	for _, l := range lines {
+		reqs = append(reqs, rtnl.Request{Text: l})
+	}
+	reqs[0].Op = rtnl.LinkAdd{Name: "i0", Kind: rtnl.KindIfb}
+	reqs[1].Op = rtnl.Sysctl{Key: "net.ipv4.conf.i0.promote_secondaries", Value: fmt.Sprint(b2i(c.Promote))}
+	if c.Up {
+		up := true
+		reqs[2].Op = rtnl.LinkSet{Dev: "i0", LinkAttrs: rtnl.LinkAttrs{Up: &up}}
+	}
+	for i := 0; i < c.N; i++ {
+		p := Seed001Addr(i)
+		reqs = append(reqs, rtnl.Request{Text: "addr add " + p.String() + " dev i0",
+			Op: rtnl.AddrAdd{Addr: rtnl.Addr{Prefix: p, Dev: "i0"}}})
+	}
+	reqs = append(reqs, rtnl.Request{Text: "addr flush dev i0", Op: rtnl.AddrFlush{Dev: "i0"}})
+	for i := range reqs {
+		reqs[i].Line = i + 1
+	}
+	return reqs
+}
+
+// Seed001Result is the flush request's work in the model.
+type Seed001Result struct {
+	Case          Seed001Case `json:"case"`
+	Requests      int64       `json:"requests"`
+	IfaWalk       int64       `json:"ifa_walk"`
+	FibOps        int64       `json:"fib_ops"`
+	Notifications int64       `json:"notifications"`
+	Promotions    int         `json:"promotions"`
+	// Work is the flush's cost work.
+	Work CostWork `json:"-"`
+}
+
+// Seed001Flush runs the scenario on a fresh sim target and returns the
+// flush's work. The addresses must all be gone afterwards.
+func Seed001Flush(c Seed001Case) (Seed001Result, error) {
+	t := New(Options{IfaFlush: c.IfaFlush})
+	defer t.Close()
+	reqs := Seed001Requests(c)
+	for _, r := range reqs {
+		if err := t.Apply(context.Background(), r); err != nil {
+			return Seed001Result{}, fmt.Errorf("seed 001 %s: line %d %q: %w", c, r.Line, r.Text, err)
+		}
+	}
+	n := t.Netns()
+	if d := n.ByName("i0"); d == nil || d.in == nil || d.in.head != nil {
+		return Seed001Result{}, errors.New("seed 001: addresses left after the flush")
+	}
+	w := t.work[len(t.work)-1]
+	return Seed001Result{Case: c, Requests: w.Count(StepRequest), IfaWalk: w.Count(StepIfaWalk),
+		FibOps: w.Count(StepFibOp), Notifications: w.Count(StepNotification),
+		Promotions: n.inetCount.Promotions, Work: w}, nil
+}
+
+// Seed001Measured is the kernel's time for a case (wall time of the
+// flush request).
+type Seed001Measured struct {
+	Case Seed001Case `json:"case"`
+	Ns   int64       `json:"ns"`
+}
+
+// seed001Params are the parameters the seed 001 fit sets; the others stay
+// as they are (zero in the seed 000 fit). Notifications are not separated
+// from FIB operations: every FIB operation of a flush sends one, so the
+// two grow together and fib_op carries both.
+var seed001Params = []CostStep{StepRequest, StepIfaWalk, StepFibOp}
+
+// FitSeed001 fits request_ns, ifa_walk_ns and fib_op_ns to measured flush
+// times by least squares on relative error (each row divided by its
+// time, so a 10 ms row weighs as much as a 10 s one), over the subsets of
+// the three parameters, taking the best fit with no negative parameter.
+// base gives the other parameters.
+func FitSeed001(base CostParams, rows []Seed001Measured) (CostParams, error) {
+	if len(rows) < 2 {
+		return base, errors.New("fit seed 001: need at least two measurements")
+	}
+	x := make([][]float64, len(rows))
+	for i, r := range rows {
+		res, err := Seed001Flush(r.Case)
+		if err != nil {
+			return base, err
+		}
+		if r.Ns <= 0 {
+			return base, fmt.Errorf("fit seed 001: %s: no time", r.Case)
+		}
+		for _, s := range seed001Params {
+			x[i] = append(x[i], float64(res.Work.Count(s))/float64(r.Ns))
+		}
+	}
+	best, bestErr := []float64(nil), math.Inf(1)
+	k := len(seed001Params)
+	for mask := 1; mask < 1<<k; mask++ {
+		var cols []int
+		for j := 0; j < k; j++ {
+			if mask&(1<<j) != 0 {
+				cols = append(cols, j)
+			}
+		}
+		if len(cols) > len(rows) {
+			continue
+		}
+		a := mat.NewDense(len(rows), len(cols), nil)
+		y := mat.NewVecDense(len(rows), nil)
+		for i := range rows {
+			for c, j := range cols {
+				a.Set(i, c, x[i][j])
+			}
+			y.SetVec(i, 1)
+		}
+		var sol mat.VecDense
+		if err := sol.SolveVec(a, y); err != nil {
+			continue
+		}
+		p := make([]float64, k)
+		ok := true
+		for c, j := range cols {
+			p[j] = sol.AtVec(c)
+			if p[j] < 0 {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		sq := 0.0
+		for i := range rows {
+			pred := 0.0
+			for j := range p {
+				pred += x[i][j] * p[j]
+			}
+			sq += (pred - 1) * (pred - 1)
+		}
+		if sq < bestErr {
+			best, bestErr = p, sq
+		}
+	}
+	if best == nil {
+		return base, errors.New("fit seed 001: no non-negative solution")
+	}
+	out := base
+	out.RequestNs = int64(math.Round(best[0]))
+	out.IfaWalkNs = int64(math.Round(best[1]))
+	out.FibOpNs = int64(math.Round(best[2]))
+	return out, nil
+}
+
+// Seed001Predict is the model's time for a case under p: the flush's work
+// at p's prices.
+func Seed001Predict(p CostParams, c Seed001Case) (int64, Seed001Result, error) {
+	res, err := Seed001Flush(c)
+	if err != nil {
+		return 0, res, err
+	}
+	return res.Work.PlainNs(p), res, nil
+}
+
+// FormatSeed001 prints the counters of the cases, one row each.
+func FormatSeed001(rows []Seed001Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-28s %10s %14s %12s %14s %11s\n", "case", "requests", "ifa_walk", "fib_ops", "notifications", "promotions")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-28s %10d %14d %12d %14d %11d\n", r.Case, r.Requests, r.IfaWalk, r.FibOps, r.Notifications, r.Promotions)
+	}
+	return b.String()
+}

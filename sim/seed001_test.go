@@ -1,0 +1,43 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSeed001Growth: without promotion a flush's FIB operations grow
+// linearly and its list steps quadratically; with promotion the FIB
+// operations grow quadratically and the list steps cubically; +ifa-flush
+// takes promotion away.
+func TestSeed001Growth(t *testing.T) {
+	var rows []Seed001Result
+	at := func(c Seed001Case) Seed001Result {
+		r, err := Seed001Flush(c)
+		require.NoError(t, err)
+		rows = append(rows, r)
+		return r
+	}
+	for _, promote := range []bool{false, true} {
+		a := at(Seed001Case{N: 250, Promote: promote, Up: true})
+		b := at(Seed001Case{N: 500, Promote: promote, Up: true})
+		c := at(Seed001Case{N: 1000, Promote: promote, Up: true})
+		ratio := func(x, y int64) float64 { return float64(y) / float64(x) }
+		fib, walk := ratio(b.FibOps, c.FibOps), ratio(b.IfaWalk, c.IfaWalk)
+		t.Logf("promote=%v: doubling N multiplies fib ops by %.2f, list steps by %.2f (250->500: %.2f, %.2f)",
+			promote, fib, walk, ratio(a.FibOps, b.FibOps), ratio(a.IfaWalk, b.IfaWalk))
+		if promote {
+			require.InDelta(t, 4, fib, 0.2)
+			require.InDelta(t, 8, walk, 0.5)
+			require.Equal(t, 999, c.Promotions)
+		} else {
+			require.InDelta(t, 2, fib, 0.1)
+			require.InDelta(t, 4, walk, 0.2)
+			require.Zero(t, c.Promotions)
+		}
+	}
+	f := at(Seed001Case{N: 1000, Promote: true, Up: true, IfaFlush: true})
+	require.Zero(t, f.Promotions)
+	require.EqualValues(t, 1, f.Requests)
+	t.Logf("\n%s", FormatSeed001(rows))
+}
