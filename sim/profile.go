@@ -10,14 +10,14 @@ package sim
 //	               chain position)
 //	+bulk-ifindex  RTM_DELLINK with many IFLA_IFINDEX (the seed 000 patch):
 //	               `link del list` is one request and one unregister batch
-//	+ifa-flush     RTM_DELADDR with IFA_F_FLUSH (seed 001): parsed and
-//	               carried, but addresses are not modelled yet, so it has no
-//	               effect (Profile.Unmodelled says so)
-//
-// The fib_trie profiles linux-4.2-rc3 and linux-4.2 exist for the trie only
-// (fibtrie.ProfileOptions, `rtnlsim trie --profile`); the link model has no
-// 4.x era (index, unregister steps and costs of those kernels were not
-// read), so ParseProfile refuses them with that reason.
+//	+ifa-flush     RTM_DELADDR with IFA_F_FLUSH (seed 001): `addr flush`
+//	               deletes without promoting secondaries, as one request
+//	               for the whole device (the thread's suggestion)
+//	linux-4.2-rc3  seed 003's FIB: fib_table_flush pulls every surviving
+//	linux-4.2      leaf's suffix (rc3), or not (4.2, the fix). Only the
+//	               FIB is of that era: the netdev index, unregister steps
+//	               and costs are 6.18's (the 4.x ones were not read), which
+//	               Unmodelled says.
 
 import (
 	"fmt"
@@ -72,13 +72,14 @@ var profileBases = []profileBase{
 	// trie has no 6.4 variant in fibtrie; 6.18's stands in (both have the
 	// 4.2 flush fix).
 	{"linux-6.4", NetdevIndexBefore65, UnregisterStepsV618, "linux-6.18"},
+	// Seed 003's kernels, for their FIB only (see the package comment).
+	{"linux-4.2-rc3", NetdevIndexSince69, UnregisterStepsV618, "linux-4.2-rc3"},
+	{"linux-4.2", NetdevIndexSince69, UnregisterStepsV618, "linux-4.2"},
 }
 
 // ProfileSwitches are the behaviour switches, in canonical order.
 var ProfileSwitches = []string{"bulk-ifindex", "ifa-flush"}
 
-// fibtrieOnly are profile names that only the FIB trie models.
-var fibtrieOnly = []string{"linux-4.2-rc3", "linux-4.2"}
 
 // ProfileNames lists the bases and switches ParseProfile knows, for
 // messages and help texts.
@@ -110,12 +111,6 @@ func ParseProfile(s string) (Profile, error) {
 		}
 	}
 	if !found {
-		for _, f := range fibtrieOnly {
-			if f == baseName {
-				return Profile{}, fmt.Errorf("profile %q: %s is a fib_trie profile only (rtnlsim trie --profile %s); the link model has no 4.x era (known: %s)",
-					s, baseName, baseName, ProfileNames())
-			}
-		}
 		return Profile{}, fmt.Errorf("profile %q: unknown base %q (known: %s)", s, baseName, ProfileNames())
 	}
 	seen := map[string]bool{}
@@ -163,18 +158,23 @@ func (p Profile) String() string { return p.Name }
 // left nil: the seed 000 fit).
 func (p Profile) Options(seed int64) Options {
 	steps := p.Unregister
-	return Options{Seed: seed, Index: p.Index, Unregister: &steps, BulkIfindex: p.BulkIfindex}
+	fib, err := fibtrie.ProfileOptions(p.FibTrie)
+	if err != nil {
+		panic("sim: profile base with an unknown fib_trie profile: " + err.Error())
+	}
+	return Options{Seed: seed, Index: p.Index, Unregister: &steps, BulkIfindex: p.BulkIfindex,
+		IfaFlush: p.IfaFlush, FIB: fib}
 }
 
 // FibTrieOptions are the fibtrie options of the profile's base.
 func (p Profile) FibTrieOptions() (fibtrie.Options, error) { return fibtrie.ProfileOptions(p.FibTrie) }
 
-// Unmodelled lists, one sentence each, the parts of the profile the model
-// parses but does not act on yet.
+// Unmodelled lists, one sentence each, what the profile names that the
+// model does not follow.
 func (p Profile) Unmodelled() []string {
 	var out []string
-	if p.IfaFlush {
-		out = append(out, "+ifa-flush (RTM_DELADDR with IFA_F_FLUSH, seed 001) is not modelled yet: the sim has no addresses until their issue, so the switch changes nothing")
+	if p.Base == "linux-4.2-rc3" || p.Base == "linux-4.2" {
+		out = append(out, p.Base+" is modelled in its FIB only: the netdev index, the unregister steps and the costs are linux-6.18's")
 	}
 	return out
 }

@@ -56,14 +56,12 @@ func TestParseProfile(t *testing.T) {
 		"linux-6.18++bulk-ifindex":             "empty switch",
 		"linux-6.18+":                          "empty switch",
 		"linux-6.18+bulk-ifindex+bulk-ifindex": "+bulk-ifindex given twice",
-		"linux-4.2-rc3":                        "fib_trie profile only",
-		"linux-4.2+bulk-ifindex":               "fib_trie profile only",
 	} {
 		_, err := ParseProfile(in)
 		require.ErrorContains(t, err, msg, in)
 		if !strings.Contains(msg, "twice") {
 			// Every refusal names what is known.
-			require.ErrorContains(t, err, "linux-6.18, linux-6.4", in)
+			require.ErrorContains(t, err, "linux-6.18, linux-6.4, linux-4.2-rc3, linux-4.2", in)
 			require.ErrorContains(t, err, "+bulk-ifindex, +ifa-flush", in)
 		}
 	}
@@ -71,10 +69,12 @@ func TestParseProfile(t *testing.T) {
 }
 
 func TestProfileUnmodelledAndKernel(t *testing.T) {
-	p := MustParseProfile("linux-6.18+ifa-flush")
+	p := MustParseProfile("linux-4.2-rc3")
 	require.Len(t, p.Unmodelled(), 1)
-	require.Contains(t, p.Unmodelled()[0], "not modelled yet")
-	require.Empty(t, MustParseProfile("linux-6.18+bulk-ifindex").Unmodelled())
+	require.Contains(t, p.Unmodelled()[0], "FIB only")
+	require.True(t, p.Options(0).FIB.FlushPullsLeafSuffix)
+	require.True(t, MustParseProfile("+ifa-flush").Options(0).IfaFlush)
+	require.Empty(t, MustParseProfile("linux-6.18+bulk-ifindex+ifa-flush").Unmodelled())
 	require.NoError(t, MustParseProfile("").KernelCompatible())
 	for _, s := range []string{"linux-6.4", "linux-6.18+bulk-ifindex", "linux-6.18+ifa-flush"} {
 		err := MustParseProfile(s).KernelCompatible()

@@ -43,8 +43,8 @@ resulting links, addresses, routes, FIB trie and notifications in the shape
 Targets:
   kernel  a fresh network namespace of this machine (needs root); nothing
           outside that namespace is touched
-  sim     the model: link requests today (addresses, routes and
-          notifications come with later issues)`,
+  sim     the model: links, IPv4 addresses and routes, their
+          notifications, and each request's cost in virtual time`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

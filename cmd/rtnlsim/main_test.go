@@ -50,8 +50,9 @@ func TestSimTarget(t *testing.T) {
 	require.Contains(t, out, `"errno":"EEXIST"`)
 	// What the model does not cover stops the run with a clear error, not
 	// with an errno the kernel would not give.
-	_, _, err = runCLI(t, "link add x0 type ifb\naddr add 10.0.0.1/24 dev x0\n", "run", "--target", "sim", "-")
-	require.ErrorContains(t, err, "not modelled yet")
+	_, _, err = runCLI(t, "link add x0 type ifb\naddr add 2001:db8::1/64 dev x0\n", "run", "--target", "sim", "-")
+	require.ErrorContains(t, err, "not modelled")
+	require.ErrorContains(t, err, "IPv6")
 	_, _, err = runCLI(t, "link add x0 type ifb\n", "diff", "--show", "links,routes", "-")
 	require.ErrorContains(t, err, "links and their notifications only")
 	// The sim's notifications, numbered by request.

@@ -61,8 +61,10 @@ func TestProfileFlagRefusals(t *testing.T) {
 	_, _, err := runCLI(t, "", "run", "--target", "sim", "--profile", "linux-5.4", "-")
 	require.ErrorContains(t, err, `unknown base "linux-5.4"`)
 	require.ErrorContains(t, err, "linux-6.18, linux-6.4")
-	_, _, err = runCLI(t, "", "run", "--target", "sim", "--profile", "linux-4.2-rc3", "-")
-	require.ErrorContains(t, err, "rtnlsim trie --profile linux-4.2-rc3")
+	// Seed 003's kernels are modelled in their FIB only, and say so.
+	_, stderr, err := runCLI(t, "", "run", "--target", "sim", "--profile", "linux-4.2-rc3", "-")
+	require.NoError(t, err)
+	require.Contains(t, stderr, "FIB only")
 	// The kernel target is this machine's kernel: refused before any
 	// namespace is made, so no root is needed to see it.
 	for _, p := range []string{"linux-6.4", "linux-6.18+bulk-ifindex", "+ifa-flush"} {
@@ -71,9 +73,12 @@ func TestProfileFlagRefusals(t *testing.T) {
 		_, _, err = runCLI(t, "", "diff", "--profile", p, "-")
 		require.ErrorContains(t, err, "linux-6.18 without switches", p)
 	}
-	// +ifa-flush parses, and says it changes nothing yet.
-	_, stderr, err := runCLI(t, "link add x0 type ifb\n", "run", "--target", "sim", "--profile", "linux-6.18+ifa-flush", "-")
+	// +ifa-flush: a flush with promotion on promotes nothing.
+	src := "link add x0 type ifb\nsysctl net.ipv4.conf.x0.promote_secondaries=1\naddr add 10.0.0.1/8 dev x0\naddr add 10.0.0.2/8 dev x0\naddr add 10.0.0.3/8 dev x0\naddr flush dev x0\n"
+	out, _, err := runCLI(t, src, "run", "--target", "sim", "--profile", "linux-6.18+ifa-flush", "--show", "events", "-")
 	require.NoError(t, err)
-	require.Contains(t, stderr, "+ifa-flush")
-	require.Contains(t, stderr, "not modelled yet")
+	require.NotContains(t, out, "[6] RTM_NEWADDR")
+	out, _, err = runCLI(t, src, "run", "--target", "sim", "--show", "events", "-")
+	require.NoError(t, err)
+	require.Contains(t, out, "[6] RTM_NEWADDR")
 }

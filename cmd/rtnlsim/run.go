@@ -41,11 +41,15 @@ number and errno; the exit status is 0 when the script ran, even if lines
 were refused, 1 when the script does not parse, 2 on other failures.
 
 --profile picks the kernel the sim models: linux-6.18 (default; the xarray
-netdev index, ifindex-ordered dumps) or linux-6.4 (dumps walk the 256-bucket
-hash), plus switches: +bulk-ifindex makes "link del list" one RTM_DELLINK
-with many IFLA_IFINDEX (one unregister batch, one rcu_barrier) instead of
-one request per device; +ifa-flush is accepted but not modelled yet. The
-kernel target is this machine's kernel: linux-6.18 without switches only.`,
+netdev index, ifindex-ordered dumps), linux-6.4 (dumps walk the 256-bucket
+hash), linux-4.2-rc3 or linux-4.2 (seed 003: that era's fib_table_flush,
+with and without its regression; the rest is 6.18's), plus switches:
++bulk-ifindex makes "link del list" one RTM_DELLINK with many IFLA_IFINDEX
+(one unregister batch, one rcu_barrier) instead of one request per device;
++ifa-flush makes "addr flush" one request that deletes without promoting
+secondaries (seed 001). The sim models links, IPv4 addresses and routes;
+IPv6 lines stop a sim run. The kernel target is this machine's kernel:
+linux-6.18 without switches only.`,
 		Example: `  rtnlsim run --target kernel --show links,addrs,routes --format json my.script
   rtnlsim run --target sim --profile linux-6.18+bulk-ifindex --show cost my.script
   echo 'link add d0 type ifb' | rtnlsim run --target kernel -`,
