@@ -80,7 +80,6 @@ var profileBases = []profileBase{
 // ProfileSwitches are the behaviour switches, in canonical order.
 var ProfileSwitches = []string{"bulk-ifindex", "ifa-flush"}
 
-
 // ProfileNames lists the bases and switches ParseProfile knows, for
 // messages and help texts.
 func ProfileNames() string {
