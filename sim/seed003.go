@@ -12,8 +12,11 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"net/netip"
+	"strings"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -93,4 +96,122 @@ func Seed003Run(n int, profile string, fib fibtrie.Options, victims []int, p Cos
 	}
 	out.Ns = res.VirtualNs
 	return out, nil
+}
+
+// The seed's figures (David Ahern, July 2015; 10K dummies, each with a
+// /24). "Before" is v3.19; the model's linux-4.2 (the fix) stands for it.
+const (
+	Seed003DeleteOneRc3Ns    = 441_000_000     // ip link del dev dummy6666, 4.2-rc3
+	Seed003DeleteOneBeforeNs = 64_000_000      // the same on v3.19
+	Seed003DeleteAllBeforeNs = 438_207_000_000 // tdel-dummy.sh on v3.19: 7m18.207s
+	Seed003KilledAfterNs     = 840_000_000_000 // 4.2-rc3: killed after 14 min ...
+	Seed003KilledDone        = 2200            // ... with about 2.2K devices deleted
+	seed003Devices           = 10000
+	seed003Victim            = 6666
+)
+
+// FitSeed003 prices update_suffix's slot visits from the seed's two
+// one-device deletions: the time rc3 adds over the fixed kernel, divided
+// by the visits it adds in the model. Everything else is base's.
+func FitSeed003(base CostParams) (CostParams, Seed003Work, Seed003Work, error) {
+	rc3, err := Seed003Run(seed003Devices, "linux-4.2-rc3", fibtrie.Linux42rc3(), []int{seed003Victim}, base)
+	if err != nil {
+		return base, rc3, rc3, err
+	}
+	fixed, err := Seed003Run(seed003Devices, "linux-4.2", fibtrie.Linux42(), []int{seed003Victim}, base)
+	if err != nil {
+		return base, rc3, fixed, err
+	}
+	dv := rc3.UpdateSuffixVisits - fixed.UpdateSuffixVisits
+	if dv <= 0 {
+		return base, rc3, fixed, errors.New("fit seed 003: rc3 makes no more update_suffix visits than the fix")
+	}
+	p := base
+	p.TrieSuffixVisitNs = int64(math.Round(float64(Seed003DeleteOneRc3Ns-Seed003DeleteOneBeforeNs) / float64(dv)))
+	return p, rc3, fixed, nil
+}
+
+// Seed003Row is one line of the seed 003 table on the sim target.
+type Seed003Row struct {
+	Scenario string `json:"scenario"`
+	Profile  string `json:"profile"`
+	Seed003Work
+	// SeedNs is the seed's figure for the row, 0 when it has none.
+	SeedNs int64 `json:"seed_ns"`
+	// How says how the model's figure was made when it is not a plain
+	// run (an extrapolation).
+	How string `json:"how,omitempty"`
+}
+
+// Seed003Table runs the seed's scenario: deleting dummy6666 of 10K under
+// 4.2-rc3 and under the fix (the fit's two rows: their times are the
+// seed's by construction), then deleting all 10K one by one under the fix
+// (a prediction), and the first 2.2K of them under rc3 (a prediction,
+// extrapolated from the first `sample` deletions because simulating
+// every rc3 flush of 10K devices takes minutes).
+func Seed003Table(sample int) ([]Seed003Row, CostParams, error) {
+	base, err := FitSeed000(Seed000DefaultFit)
+	if err != nil {
+		return nil, base, err
+	}
+	p, rc3, fixed, err := FitSeed003(base)
+	if err != nil {
+		return nil, p, err
+	}
+	rc3.Ns = mustSimulate(p, rc3.Work)
+	fixed.Ns = mustSimulate(p, fixed.Work)
+	rows := []Seed003Row{
+		{Scenario: "delete dummy6666 of 10K (fitted)", Profile: "linux-4.2-rc3", Seed003Work: rc3, SeedNs: Seed003DeleteOneRc3Ns},
+		{Scenario: "delete dummy6666 of 10K (fitted)", Profile: "linux-4.2", Seed003Work: fixed, SeedNs: Seed003DeleteOneBeforeNs, How: "seed: v3.19"},
+	}
+	all := make([]int, seed003Devices)
+	for i := range all {
+		all[i] = i + 1
+	}
+	fixedAll, err := Seed003Run(seed003Devices, "linux-4.2", fibtrie.Linux42(), all, p)
+	if err != nil {
+		return nil, p, err
+	}
+	rows = append(rows, Seed003Row{Scenario: "delete all 10K one by one", Profile: "linux-4.2", Seed003Work: fixedAll,
+		SeedNs: Seed003DeleteAllBeforeNs, How: "seed: v3.19"})
+	rc3Some, err := Seed003Run(seed003Devices, "linux-4.2-rc3", fibtrie.Linux42rc3(), all[:sample], p)
+	if err != nil {
+		return nil, p, err
+	}
+	scale := float64(Seed003KilledDone) / float64(sample)
+	ext := rc3Some
+	ext.Deleted = Seed003KilledDone
+	ext.FibOps = int64(float64(ext.FibOps) * scale)
+	ext.FlushLeafVisits = int64(float64(ext.FlushLeafVisits) * scale)
+	ext.UpdateSuffixVisits = int64(float64(ext.UpdateSuffixVisits) * scale)
+	ext.Notifications = int64(float64(ext.Notifications) * scale)
+	ext.RCUBarriers = int64(float64(ext.RCUBarriers) * scale)
+	ext.Ns = int64(float64(rc3Some.Ns) * scale)
+	ext.Work = nil
+	rows = append(rows, Seed003Row{Scenario: "delete the first 2.2K of 10K", Profile: "linux-4.2-rc3", Seed003Work: ext,
+		SeedNs: Seed003KilledAfterNs, How: fmt.Sprintf("model: first %d deletions x %.0f; seed: killed after 14 min with ~2.2K done", sample, scale)})
+	return rows, p, nil
+}
+
+func mustSimulate(p CostParams, work []CostWork) int64 {
+	res, err := SimulateCost(p, [][]CostWork{work})
+	if err != nil {
+		panic(err)
+	}
+	return res.VirtualNs
+}
+
+// FormatSeed003Table prints the rows with the model's time beside the
+// seed's.
+func FormatSeed003Table(rows []Seed003Row, p CostParams) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "update_suffix slot visit priced at %d ns (fitted); rcu_barrier %d ns, device %d ns (seed 000 fit)\n",
+		p.TrieSuffixVisitNs, p.RCUBarrierNs, p.UnregisterDeviceNs)
+	fmt.Fprintf(&b, "%-34s %-14s %8s %16s %14s %10s %11s %11s  %s\n", "scenario", "profile", "deleted",
+		"us_visits", "leaf_visits", "fib_ops", "model", "seed", "note")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-34s %-14s %8d %16d %14d %10d %10.3fs %10.3fs  %s\n", r.Scenario, r.Profile, r.Deleted,
+			r.UpdateSuffixVisits, r.FlushLeafVisits, r.FibOps, float64(r.Ns)/1e9, float64(r.SeedNs)/1e9, r.How)
+	}
+	return b.String()
 }
