@@ -188,9 +188,10 @@ func (f *FIB) LookupTOS(tableID uint32, dst uint32, tos uint8) *Alias {
 }
 
 // FlushTable is fib_table_flush for one table: it removes the table's aliases
-// that are dead (Alias.Dead or dead(a) true); error-type routes (blackhole,
-// unreachable, prohibit, throw) go only with flushAll, which the kernel
-// passes when the namespace is dismantled. It returns the number removed.
+// that are dead (Alias.Dead or dead(a) true); live error-type routes
+// (blackhole, unreachable, prohibit, throw) go only with flushAll, which the
+// kernel passes when the namespace is dismantled. It returns the number
+// removed.
 func (f *FIB) FlushTable(tableID uint32, dead func(*Alias) bool, flushAll bool) int {
 	tb := f.getTable(tableID)
 	if tb == nil {

@@ -606,6 +606,15 @@ func prefixMismatch(key uint32, n *node) uint32 {
 // tos; dead aliases are skipped; error types are returned (the caller
 // rejects).
 func (t *trie) lookup(key uint32, tos uint8) *Alias {
+	return t.lookupFlow(Flow{Dst: key, TOS: tos})
+}
+
+// lookupFlow is lookup for a flow that also names a scope (aliases of a
+// narrower scope are passed over before the error-type check, as
+// fib_table_lookup does) and an output device (fib_lookup_good_nhc:
+// aliases through another device are passed over after it).
+func (t *trie) lookupFlow(fl Flow) *Alias {
+	key, tos := fl.Dst, fl.TOS
 	c := t.c()
 	c.Lookups++
 	pn := &t.kv
@@ -682,10 +691,13 @@ func (t *trie) lookup(key uint32, tos uint8) *Alias {
 				if fa.TOS != 0 && fa.TOS != tos {
 					continue
 				}
+				if fa.Scope < fl.Scope {
+					continue
+				}
 				if fa.Type.IsError() {
 					return fa
 				}
-				if fa.Dead {
+				if fa.Dead || (fl.OIF != 0 && fa.OIF != fl.OIF) {
 					continue
 				}
 				return fa
@@ -699,9 +711,22 @@ func (t *trie) lookup(key uint32, tos uint8) *Alias {
 // (or error routes too when the namespace goes away). The 4.2-rc3 profile
 // also pulls the suffix of every surviving leaf, the seed 003 regression.
 func (t *trie) flush(tb uint32, dead func(*Alias) bool, flushAll bool) int {
+	return t.flushEach(tb, dead, flushAll, nil)
+}
+
+// flushEach is flush calling removed (when not nil) for each alias it
+// frees, in the order it frees them.
+func (t *trie) flushEach(tb uint32, dead func(*Alias) bool, flushAll bool, removed func(*Alias)) int {
 	keep := func(fa *Alias) bool {
+		// A dead alias goes, error type or not (an error route dies only
+		// with its prefsrc, fib_sync_down_addr: this kernel flushes it);
+		// a live error route goes only with the namespace.
 		isDead := fa.Dead || (dead != nil && dead(fa))
-		return fa.Table != tb || (!isDead && !fa.Type.IsError()) || (!flushAll && fa.Type.IsError())
+		k := fa.Table != tb || (!isDead && (!flushAll || !fa.Type.IsError()))
+		if !k && removed != nil {
+			removed(fa)
+		}
+		return k
 	}
 	var kept func(pn, n *node)
 	if t.fib.opts.FlushPullsLeafSuffix {

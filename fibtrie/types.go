@@ -44,7 +44,8 @@ func (t RouteType) ProcName() string {
 
 // IsError reports whether lookups hitting this type fail (fib_props[].error < 0):
 // blackhole, unreachable, prohibit and throw. fib_table_flush keeps such
-// routes unless the whole namespace goes away.
+// routes unless the whole namespace goes away or they are dead (their
+// prefsrc went away: fib_sync_down_addr).
 func (t RouteType) IsError() bool {
 	switch t {
 	case TypeBlackhole, TypeUnreachable, TypeProhibit, TypeThrow:

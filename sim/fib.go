@@ -72,7 +72,15 @@ func (n *Netns) fibMagic(add bool, typ fibtrie.RouteType, dst uint32, plen int, 
 		r.LinkDown = !d.carrier
 	}
 	if add {
-		_ = n.fibInsert(r, fibtrie.FlagCreate|fibtrie.FlagAppend)
+		// fib_table_insert checks the kernel's own route as it checks a
+		// request (fib_create_info): when the prefsrc is no longer local
+		// (a user deleted its local route), the route is not added.
+		n.fib.NewTable(r.Table)
+		c := fibConfig{Route: r, dev: d}
+		if n.fibCreateInfo(&c) != nil {
+			return
+		}
+		_ = n.fibInsert(c.Route, fibtrie.FlagCreate|fibtrie.FlagAppend)
 	} else {
 		_ = n.fibRemove(r)
 	}
@@ -239,20 +247,35 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 		// inet_addr_type_dev_table: is the address still local to the
 		// device (another address's local route)?
 		if gone && !n.localOnDev(d, ifa.Local) {
+			// fib_sync_down_addr: the routes lose their prefsrc
+			// (pfsrc_removed), and the flush announces their removal.
+			pfsrc := map[*fibtrie.Alias]bool{}
 			if n.fib.MarkDead(func(a *fibtrie.Alias) bool {
-				return a.Table == fibtrie.TableMain && a.PrefSrc == ifa.Local
+				if a.Table == fibtrie.TableMain && a.PrefSrc == ifa.Local {
+					pfsrc[a] = true
+					return true
+				}
+				return false
 			}) > 0 {
-				n.fibFlush()
+				n.fibCount.Flushes++
+				n.fib.FlushEach(nil, func(a *fibtrie.Alias) {
+					if pfsrc[a] {
+						n.routeEvent("RTM_DELROUTE", a.Route)
+					}
+				})
 			}
 		}
 	}
 }
 
 // localOnDev is inet_addr_type_dev_table(net, dev, addr) == RTN_LOCAL: a
-// lookup in the local table whose result is a local route through dev.
-func (n *Netns) localOnDev(d *Device, addr uint32) bool {
+// lookup in the device's local table (the only table without l3mdev)
+// whose result is a local route.
+func (n *Netns) localOnDev(_ *Device, addr uint32) bool {
+	// __inet_dev_addr_type with dev NULL: the device only picks the
+	// table (l3mdev); a local route through any device counts.
 	a := n.fib.Lookup(fibtrie.TableLocal, addr)
-	return a != nil && a.Type == fibtrie.TypeLocal && a.OIF == int(d.Ifindex)
+	return a != nil && a.Type == fibtrie.TypeLocal
 }
 
 // fibDisableIP is fib_disable_ip: the device's nexthops die (on

@@ -1,13 +1,399 @@
 package sim
 
 import (
-	"fmt"
+	"net/netip"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
+// User routes: RTM_NEWROUTE and RTM_DELROUTE as iproute2 sends them for
+// `ip route add|replace|append|prepend|del` (rtnl.Route.Header gives its
+// defaults), and `ip route flush` as iproute2 does it (dump, then one
+// RTM_DELROUTE per matching route). IPv4 only. Read from Linux ~6.15-6.17
+// net/ipv4/fib_frontend.c (rtm_to_fib_config, inet_rtm_newroute,
+// inet_rtm_delroute, inet_addr_type_table, fib_lookup) and
+// net/ipv4/fib_semantics.c (fib_create_info, fib_check_nh_v4_gw,
+// fib_check_nh_nongw, fib_valid_prefsrc); the FIB itself is fibtrie.
+
 // route carries out a route request (add, del, replace, append, prepend,
-// flush). Not modelled yet.
+// flush).
 func (n *Netns) route(op rtnl.Op) error {
-	return fmt.Errorf("%w: %s (user routes are being written)", ErrNotModelled, op.Verb())
+	if f, ok := op.(rtnl.RouteFlush); ok {
+		return n.routeFlush(f)
+	}
+	r, ok := rtnl.RouteOf(op)
+	if !ok {
+		return rtnl.Errf(unix.EINVAL, "not a route request: %s", op.Verb())
+	}
+	if !r.Dst.Addr().Is4() || (r.Via.IsValid() && !r.Via.Is4()) || (r.Src.IsValid() && !r.Src.Is4()) {
+		return errIPv6NotModelled
+	}
+	switch op.(type) {
+	case rtnl.RouteDel:
+		return n.routeDel(r)
+	case rtnl.RouteAdd:
+		return n.routeNew(r, fibtrie.FlagCreate|fibtrie.FlagExcl)
+	case rtnl.RouteReplace:
+		return n.routeNew(r, fibtrie.FlagCreate|fibtrie.FlagReplace)
+	case rtnl.RouteAppend:
+		return n.routeNew(r, fibtrie.FlagCreate|fibtrie.FlagAppend)
+	default: // RoutePrepend
+		return n.routeNew(r, fibtrie.FlagCreate)
+	}
+}
+
+// fibConfig is a struct fib_config as rtm_to_fib_config fills it from
+// iproute2's request: the route, and the device's ifindex (0 without
+// `dev`).
+type fibConfig struct {
+	fibtrie.Route
+	dev *Device
+}
+
+// routeConfig is iproute_modify (the defaults, then the device's ifindex,
+// ENODEV for an unknown name) followed by rtm_to_fib_config's checks:
+// ECN bits in the tos and host bits in the prefix are EINVAL.
+func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
+	h, err := r.Header(del)
+	if err != nil {
+		return fibConfig{}, err
+	}
+	var c fibConfig
+	if r.Dev != "" {
+		if c.dev = n.ByName(r.Dev); c.dev == nil {
+			return fibConfig{}, enodev(r.Dev)
+		}
+		c.OIF = int(c.dev.Ifindex)
+	}
+	if r.TOS&0x03 != 0 { // inet_validate_dscp
+		return fibConfig{}, rtnl.Errf(unix.EINVAL, "Invalid dsfield (tos): ECN bits must be 0")
+	}
+	c.Dst, c.Len = ip4(r.Dst.Addr()), uint8(r.Dst.Bits())
+	if c.Len < 32 && c.Dst<<c.Len != 0 {
+		return fibConfig{}, rtnl.Errf(unix.EINVAL, "Invalid prefix for given prefix length")
+	}
+	c.Table = h.Table
+	if c.Table == 0 {
+		c.Table = fibtrie.TableMain
+	}
+	c.Type = fibtrie.RouteType(h.Type)
+	c.Scope = fibtrie.Scope(h.Scope)
+	c.Protocol = h.Proto
+	c.TOS = r.TOS
+	if r.Metric != nil {
+		c.Priority = *r.Metric
+	}
+	if r.Via.IsValid() {
+		c.Gateway = ip4(r.Via)
+	}
+	if r.Src.IsValid() {
+		c.PrefSrc = ip4(r.Src)
+	}
+	return c, nil
+}
+
+// ip4 is an IPv4 address in host byte order.
+func ip4(a netip.Addr) uint32 {
+	b := a.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// routeNew is inet_rtm_newroute: the table is made (fib_new_table, even
+// when the route is then refused), the fib_info checked and completed
+// (fib_create_info), and the alias inserted with the request's flags
+// (fib_table_insert, which notifies).
+func (n *Netns) routeNew(r rtnl.Route, flags fibtrie.Flags) error {
+	c, err := n.routeConfig(r, false)
+	if err != nil {
+		return err
+	}
+	n.fib.NewTable(c.Table)
+	if err := n.fibCreateInfo(&c); err != nil {
+		return err
+	}
+	return n.fibInsert(c.Route, flags)
+}
+
+// fibPropsScope is fib_props[type].scope: the narrowest scope a route of the
+// type may have.
+func fibPropsScope(t fibtrie.RouteType) fibtrie.Scope {
+	switch t {
+	case fibtrie.TypeLocal:
+		return fibtrie.ScopeHost
+	case fibtrie.TypeBroadcast, fibtrie.TypeAnycast:
+		return fibtrie.ScopeLink
+	case fibtrie.TypeUnspec, fibtrie.TypeNAT, fibtrie.TypeXResolve:
+		return fibtrie.ScopeNowhere
+	}
+	return fibtrie.ScopeUniverse
+}
+
+// fibCreateInfo is fib_create_info for a single-nexthop route: the
+// type's scope, the nexthop (fib_check_nh, or the host-scope shortcut),
+// and the prefsrc. It fills in the nexthop's device and LINKDOWN.
+func (n *Netns) fibCreateInfo(c *fibConfig) error {
+	if c.Type > fibtrie.TypeXResolve {
+		return rtnl.Errf(unix.EINVAL, "Invalid route type")
+	}
+	if fibPropsScope(c.Type) > c.Scope {
+		return rtnl.Errf(unix.EINVAL, "Invalid scope")
+	}
+	switch c.Type {
+	case fibtrie.TypeUnicast, fibtrie.TypeLocal, fibtrie.TypeBroadcast, fibtrie.TypeAnycast, fibtrie.TypeMulticast:
+	case fibtrie.TypeUnspec:
+		return rtnl.Errf(unix.EINVAL, "Invalid route type")
+	default:
+		// fib_props[].error: no nexthop, and no prefsrc check either.
+		if c.Gateway != 0 || c.OIF != 0 {
+			return rtnl.Errf(unix.EINVAL, "Gateway, device and multipath can not be specified for this route type")
+		}
+		return nil
+	}
+	if c.Scope > fibtrie.ScopeHost {
+		return rtnl.Errf(unix.EINVAL, "Invalid scope")
+	}
+	if c.Scope == fibtrie.ScopeHost {
+		// A local address: no gateway, any registered device, up or not,
+		// and no LINKDOWN (its nexthop's scope is NOWHERE).
+		if c.Gateway != 0 {
+			return rtnl.Errf(unix.EINVAL, "Route with host scope can not have a gateway")
+		}
+		if c.dev == nil {
+			return rtnl.Errf(unix.ENODEV, "")
+		}
+	} else if c.Gateway != 0 {
+		if err := n.fibCheckNhGw(c); err != nil {
+			return err
+		}
+	} else if err := n.fibCheckNhNongw(c); err != nil {
+		return err
+	}
+	if c.PrefSrc != 0 && !n.fibValidPrefsrc(c) {
+		return rtnl.Errf(unix.EINVAL, "Invalid prefsrc address")
+	}
+	return nil
+}
+
+// fibCheckNhNongw is fib_check_nh_nongw: the device must have IPv4
+// (ENODEV otherwise, as without `dev`) and be up (ENETDOWN); without
+// carrier the nexthop is LINKDOWN.
+func (n *Netns) fibCheckNhNongw(c *fibConfig) error {
+	if c.dev == nil || c.dev.in == nil {
+		return rtnl.Errf(unix.ENODEV, "")
+	}
+	if !c.dev.Up() {
+		return rtnl.Errf(unix.ENETDOWN, "Device for nexthop is not up")
+	}
+	c.LinkDown = !c.dev.carrier
+	return nil
+}
+
+// fibCheckNhGw is fib_check_nh_v4_gw without onlink: the gateway must be
+// reached, in the route's table first when that is not main, then by
+// fib_lookup (main, with local merged into it, then default), by a
+// route of a wider scope than the new route's (at least link) through
+// the given device if any; it must be a unicast or local route, whose
+// device becomes the nexthop's; that device must be up.
+func (n *Netns) fibCheckNhGw(c *fibConfig) error {
+	scope := c.Scope + 1
+	if scope < fibtrie.ScopeLink {
+		scope = fibtrie.ScopeLink
+	}
+	fl := fibtrie.Flow{Dst: c.Gateway, Scope: scope, OIF: c.OIF}
+	var res *fibtrie.Alias
+	errno := unix.EAGAIN
+	if c.Table != fibtrie.TableMain && n.fib.HasTable(c.Table) {
+		res, errno = n.fibTableLookup(c.Table, fl)
+	}
+	if errno != 0 {
+		res, errno = n.fibLookup(fl)
+	}
+	if errno != 0 {
+		return rtnl.Errf(errno, "Nexthop has invalid gateway")
+	}
+	if res.Type != fibtrie.TypeUnicast && res.Type != fibtrie.TypeLocal {
+		return rtnl.Errf(unix.EINVAL, "Nexthop has invalid gateway")
+	}
+	d := n.ByIndex(uint32(res.OIF))
+	if d == nil {
+		return rtnl.Errf(unix.EINVAL, "No egress device for nexthop gateway")
+	}
+	c.OIF = res.OIF
+	c.LinkDown = !d.carrier
+	if !d.Up() {
+		return rtnl.Errf(unix.ENETDOWN, "")
+	}
+	return nil
+}
+
+// fibTableLookup is fib_table_lookup's result: the alias, or the errno of
+// an error-type route (fib_props[].error), or EAGAIN when nothing
+// matches.
+func (n *Netns) fibTableLookup(table uint32, fl fibtrie.Flow) (*fibtrie.Alias, unix.Errno) {
+	a := n.fib.LookupFlow(table, fl)
+	if a == nil {
+		return nil, unix.EAGAIN
+	}
+	switch a.Type {
+	case fibtrie.TypeBlackhole:
+		return nil, unix.EINVAL
+	case fibtrie.TypeUnreachable:
+		return nil, unix.EHOSTUNREACH
+	case fibtrie.TypeProhibit:
+		return nil, unix.EACCES
+	case fibtrie.TypeThrow:
+		return nil, unix.EAGAIN
+	}
+	return a, 0
+}
+
+// fibLookup is fib_lookup without custom rules: main (which holds local
+// while they are merged), then default; EAGAIN (nothing found, or a
+// throw route) becomes ENETUNREACH. Only EAGAIN goes on to default: an
+// error route found in main (blackhole, unreachable, prohibit) ends the
+// lookup with its error on this kernel (6.18), as the rules path does,
+// though the ~6.17 source read goes on to default after any error.
+func (n *Netns) fibLookup(fl fibtrie.Flow) (*fibtrie.Alias, unix.Errno) {
+	var a *fibtrie.Alias
+	errno := unix.EAGAIN // no main table: default is looked at
+	if n.fib.HasTable(fibtrie.TableMain) {
+		a, errno = n.fibTableLookup(fibtrie.TableMain, fl)
+	}
+	if errno == unix.EAGAIN && n.fib.HasTable(fibtrie.TableDefault) {
+		a, errno = n.fibTableLookup(fibtrie.TableDefault, fl)
+	}
+	if errno == unix.EAGAIN {
+		errno = unix.ENETUNREACH
+	}
+	return a, errno
+}
+
+// inetAddrTypeTable is inet_addr_type_table: what the address is in a
+// table (the route type of its lookup; unicast when nothing or an
+// error route matches, broadcast when the table does not exist).
+func (n *Netns) inetAddrTypeTable(addr uint32, table uint32) fibtrie.RouteType {
+	switch {
+	case addr>>24 == 0 || addr == 0xffffffff:
+		return fibtrie.TypeBroadcast
+	case addr>>28 == 0xe:
+		return fibtrie.TypeMulticast
+	}
+	if !n.fib.HasTable(table) {
+		return fibtrie.TypeBroadcast
+	}
+	a, errno := n.fibTableLookup(table, fibtrie.Flow{Dst: addr})
+	if errno != 0 {
+		return fibtrie.TypeUnicast
+	}
+	return a.Type
+}
+
+// fibValidPrefsrc is fib_valid_prefsrc: unless the route is the local
+// route of its own prefsrc, the prefsrc must be a local address in the
+// route's table (local for main), or else in local.
+func (n *Netns) fibValidPrefsrc(c *fibConfig) bool {
+	if c.Type == fibtrie.TypeLocal && c.Dst != 0 && c.PrefSrc == c.Dst {
+		return true
+	}
+	tb := c.Table
+	if tb == fibtrie.TableMain {
+		tb = fibtrie.TableLocal
+	}
+	rc := n.inetAddrTypeTable(c.PrefSrc, tb)
+	if rc != fibtrie.TypeLocal && tb != fibtrie.TableLocal {
+		rc = n.inetAddrTypeTable(c.PrefSrc, fibtrie.TableLocal)
+	}
+	return rc == fibtrie.TypeLocal
+}
+
+// routeDel is inet_rtm_delroute: the table must exist (ESRCH), then
+// fib_table_delete removes the first alias the request matches (zero
+// fields and scope nowhere match anything) and notifies.
+func (n *Netns) routeDel(r rtnl.Route) error {
+	c, err := n.routeConfig(r, true)
+	if err != nil {
+		return err
+	}
+	if !n.fib.HasTable(c.Table) {
+		return rtnl.Errf(unix.ESRCH, "FIB table does not exist")
+	}
+	return n.fibRemove(c.Route)
+}
+
+// routeFlush is iproute2's `ip route flush` (iproute_flush): dump every
+// table, keep the IPv4 routes the selector matches (table, default
+// main; device; protocol; prefix, exact or `root`), delete each with
+// the dumped message as the request, and dump again until nothing
+// matches. IPv6 is not modelled: a flush of family 6 is refused as not
+// modelled, an unspecified family (table all) flushes IPv4 only.
+func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
+	if op.Family == 6 || (op.Dst.IsValid() && op.Dst.Addr().Is6()) {
+		return errIPv6NotModelled
+	}
+	oif := 0
+	if op.Dev != "" {
+		d := n.ByName(op.Dev)
+		if d == nil {
+			return enodev(op.Dev)
+		}
+		oif = int(d.Ifindex)
+	}
+	table := op.Table
+	if table == 0 {
+		table = fibtrie.TableMain
+	}
+	for round := 0; ; round++ {
+		var dels []fibtrie.Route
+		for _, id := range n.fib.TableIDs() {
+			n.fib.Walk(id, func(a *fibtrie.Alias) bool {
+				if flushMatch(op, table, oif, &a.Route) {
+					dels = append(dels, a.Route)
+				}
+				return true
+			})
+		}
+		if len(dels) == 0 {
+			return nil
+		}
+		if round >= 100 {
+			return rtnl.Errf(unix.EBUSY, "route flush not complete after %d rounds", round)
+		}
+		for _, r := range dels {
+			// The dumped message as a delete request: every field it
+			// carries must match (LINKDOWN in rtm_flags is not looked at).
+			r.LinkDown = false
+			if err := n.fibRemove(r); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// flushMatch is iproute2's flush filter for one dumped IPv4 route.
+func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) bool {
+	if table != rtnl.TableAll && r.Table != table {
+		return false
+	}
+	if op.Proto != nil && r.Protocol != *op.Proto {
+		return false
+	}
+	if oif != 0 && r.OIF != oif {
+		return false
+	}
+	if op.Dst.IsValid() {
+		bits := op.Dst.Bits()
+		if int(r.Len) < bits {
+			return false
+		}
+		if bits > 0 && (r.Dst^ip4(op.Dst.Addr()))>>(32-bits) != 0 {
+			return false
+		}
+		if !op.Root && int(r.Len) != bits {
+			return false
+		}
+	}
+	return true
 }
