@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -108,6 +109,14 @@ func newTarget(opts Options, fresh bool) (*Target, error) {
 		if err := ns.writeSysctl("/proc/sys/"+path, v); err != nil {
 			return fail(fmt.Errorf("kernel target: sysctl %s: %w", path, err))
 		}
+	}
+	// The names of the devices that exist already (lo), as a monitoring
+	// client's link cache has them, so that their notifications name them.
+	if _, cache, err := t.links(); err == nil {
+		maps.Copy(t.names, cache.name)
+		maps.Copy(t.flags, cache.flags)
+	} else {
+		return fail(fmt.Errorf("kernel target: link dump: %w", err))
 	}
 	t.lastEvent = time.Now()
 	if opts.SyncLinkwatch {
