@@ -150,13 +150,13 @@ var seed001Params = []CostStep{StepRequest, StepIfaWalk, StepFibOp}
 // time, so a 10 ms row weighs as much as a 10 s one), over the subsets of
 // the three parameters, taking the best fit with no negative parameter.
 // base gives the other parameters.
-func FitSeed001(base CostParams, rows []Seed001Measured) (CostParams, error) {
+func FitSeed001(base CostParams, rows []Seed001Measured, cache Seed001Cache) (CostParams, error) {
 	if len(rows) < 2 {
 		return base, errors.New("fit seed 001: need at least two measurements")
 	}
 	x := make([][]float64, len(rows))
 	for i, r := range rows {
-		res, err := Seed001Flush(r.Case)
+		res, err := cache.Flush(r.Case)
 		if err != nil {
 			return base, err
 		}
@@ -167,43 +167,81 @@ func FitSeed001(base CostParams, rows []Seed001Measured) (CostParams, error) {
 			x[i] = append(x[i], float64(res.Work.Count(s))/float64(r.Ns))
 		}
 	}
-	best, bestErr := []float64(nil), math.Inf(1)
-	k := len(seed001Params)
-	for mask := 1; mask < 1<<k; mask++ {
+	// The prices are whole nanoseconds, and a list step costs a few: once
+	// it is rounded, the other prices are fitted again around it.
+	best := nonNegLeastSquares(x, map[int]float64{})
+	if best == nil {
+		return base, errors.New("fit seed 001: no non-negative solution")
+	}
+	walk := 1 // index of StepIfaWalk in seed001Params
+	if best = nonNegLeastSquares(x, map[int]float64{walk: math.Round(best[walk])}); best == nil {
+		return base, errors.New("fit seed 001: no non-negative solution with the list step rounded")
+	}
+	out := base
+	out.RequestNs = int64(math.Round(best[0]))
+	out.IfaWalkNs = int64(math.Round(best[1]))
+	out.FibOpNs = int64(math.Round(best[2]))
+	return out, nil
+}
+
+// nonNegLeastSquares solves x·p ≈ 1 (one row per measurement, each scaled
+// by its time) with the parameters in fixed held, trying every subset of
+// the others and keeping the best fit whose parameters are all
+// non-negative; nil when there is none.
+func nonNegLeastSquares(x [][]float64, fixed map[int]float64) []float64 {
+	k := len(x[0])
+	var free []int
+	for j := 0; j < k; j++ {
+		if _, ok := fixed[j]; !ok {
+			free = append(free, j)
+		}
+	}
+	var best []float64
+	bestErr := math.Inf(1)
+	for mask := 0; mask < 1<<len(free); mask++ {
 		var cols []int
-		for j := 0; j < k; j++ {
-			if mask&(1<<j) != 0 {
+		for b, j := range free {
+			if mask&(1<<b) != 0 {
 				cols = append(cols, j)
 			}
 		}
-		if len(cols) > len(rows) {
-			continue
-		}
-		a := mat.NewDense(len(rows), len(cols), nil)
-		y := mat.NewVecDense(len(rows), nil)
-		for i := range rows {
-			for c, j := range cols {
-				a.Set(i, c, x[i][j])
-			}
-			y.SetVec(i, 1)
-		}
-		var sol mat.VecDense
-		if err := sol.SolveVec(a, y); err != nil {
-			continue
-		}
 		p := make([]float64, k)
-		ok := true
-		for c, j := range cols {
-			p[j] = sol.AtVec(c)
-			if p[j] < 0 {
-				ok = false
-			}
+		for j, v := range fixed {
+			p[j] = v
 		}
-		if !ok {
+		if len(cols) > 0 {
+			if len(cols) > len(x) {
+				continue
+			}
+			a := mat.NewDense(len(x), len(cols), nil)
+			y := mat.NewVecDense(len(x), nil)
+			for i := range x {
+				rest := 1.0
+				for j, v := range fixed {
+					rest -= x[i][j] * v
+				}
+				for c, j := range cols {
+					a.Set(i, c, x[i][j])
+				}
+				y.SetVec(i, rest)
+			}
+			var sol mat.VecDense
+			if err := sol.SolveVec(a, y); err != nil {
+				continue
+			}
+			ok := true
+			for c, j := range cols {
+				p[j] = sol.AtVec(c)
+				ok = ok && p[j] >= 0
+			}
+			if !ok {
+				continue
+			}
+		} else if len(fixed) == 0 {
 			continue
 		}
 		sq := 0.0
-		for i := range rows {
+		for i := range x {
 			pred := 0.0
 			for j := range p {
 				pred += x[i][j] * p[j]
@@ -214,20 +252,30 @@ func FitSeed001(base CostParams, rows []Seed001Measured) (CostParams, error) {
 			best, bestErr = p, sq
 		}
 	}
-	if best == nil {
-		return base, errors.New("fit seed 001: no non-negative solution")
+	return best
+}
+
+// Seed001Cache keeps the model's flush results by case: a promoting
+// flush of thousands of addresses takes seconds to simulate (it walks
+// N^3 list steps). A nil cache computes every time.
+type Seed001Cache map[Seed001Case]Seed001Result
+
+// Flush is Seed001Flush through the cache.
+func (m Seed001Cache) Flush(c Seed001Case) (Seed001Result, error) {
+	if r, ok := m[c]; ok {
+		return r, nil
 	}
-	out := base
-	out.RequestNs = int64(math.Round(best[0]))
-	out.IfaWalkNs = int64(math.Round(best[1]))
-	out.FibOpNs = int64(math.Round(best[2]))
-	return out, nil
+	r, err := Seed001Flush(c)
+	if err == nil && m != nil {
+		m[c] = r
+	}
+	return r, err
 }
 
 // Seed001Predict is the model's time for a case under p: the flush's work
 // at p's prices.
-func Seed001Predict(p CostParams, c Seed001Case) (int64, Seed001Result, error) {
-	res, err := Seed001Flush(c)
+func Seed001Predict(p CostParams, c Seed001Case, cache Seed001Cache) (int64, Seed001Result, error) {
+	res, err := cache.Flush(c)
 	if err != nil {
 		return 0, res, err
 	}

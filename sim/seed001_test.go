@@ -41,3 +41,24 @@ func TestSeed001Growth(t *testing.T) {
 	require.EqualValues(t, 1, f.Requests)
 	t.Logf("\n%s", FormatSeed001(rows))
 }
+
+// TestFitSeed001RecoversPrices: times made from known prices are fitted
+// back to those prices.
+func TestFitSeed001RecoversPrices(t *testing.T) {
+	want := CostParams{RequestNs: 15000, IfaWalkNs: 5, FibOpNs: 1500}
+	cache := Seed001Cache{}
+	var rows []Seed001Measured
+	for _, promote := range []bool{false, true} {
+		for _, n := range []int{200, 400} {
+			c := Seed001Case{N: n, Promote: promote, Up: true}
+			ns, _, err := Seed001Predict(want, c, cache)
+			require.NoError(t, err)
+			rows = append(rows, Seed001Measured{Case: c, Ns: ns})
+		}
+	}
+	got, err := FitSeed001(CostParams{}, rows, cache)
+	require.NoError(t, err)
+	require.Equal(t, want.IfaWalkNs, got.IfaWalkNs)
+	require.InDelta(t, want.RequestNs, got.RequestNs, 2)
+	require.InDelta(t, want.FibOpNs, got.FibOpNs, 2)
+}

@@ -1,0 +1,93 @@
+package props
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// TestKernelSeed001Prediction is seed 001 on this machine: `ip addr flush`
+// of N addresses in one /8 on one UP ifb, promote_secondaries 0 and 1. The
+// kernel's flush time is measured in fresh namespaces, with no listener
+// joined to any notification group (the minimum of a few runs: the machine
+// is shared). The model's three prices the fit sets (request, address-list
+// step, FIB operation; sim.FitSeed001) are fitted at two sizes, N = 500 and
+// 2000, both promote settings. The model then predicts the other sizes:
+// N = 250, 1000 and 1500 with and without promotion. Each prediction must
+// be within 25% of the measured time. The table of predicted vs measured
+// times is printed.
+//
+// RTNLSIM_SEED001_REPEATS sets the runs per size (3).
+func TestKernelSeed001Prediction(t *testing.T) {
+	requireKernel(t)
+	repeats := 3
+	if s := os.Getenv("RTNLSIM_SEED001_REPEATS"); s != "" {
+		if _, err := fmt.Sscan(s, &repeats); err != nil || repeats < 1 {
+			t.Fatalf("RTNLSIM_SEED001_REPEATS: want a number >= 1, not %q", s)
+		}
+	}
+	ctx := context.Background()
+	fitSizes := map[int]bool{500: true, 2000: true}
+	var fit, check []sim.Seed001Measured
+	for _, promote := range []bool{false, true} {
+		for _, n := range []int{250, 500, 1000, 1500, 2000} {
+			k := repeats
+			switch {
+			case !promote:
+				k = 3 * repeats // a few ms a run: the noise of a shared machine is large
+			case n >= 1500:
+				k = min(k, 2) // 10-20 s a run
+			}
+			c := kmeasure.Config{N: n, Promote: promote, Up: true, Quiet: true}
+			best, all, err := kmeasure.MinOf(ctx, k, c)
+			if err != nil {
+				t.Fatalf("kernel %s: %v", c, err)
+			}
+			t.Logf("kernel %s: runs %v", c, all)
+			sc := sim.Seed001Case{N: n, Promote: promote, Up: true}
+			m := sim.Seed001Measured{Case: sc, Ns: best.Flush.Nanoseconds()}
+			if fitSizes[n] {
+				fit = append(fit, m)
+			} else {
+				check = append(check, m)
+			}
+		}
+	}
+	cache := sim.Seed001Cache{}
+	p, err := sim.FitSeed001(sim.CostParams{}, fit, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "fitted at N=500,2000: request %d ns, ifa_walk %d ns, fib_op %d ns\n", p.RequestNs, p.IfaWalkNs, p.FibOpNs)
+	fmt.Fprintf(&b, "%-22s %6s %12s %12s %12s %8s\n", "case", "role", "ifa_walk", "fib_ops", "model", "kernel")
+	var bad []string
+	for _, rows := range [][]sim.Seed001Measured{fit, check} {
+		for _, m := range rows {
+			pred, res, err := sim.Seed001Predict(p, m.Case, cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			role := "check"
+			if fitSizes[m.Case.N] {
+				role = "fit"
+			}
+			errPct := 100 * (float64(pred) - float64(m.Ns)) / float64(m.Ns)
+			fmt.Fprintf(&b, "%-22s %6s %12d %12d %11.4fs %7.4fs  %+5.1f%%\n", m.Case, role, res.IfaWalk, res.FibOps,
+				float64(pred)/1e9, float64(m.Ns)/1e9, errPct)
+			if role == "check" && math.Abs(errPct) > 25 {
+				bad = append(bad, fmt.Sprintf("%s: model %.4fs, kernel %.4fs (%+.1f%%)", m.Case, float64(pred)/1e9, float64(m.Ns)/1e9, errPct))
+			}
+		}
+	}
+	t.Logf("seed 001 on this machine, predicted vs measured:\n%s", b.String())
+	if len(bad) > 0 {
+		t.Errorf("predictions off by more than 25%%:\n%s", strings.Join(bad, "\n"))
+	}
+}
