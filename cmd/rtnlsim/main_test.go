@@ -53,8 +53,8 @@ func TestSimTarget(t *testing.T) {
 	_, _, err = runCLI(t, "link add x0 type ifb\naddr add 2001:db8::1/64 dev x0\n", "run", "--target", "sim", "-")
 	require.ErrorContains(t, err, "not modelled")
 	require.ErrorContains(t, err, "IPv6")
-	_, _, err = runCLI(t, "link add x0 type ifb\n", "diff", "--show", "links,routes", "-")
-	require.ErrorContains(t, err, "links and their notifications only")
+	_, _, err = runCLI(t, "link add x0 type ifb\n", "diff", "--show", "links,cost", "-")
+	require.ErrorContains(t, err, "cost is the model's alone")
 	// The sim's notifications, numbered by request.
 	out, _, err = runCLI(t, "link add x0 type ifb\nlink set x0 up\n", "run", "--target", "sim", "--show", "events", "-")
 	require.NoError(t, err)

@@ -40,3 +40,69 @@ func TestErrnos(t *testing.T) {
 	require.Contains(t, Errnos(nil, kern), `line 3 "link add x0 type dummy": sim "ok", kernel "EOPNOTSUPP"`)
 	require.Empty(t, Errnos(kern, kern))
 }
+
+func TestLinesShowsTheFirstDifference(t *testing.T) {
+	require.Empty(t, Lines("x", []string{"a", "b"}, []string{"a", "b"}))
+	d := Lines("fib", []string{"1", "2", "3", "4", "5", "6", "7"}, []string{"1", "2", "3", "4", "X", "Y", "6", "7"})
+	require.Contains(t, d, "first at line 5")
+	require.Contains(t, d, "  4\n- 5\n+ X\n+ Y\n  6\n  7")
+	require.NotContains(t, d, "  1\n") // three lines of context only
+	// One side ends early.
+	require.Contains(t, Lines("x", []string{"a"}, []string{"a", "b"}), "+ b")
+}
+
+func TestAddrsCompareAddrInfoExactly(t *testing.T) {
+	life := uint32(0xffffffff)
+	a := rtnl.AddrInfo{Family: "inet", Local: "10.0.0.1", Prefixlen: 24, Scope: "global", Label: "i0", ValidLife: &life, PreferredLife: &life}
+	b := a
+	b.Secondary = true
+	sim := []rtnl.LinkAddrs{rtnl.AddrsOf(link(2, "i0", "aa:00:00:00:00:01"), []rtnl.AddrInfo{a, a})}
+	kern := []rtnl.LinkAddrs{rtnl.AddrsOf(link(2, "i0", "bb:00:00:00:00:01"), []rtnl.AddrInfo{a, a})}
+	require.Empty(t, Addrs(sim, kern), "link headers (MACs) are Links' business")
+	kern[0].AddrInfo[1] = b
+	require.Contains(t, Addrs(sim, kern), `+     {"family":"inet","local":"10.0.0.1","prefixlen":24,"scope":"global","secondary":true`)
+	kern[0].AddrInfo = kern[0].AddrInfo[:1]
+	require.Contains(t, Addrs(sim, kern), "3 lines on the sim, 2 on the kernel")
+}
+
+func TestRoutesAndFibTrie(t *testing.T) {
+	m := uint32(10)
+	r := rtnl.RouteEntry{Type: "local", Dst: "10.0.0.1", Dev: "i0", Table: "local", Protocol: "kernel", Scope: "host", Prefsrc: "10.0.0.1", Flags: []string{}}
+	s := []rtnl.RouteEntry{r}
+	k := []rtnl.RouteEntry{r}
+	require.Empty(t, Routes(s, k))
+	k[0].Metric = &m
+	require.Contains(t, Routes(s, k), "+ local 10.0.0.1 dev i0 table local proto kernel scope host src 10.0.0.1 metric 10")
+	k[0].Metric, k[0].Flags = nil, nil
+	require.Contains(t, Routes(s, k), "(flags: null)")
+	require.Empty(t, FibTrie("Main:\n  +-- 0.0.0.0/0\n", "Main:\n  +-- 0.0.0.0/0\n"))
+	require.Contains(t, FibTrie("Main:\n  a\n", "Main:\n  b\n"), "-   a\n+   b")
+}
+
+func TestFirstErrnoLineAndEventCounts(t *testing.T) {
+	kern := []rtnl.LineError{{Line: 3, Errno: "EEXIST"}, {Line: 7, Errno: "ENODEV"}}
+	sim := []rtnl.LineError{{Line: 3, Errno: "EEXIST"}, {Line: 5, Errno: "EINVAL"}}
+	require.Equal(t, 5, FirstErrnoLine(sim, kern))
+	require.Equal(t, 0, FirstErrnoLine(kern, kern))
+	ev := func(req int, typ string) rtnl.Event { return rtnl.Event{Type: typ, Family: "inet", Request: req} }
+	s := []rtnl.Event{ev(1, "RTM_NEWADDR"), ev(2, "RTM_NEWROUTE"), ev(2, "RTM_NEWROUTE")}
+	k := []rtnl.Event{ev(1, "RTM_NEWADDR"), ev(2, "RTM_NEWROUTE"), ev(2, "RTM_DELROUTE")}
+	req, d := FirstEventCountDiff(s, k)
+	require.Equal(t, 2, req)
+	require.Equal(t, "RTM_DELROUTE inet: sim 0, kernel 1; RTM_NEWROUTE inet: sim 2, kernel 1", d)
+	require.Empty(t, EventCounts(s, s))
+}
+
+func TestFirstEventDiffNamesTheRequest(t *testing.T) {
+	ev := func(req int, local string) rtnl.Event {
+		return rtnl.Event{Type: "RTM_NEWADDR", Family: "inet", Request: req, Object: rtnl.AddrEvent{Ifindex: 2, AddrInfo: rtnl.AddrInfo{Local: local}}}
+	}
+	s := []rtnl.Event{ev(1, "10.0.0.1"), ev(3, "10.0.0.2")}
+	k := []rtnl.Event{ev(1, "10.0.0.1"), ev(3, "10.0.0.3")}
+	req, d := FirstEventDiff(s, k)
+	require.Equal(t, 3, req)
+	require.Contains(t, d, "notifications of request 3 differ: notification 1")
+	req, d = FirstEventDiff(s, s)
+	require.Zero(t, req)
+	require.Empty(t, d)
+}

@@ -16,6 +16,14 @@ import (
 // any order and place. Every kernel event must carry its
 // request number (kernel.Options.SyncLinkwatch).
 func Events(simEv, kernEv []rtnl.Event) string {
+	_, d := FirstEventDiff(simEv, kernEv)
+	return d
+}
+
+// FirstEventDiff is Events with the number of the first request whose
+// notifications differ (0 when none does, or when the kernel's carry no
+// request numbers).
+func FirstEventDiff(simEv, kernEv []rtnl.Event) (int, string) {
 	byReq := func(evs []rtnl.Event) map[int][]rtnl.Event {
 		m := map[int][]rtnl.Event{}
 		for _, e := range evs {
@@ -25,7 +33,7 @@ func Events(simEv, kernEv []rtnl.Event) string {
 	}
 	s, k := byReq(simEv), byReq(kernEv)
 	if len(k[0]) > 0 {
-		return fmt.Sprintf("%d kernel notifications carry no request number (is SyncLinkwatch on?)", len(k[0]))
+		return 0, fmt.Sprintf("%d kernel notifications carry no request number (is SyncLinkwatch on?)", len(k[0]))
 	}
 	last := 0
 	for r := range s {
@@ -35,14 +43,16 @@ func Events(simEv, kernEv []rtnl.Event) string {
 		last = max(last, r)
 	}
 	for r := 1; r <= last; r++ {
-		if d := window(s[r], k[r]); d != "" {
-			return fmt.Sprintf("notifications of request %d differ: %s\nsim:\n%skernel:\n%s", r, d, listing(s[r]), listing(k[r]))
+		if at, d := window(s[r], k[r]); d != "" {
+			return r, fmt.Sprintf("notifications of request %d differ: %s\nsim:\n%skernel:\n%s", r, d, listing(s[r], at), listing(k[r], at))
 		}
 	}
-	return ""
+	return 0, ""
 }
 
-func window(simW, kernW []rtnl.Event) string {
+// window compares one request's notifications; at is the index of the
+// first kernel notification that differs (or where the shorter side ends).
+func window(simW, kernW []rtnl.Event) (at int, msg string) {
 	var sync []string
 	deferred := map[string]int{}
 	for _, e := range simW {
@@ -52,8 +62,9 @@ func window(simW, kernW []rtnl.Event) string {
 			sync = append(sync, EventLine(e))
 		}
 	}
+	counts := ""
 	if len(kernW) != len(simW) {
-		return fmt.Sprintf("sim sent %d, kernel %d", len(simW), len(kernW))
+		counts = fmt.Sprintf("sim sent %d, kernel %d", len(simW), len(kernW))
 	}
 	// Each kernel notification is the sim's next own one, or one of its
 	// deferred ones (which may come anywhere: a request sent as several
@@ -71,10 +82,17 @@ func window(simW, kernW []rtnl.Event) string {
 			if next < len(sync) {
 				want = sync[next]
 			}
-			return fmt.Sprintf("notification %d: sim %s, kernel %s", i+1, want, got)
+			d := fmt.Sprintf("notification %d: sim %s, kernel %s", i+1, want, got)
+			if counts != "" {
+				d = counts + "; " + d
+			}
+			return i, d
 		}
 	}
-	return ""
+	if counts != "" {
+		return len(kernW), counts
+	}
+	return 0, ""
 }
 
 // EventLine is one notification on one line: type, family and the object
@@ -88,10 +106,18 @@ func EventLine(e rtnl.Event) string {
 }
 
 // listing is a window's notifications one per line, short: links as ip
-// prints them; "~" marks the sim's deferred ones.
-func listing(evs []rtnl.Event) string {
+// prints them; "~" marks the sim's deferred ones. A long window is shown
+// around notification at only.
+func listing(evs []rtnl.Event, at int) string {
 	var b strings.Builder
-	for _, e := range evs {
+	from, to := 0, len(evs)
+	if len(evs) > 2*listingAround {
+		from, to = max(0, at-listingAround), min(len(evs), at+listingAround)
+	}
+	if from > 0 {
+		fmt.Fprintf(&b, "  ... (%d before)\n", from)
+	}
+	for _, e := range evs[from:to] {
 		mark := "  "
 		if e.Deferred {
 			mark = "~ "
@@ -108,8 +134,15 @@ func listing(evs []rtnl.Event) string {
 		}
 		b.WriteString(mark + line + "\n")
 	}
+	if to < len(evs) {
+		fmt.Fprintf(&b, "  ... (%d after)\n", len(evs)-to)
+	}
 	return b.String()
 }
+
+// listingAround is how many notifications a long window's listing shows
+// on each side of the first difference.
+const listingAround = 12
 
 func deref(p *int) any {
 	if p == nil {

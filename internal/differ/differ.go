@@ -1,13 +1,15 @@
 // Package differ runs one script on the sim target and on a kernel target
-// and says where they differ: the errno of every line, the links, and the
-// link notifications request by request. props and `rtnlsim diff` share
-// it, so that a counterexample the property prints replays the same way.
+// and says where they differ: the errno of every line, the links, the
+// addresses, the routes of all tables, /proc/net/fib_trie and the
+// notifications request by request. props and `rtnlsim diff` share it,
+// so that a counterexample a property prints replays the same way.
 package differ
 
 import (
 	"context"
 	"fmt"
 	"net"
+	"sort"
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/compare"
@@ -16,12 +18,44 @@ import (
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
+// What selects what Run compares besides the errno of every line, which
+// it always compares.
+type What struct {
+	Links   bool // compare.Links: every field, MAC addresses up to renaming
+	Addrs   bool // compare.Addrs: every device's addr_info, exactly, in order
+	Routes  bool // compare.Routes: `ip route show table all`, exactly, in order
+	FibTrie bool // compare.FibTrie: /proc/net/fib_trie, text for text
+	// Events compares the notifications of every family the kernel
+	// target records (link, bridge, inet addresses and routes), request
+	// by request (compare.Events).
+	Events bool
+	// EventCounts compares, request by request, only how many
+	// notifications of each type and family came (compare.EventCounts):
+	// for runs that send too many to compare one by one. Events wins
+	// when both are set.
+	EventCounts bool
+	// Checkpoints are 1-based request numbers after which the state
+	// (what Links, Addrs, Routes and FibTrie select) is compared as well
+	// as at the end.
+	Checkpoints []int
+
+	// linkEventsOnly keeps to the link and bridge notifications (Links).
+	linkEventsOnly bool
+}
+
+// All is everything Run can compare: what `rtnlsim diff` compares.
+var All = What{Links: true, Addrs: true, Routes: true, FibTrie: true, Events: true}
+
 // Outcome is both sides' results and the first difference ("" when they
 // agree).
 type Outcome struct {
-	Diff   string
+	Diff string
+	// At is the 1-based request the first difference belongs to: its
+	// errno, its notifications, or the state after it (the last request
+	// for a difference of the final state). 0 when Diff is empty.
+	At     int
 	Kernel rtnl.Result
-	Sim    rtnl.Result
+	Sim    rtnl.Result // for Kernels, the second kernel's result
 	// KernelWall is how long the kernel run took.
 	KernelWall time.Duration
 }
@@ -38,46 +72,242 @@ const BridgeForwardDelay = 15 * time.Second
 func (o Outcome) TooSlow() bool { return o.KernelWall >= BridgeForwardDelay }
 
 // Links runs reqs on a fresh kernel target first, then on a sim target made
-// with opts, and compares errnos, links and link notifications.
+// with opts, and compares errnos, links and the link and bridge
+// notifications (address and route notifications, such as the
+// loopback's 127.0.0.1 when it comes up, are left out on both sides).
+func Links(ctx context.Context, reqs []rtnl.Request, opts sim.Options) (Outcome, error) {
+	return Run(ctx, reqs, opts, What{Links: true, Events: true, linkEventsOnly: true})
+}
+
+// Run runs reqs on a fresh kernel target first, then on a sim target made
+// with opts, and compares the errno of every line and what names, request
+// by request: the first difference reported is the one of the earliest
+// request (its errno, then its notifications, then the state after it
+// when it is a checkpoint or the last request).
 //
-// The kernel target runs with SyncLinkwatch, so each request ends only when
-// its linkwatch work has run and every notification carries its request
-// number; IPv6 is off in its namespace (the link model has no addresses).
-// The addresses the kernel picked at random are handed to the sim
+// The kernel target runs with SyncLinkwatch, so each request ends only
+// when its linkwatch work has run and every notification carries its
+// request number; IPv6 is off in its namespace (the model has no IPv6).
+// The MAC addresses the kernel picked at random are handed to the sim
 // (opts.MACs), so that what depends on their order, such as which port
 // gives a bridge its address, is the same on both sides.
-func Links(ctx context.Context, reqs []rtnl.Request, opts sim.Options) (Outcome, error) {
-	var out Outcome
-	show := rtnl.Show{Links: true, Events: true}
+func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) (Outcome, error) {
+	return run(ctx, reqs, what, func(kern rtnl.Result) rtnl.Target {
+		opts.Events = what.Events || what.EventCounts
+		opts.MACs = KernelMACs(kern.Events)
+		return sim.New(opts)
+	}, nil)
+}
+
+// Kernels runs reqs on two fresh kernel targets, one after the other, and
+// compares them as Run compares the sim with the kernel (Outcome.Sim is
+// the second kernel's result): a check of the kernel side, whose runs
+// must be deterministic for Run to mean anything. The two kernels pick
+// different random MAC addresses, so before comparing every address that
+// is not in FixedMACs is renamed on each side in order of first
+// appearance (notifications first, then links); a bridge whose address
+// follows the lowest port address may still differ.
+func Kernels(ctx context.Context, reqs []rtnl.Request, what What) (Outcome, error) {
+	return run(ctx, reqs, what, func(rtnl.Result) rtnl.Target {
+		kt, err := newKernel()
+		if err != nil {
+			return failedTarget{err}
+		}
+		return kt
+	}, canonMACs)
+}
+
+// newKernel is the kernel target the comparisons use.
+func newKernel() (*kernel.Target, error) {
 	kt, err := kernel.New(kernel.Options{SyncLinkwatch: true, Sysctls: map[string]string{
 		"net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1",
 	}})
 	if err != nil {
-		return out, fmt.Errorf("kernel: %w", err)
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
+	return kt, nil
+}
+
+// side is one target's run: its result and the state at each checkpoint.
+type side struct {
+	res rtnl.Result
+	at  map[int]rtnl.State
+}
+
+func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern rtnl.Result) rtnl.Target, canon func(*side)) (Outcome, error) {
+	var out Outcome
+	show := rtnl.Show{Links: what.Links, Addrs: what.Addrs, Routes: what.Routes, FibTrie: what.FibTrie}
+	events := what.Events || what.EventCounts
+	kt, err := newKernel()
+	if err != nil {
+		return out, err
 	}
 	defer kt.Close()
 	start := time.Now()
-	if out.Kernel, err = rtnl.Run(ctx, kt, reqs, show, nil); err != nil {
+	k, err := apply(ctx, kt, reqs, show, what.Checkpoints)
+	if err != nil {
 		return out, fmt.Errorf("kernel: %w", err)
 	}
 	out.KernelWall = time.Since(start)
-	opts.Events = true
-	opts.MACs = KernelMACs(out.Kernel.Events)
-	st := sim.New(opts)
+	// The kernel target records notifications in any case; the sim's MAC
+	// oracle reads them even when they are not compared (then a socket
+	// that overflowed is no matter).
+	if k.res.Events, err = kt.Events(ctx); err != nil && events {
+		return out, fmt.Errorf("kernel: %w", err)
+	}
+	st := second(k.res)
 	defer st.Close()
-	if out.Sim, err = rtnl.Run(ctx, st, reqs, show, nil); err != nil {
-		return out, fmt.Errorf("sim: %w", err)
+	if f, ok := st.(failedTarget); ok {
+		return out, f.err
 	}
-	out.Diff = compare.Errnos(out.Sim.Errors, out.Kernel.Errors)
-	if out.Diff == "" {
-		out.Diff = compare.Links(out.Sim.Links, out.Kernel.Links, FixedMACs, func(string) bool { return false })
+	s, err := apply(ctx, st, reqs, show, what.Checkpoints)
+	if err != nil {
+		return out, fmt.Errorf("%s: %w", sideName(canon), err)
 	}
-	if out.Diff == "" {
-		// Address and route notifications (the loopback's 127.0.0.1
-		// when it comes up) belong to the address model.
-		out.Diff = compare.Events(LinkFamilies(out.Sim.Events), LinkFamilies(out.Kernel.Events))
+	if events {
+		if s.res.Events, err = st.Events(ctx); err != nil {
+			return out, fmt.Errorf("%s: %w", sideName(canon), err)
+		}
 	}
+	if canon != nil {
+		canon(&k)
+		canon(&s)
+	}
+	out.Kernel, out.Sim = k.res, s.res
+	out.At, out.Diff = firstDiff(reqs, what, s, k)
 	return out, nil
+}
+
+func sideName(canon func(*side)) string {
+	if canon != nil {
+		return "second kernel"
+	}
+	return "sim"
+}
+
+// apply is rtnl.Run with the state read at the checkpoints too (and the
+// notifications left to the caller).
+func apply(ctx context.Context, t rtnl.Target, reqs []rtnl.Request, show rtnl.Show, checkpoints []int) (side, error) {
+	s := side{at: map[int]rtnl.State{}}
+	s.res.Errors = []rtnl.LineError{}
+	want := map[int]bool{}
+	for _, c := range checkpoints {
+		want[c] = true
+	}
+	readState := show.Links || show.Addrs || show.Routes || show.FibTrie
+	for i, r := range reqs {
+		if err := ctx.Err(); err != nil {
+			return s, err
+		}
+		if err := t.Apply(ctx, r); err != nil {
+			e := rtnl.LineError{Line: r.Line, Request: r.Text, Errno: rtnl.ErrnoName(rtnl.Errno(err))}
+			if e.Errno == "" {
+				return s, fmt.Errorf("line %d %q: %w", r.Line, r.Text, err) // not a refusal: the target itself failed
+			}
+			if re, ok := err.(*rtnl.Error); ok {
+				e.Message = re.Msg
+			}
+			s.res.Errors = append(s.res.Errors, e)
+		}
+		if readState && want[i+1] && i+1 < len(reqs) {
+			st, err := t.State(ctx, show)
+			if err != nil {
+				return s, err
+			}
+			s.at[i+1] = st
+		}
+	}
+	st, err := t.State(ctx, show)
+	if err != nil {
+		return s, err
+	}
+	s.res.State = st
+	s.at[len(reqs)] = st
+	return s, nil
+}
+
+// firstDiff finds the difference of the earliest request: its errno, its
+// notifications, the state after it.
+func firstDiff(reqs []rtnl.Request, what What, s, k side) (int, string) {
+	type cand struct {
+		req, rank int
+		msg       string
+	}
+	var found []cand
+	if ln := compare.FirstErrnoLine(s.res.Errors, k.res.Errors); ln != 0 {
+		req := 0
+		for i, r := range reqs {
+			if r.Line == ln {
+				req = i + 1
+				break
+			}
+		}
+		found = append(found, cand{req, 0, compare.Errnos(s.res.Errors, k.res.Errors)})
+	}
+	switch {
+	case what.Events:
+		se, ke := s.res.Events, k.res.Events
+		if what.linkEventsOnly {
+			se, ke = LinkFamilies(se), LinkFamilies(ke)
+		}
+		if r, d := compare.FirstEventDiff(se, ke); d != "" {
+			found = append(found, cand{r, 1, d})
+		}
+	case what.EventCounts:
+		if r, d := compare.FirstEventCountDiff(s.res.Events, k.res.Events); d != "" {
+			found = append(found, cand{r, 1, fmt.Sprintf("notification counts of request %d differ: %s", r, d)})
+		}
+	}
+	var at []int
+	for r := range k.at {
+		at = append(at, r)
+	}
+	sort.Ints(at)
+	for _, r := range at {
+		if d := stateDiff(what, s.at[r], k.at[r]); d != "" {
+			where := "at the end"
+			if r < len(reqs) {
+				where = fmt.Sprintf("after request %d (line %d: %s)", r, reqs[r-1].Line, reqs[r-1].Text)
+			}
+			found = append(found, cand{r, 2, where + ": " + d})
+			break
+		}
+	}
+	if len(found) == 0 {
+		return 0, ""
+	}
+	best := found[0]
+	for _, c := range found[1:] {
+		if c.req < best.req || c.req == best.req && c.rank < best.rank {
+			best = c
+		}
+	}
+	return best.req, best.msg
+}
+
+// stateDiff compares what selects of two states.
+func stateDiff(what What, s, k rtnl.State) string {
+	if what.Links {
+		if d := compare.Links(s.Links, k.Links, FixedMACs, func(string) bool { return false }); d != "" {
+			return d
+		}
+	}
+	if what.Addrs {
+		if d := compare.Addrs(s.Addrs, k.Addrs); d != "" {
+			return d
+		}
+	}
+	if what.Routes {
+		if d := compare.Routes(s.Routes, k.Routes); d != "" {
+			return d
+		}
+	}
+	if what.FibTrie {
+		if d := compare.FibTrie(s.FibTrie, k.FibTrie); d != "" {
+			return d
+		}
+	}
+	return ""
 }
 
 // FixedMACs are addresses that compare as they are: the broadcast address
@@ -119,3 +349,76 @@ func KernelMACs(evs []rtnl.Event) sim.MACOracle {
 	}
 	return func(req int, name string) net.HardwareAddr { return macs[key{req, name}] }
 }
+
+// canonMACs renames, in place, every MAC address of a run that is not in
+// FixedMACs to 02:ff:00:00:HH:LL, numbered in order of first appearance:
+// notifications first, then the links of each checkpoint in order.
+func canonMACs(s *side) {
+	fixed := map[string]bool{}
+	for _, f := range FixedMACs {
+		fixed[f] = true
+	}
+	names := map[string]string{}
+	rename := func(a string) string {
+		if a == "" || fixed[a] {
+			return a
+		}
+		if _, err := net.ParseMAC(a); err != nil || len(a) != len("00:00:00:00:00:00") {
+			return a // not an Ethernet address (a loopback's zeros are fixed)
+		}
+		n, ok := names[a]
+		if !ok {
+			v := len(names) + 1
+			n = fmt.Sprintf("02:ff:00:00:%02x:%02x", v>>8&0xff, v&0xff)
+			names[a] = n
+		}
+		return n
+	}
+	link := func(l *rtnl.Link) {
+		l.Address = rename(l.Address)
+		l.Broadcast = rename(l.Broadcast)
+	}
+	for i, e := range s.res.Events {
+		if l, ok := e.Object.(rtnl.Link); ok {
+			link(&l)
+			s.res.Events[i].Object = l
+		}
+	}
+	var at []int
+	for r := range s.at {
+		at = append(at, r)
+	}
+	sort.Ints(at)
+	for _, r := range at {
+		st := s.at[r]
+		st.Links = append([]rtnl.Link(nil), st.Links...)
+		for i := range st.Links {
+			link(&st.Links[i])
+		}
+		addrs := append([]rtnl.LinkAddrs(nil), st.Addrs...)
+		for i := range addrs {
+			link(&addrs[i].Link)
+		}
+		st.Addrs = addrs
+		s.at[r] = st
+	}
+	s.res.State = s.at[maxKey(s.at)]
+}
+
+func maxKey(m map[int]rtnl.State) int {
+	k := 0
+	for r := range m {
+		k = max(k, r)
+	}
+	return k
+}
+
+// failedTarget stands for a second target that could not be made.
+type failedTarget struct{ err error }
+
+func (f failedTarget) Apply(context.Context, rtnl.Request) error { return f.err }
+func (f failedTarget) State(context.Context, rtnl.Show) (rtnl.State, error) {
+	return rtnl.State{}, f.err
+}
+func (f failedTarget) Events(context.Context) ([]rtnl.Event, error) { return nil, f.err }
+func (f failedTarget) Close() error                                 { return nil }

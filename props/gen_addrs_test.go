@@ -1,0 +1,334 @@
+package props
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+)
+
+// Generators of TestSimAddrsRoutesMatchKernel: scripts mixing link,
+// address, route and flush requests over small pools of devices,
+// addresses and prefixes, so that requests meet (an address lands in a
+// subnet another already holds, a route's gateway is on a connected
+// network, a delete finds what it deletes) and miss (the errno paths).
+// Lines are drawn from a PCG seeded by a gopter uint64, like
+// linkScriptGen's; the property shrinks scripts by removing lines.
+
+// Address pools: 10.0.0.0/24 and 10.0.1.0/24 share 10.0.0.0/16, 10.1.0.0
+// and 192.168.7.0 are apart; /16, /25, /31 and /32 lengths make shared and
+// distinct subnets of the same addresses.
+var (
+	arSubnets = []string{"10.0.0", "10.0.0", "10.0.0", "10.0.1", "10.0.1", "10.1.0", "192.168.7"}
+	arHosts   = []string{"1", "1", "2", "2", "3", "4", "129", "255"}
+	arLens    = []string{"24", "24", "24", "24", "16", "16", "25", "32", "31", "8"}
+	// Devices that take addresses: i0 most, lo, rarely a name that is not
+	// there; a bridge and a veth when the script made them.
+	arAddrDevs   = []string{"i0", "i0", "i0", "i0", "i0", "i1", "i1", "i1", "lo", "i2", "nope"}
+	arBridgeDevs = []string{"i0", "i0", "i0", "i0", "i1", "i1", "br0", "br0", "v0", "lo", "i2"}
+	arRouteDst   = []string{"172.16.0.0/12", "172.16.5.0/24", "10.9.0.0/16", "default", "203.0.113.0/24",
+		"198.51.100.7", "10.0.0.0/24", "10.0.0.128/25", "10.0.0.1", "192.168.7.0/24", "10.0.0.0/16"}
+	arRouteTypes = []string{"", "", "", "", "blackhole ", "unreachable ", "prohibit ", "local "}
+	arTables     = []string{"", "", "", " table 100", " table 100", " table local", " table main"}
+	arNexthops   = []string{" via 10.0.0.5", " via 10.0.0.5", " dev i0", " dev i0", " dev i1", " via 10.0.1.9 dev i0",
+		" via 192.168.7.254", " via 10.0.0.5 dev i1", " dev lo", "", " via 10.0.0.1"}
+	arRouteExtra = []string{"", "", "", " metric 10", " metric 20", " proto static", " scope link", " scope host",
+		" src 10.0.0.1", " src 10.0.0.2", " src 10.0.1.1", " metric 10 proto static"}
+	arPromoteKeys = []string{"i0", "i0", "i0", "i1", "all", "all", "default", "br0", "nope"}
+)
+
+// arAddrLine makes an addr add or del line.
+func arAddrLine(r *rand.Rand, verb string, bridged bool) string {
+	dev := pick(r, arAddrDevs)
+	if bridged {
+		dev = pick(r, arBridgeDevs)
+	}
+	local := pick(r, arSubnets) + "." + pick(r, arHosts)
+	if dev == "lo" && r.IntN(2) == 0 {
+		local = "127.0.0." + pick(r, []string{"1", "2", "3"})
+	}
+	var b strings.Builder
+	b.WriteString("addr " + verb + " ")
+	if r.IntN(20) == 0 {
+		// A point-to-point address: local with a peer prefix.
+		fmt.Fprintf(&b, "%s peer 10.9.0.%d/30", local, 4*(1+r.IntN(2))+1)
+	} else if verb == "del" && r.IntN(16) == 0 {
+		b.WriteString(local) // no length: /32, which matches only a /32
+	} else {
+		b.WriteString(local + "/" + pick(r, arLens))
+	}
+	if verb == "add" {
+		switch r.IntN(8) {
+		case 0:
+			b.WriteString(" brd +")
+		case 1:
+			b.WriteString(" broadcast 10.0.255.7")
+		}
+		switch r.IntN(12) {
+		case 0:
+			b.WriteString(" scope host")
+		case 1:
+			b.WriteString(" scope link")
+		}
+		if r.IntN(12) == 0 {
+			b.WriteString(" noprefixroute")
+		}
+	}
+	if dev != "nope" && r.IntN(5) == 0 {
+		b.WriteString(" label " + dev + pick(r, []string{":1", ":1", ":2", ""}))
+	}
+	b.WriteString(" dev " + dev)
+	return b.String()
+}
+
+// arRouteLine makes a route add, replace, append, prepend or del line.
+func arRouteLine(r *rand.Rand) string {
+	verb := pick(r, []string{"add", "add", "add", "replace", "append", "prepend", "del", "del"})
+	typ := pick(r, arRouteTypes)
+	dst := pick(r, arRouteDst)
+	if typ == "local " && r.IntN(2) == 0 {
+		dst = pick(r, []string{"10.5.5.5", "10.0.0.1", "10.0.0.7"})
+	}
+	var nh string
+	switch {
+	case typ == "" || typ == "local ":
+		nh = pick(r, arNexthops)
+		if typ == "local " {
+			nh = pick(r, []string{" dev i0", " dev i1", " dev lo", ""})
+		}
+	case r.IntN(8) == 0:
+		nh = " dev i0" // a device on a blackhole: EINVAL
+	}
+	tbl := pick(r, arTables)
+	extra := pick(r, arRouteExtra)
+	if verb == "del" {
+		switch r.IntN(4) {
+		case 0: // the bare prefix: any type, table main
+			return "route del " + dst
+		case 1:
+			return "route del " + typ + dst + tbl
+		}
+	}
+	return fmt.Sprintf("route %s %s%s%s%s%s", verb, typ, dst, nh, tbl, extra)
+}
+
+// arFlushLine makes an addr or route flush line.
+func arFlushLine(r *rand.Rand) string {
+	if r.IntN(2) == 0 {
+		return pick(r, []string{"addr flush dev i0", "addr flush dev i0", "addr flush dev i1", "addr flush dev i0 to 10.0.0.0/16",
+			"addr flush dev i0 to 10.0.0.2/32", "addr flush dev i0 label i0:*", "addr flush dev i1 label i1", "addr flush dev lo",
+			"addr flush dev br0", "addr flush dev nope"})
+	}
+	return pick(r, []string{"route flush dev i0", "route flush table 100", "route flush table all proto static",
+		"route flush root 172.16.0.0/12", "route flush table main", "route flush 10.9.0.0/16", "route flush table local",
+		"route flush table all", "route flush dev i1 table all", "route flush root 10.0.0.0/8 table all"})
+}
+
+// arLinkLine makes a link request that changes what addresses and routes
+// see: up and down (routes through the device come and go), an mtu below
+// 68 (the in_device goes, and its addresses with it) and back, a new name
+// (labels follow it), deletion and re-creation, a bridge port.
+func arLinkLine(r *rand.Rand) string {
+	dev := pick(r, []string{"i0", "i0", "i1", "i1", "lo", "br0", "v0", "i2"})
+	switch r.IntN(16) {
+	case 0, 1, 2, 3:
+		return "link set " + dev + " up"
+	case 4, 5:
+		return "link set " + dev + " down"
+	case 6:
+		return "link set " + pick(r, []string{"i0", "i1", "br0"}) + " mtu 60"
+	case 7:
+		return "link set " + pick(r, []string{"i0", "i1", "br0"}) + " mtu " + pick(r, []string{"1500", "1400"})
+	case 8:
+		return pick(r, []string{"link set i1 name i3", "link set i3 name i1", "link set i0 name i2", "link set i2 name i0"})
+	case 9, 10:
+		return "link del " + pick(r, []string{"i1", "i1", "i2", "i0", "v0", "br0"})
+	case 11, 12:
+		return "link add " + pick(r, []string{"i1", "i2", "i2"}) + pick(r, []string{"", " up"}) + " type ifb"
+	case 13:
+		return "link set " + pick(r, []string{"i1", "v1"}) + " master br0"
+	case 14:
+		return "link set " + pick(r, []string{"i1", "v1"}) + " nomaster"
+	default:
+		return fmt.Sprintf("sysctl net.ipv4.conf.%s.promote_secondaries=%d", pick(r, arPromoteKeys), r.IntN(2))
+	}
+}
+
+// arLine makes one body line of a script; bridged says whether the
+// script made br0 and v0.
+func arLine(r *rand.Rand, bridged bool) string {
+	switch n := r.IntN(100); {
+	case n < 22:
+		return arAddrLine(r, "add", bridged)
+	case n < 30:
+		// A secondary of the prologue's 10.0.0.1/24 (or, once that is
+		// gone, one more address of its subnet).
+		return fmt.Sprintf("addr add 10.0.0.%d/24%s dev i0", 2+r.IntN(5), pick(r, []string{"", "", " label i0:1", " label i0:2"}))
+	case n < 36:
+		return arAddrLine(r, "del", bridged)
+	case n < 40:
+		// The subnet's primary most often: with promote_secondaries
+		// on, a secondary takes its place.
+		return fmt.Sprintf("addr del 10.0.0.%s/24 dev i0", pick(r, []string{"1", "1", "2", "3"}))
+	case n < 45:
+		return fmt.Sprintf("sysctl net.ipv4.conf.%s.promote_secondaries=%d", pick(r, arPromoteKeys), r.IntN(2))
+	case n < 77:
+		return arRouteLine(r)
+	case n < 84:
+		return arFlushLine(r)
+	default:
+		return arLinkLine(r)
+	}
+}
+
+// arPrologue is how a script starts: two ifb devices, i0 up with an
+// address, the loopback up or not, i0's promote_secondaries; one script in
+// four also has a bridge br0 (up) with the veth v0 as its port and an
+// address, which costs the kernel about 150 ms more.
+func arPrologue(r *rand.Rand) (lines []string, bridged bool) {
+	lines = []string{"link add i0 type ifb", "link add i1 type ifb", "link set i0 up", "addr add 10.0.0.1/24 dev i0"}
+	if r.IntN(2) == 0 {
+		lines = append(lines, "link set lo up")
+	}
+	if bridged = r.IntN(4) == 0; bridged {
+		lines = append(lines, "link add v0 type veth peer name v1", "link add br0 address 02:00:00:00:00:42 type bridge", "link set v0 master br0",
+			"link set br0 up", "link set v0 up", "link set v1 up", "addr add 192.168.7.1/24 dev br0")
+	}
+	lines = append(lines, fmt.Sprintf("sysctl net.ipv4.conf.i0.promote_secondaries=%d", r.IntN(2)))
+	return lines, bridged
+}
+
+// addrRouteScriptGen makes scripts of a prologue and minLen..maxLen body
+// lines, as line slices.
+func addrRouteScriptGen(minLen, maxLen int) gopter.Gen {
+	return gen.SliceOfN(maxLen+1, gen.UInt64()).Map(func(vs []uint64) []string {
+		r := rand.New(rand.NewPCG(vs[0], vs[0]>>7|1))
+		n := minLen + r.IntN(maxLen-minLen+1)
+		lines, bridged := arPrologue(r)
+		for _, v := range vs[1 : n+1] {
+			lines = append(lines, arLine(rand.New(rand.NewPCG(v, v>>7)), bridged))
+		}
+		return lines
+	})
+}
+
+// bigCase is one of the property's scripts with thousands of addresses.
+type bigCase struct {
+	Name string
+	// Lines is the script; Block is the 1-based request number of its
+	// last block address, a checkpoint.
+	Lines []string
+	Block int
+	// Events is how the notifications compare: "all", "counts" or
+	// "none".
+	Events string
+}
+
+// bigCases makes the property's large scripts from r: a block of
+// addresses in 10.0.0.0/8 on i0 (one primary, the rest secondaries; in a
+// random order of distinct hosts), a few random lines around it, then the
+// addresses go by a flush or by deletes. Kinds, in this order:
+//
+//  1. promote 0, 2000..2500 addresses, flush: everything compared.
+//  2. promote 1, 1000 addresses, flush: the kernel re-adds the local route
+//     of every remaining secondary at each promotion, about N^2 = 10^6
+//     route notifications, more than the kernel target's event socket
+//     holds (it overflows near 650,000), and about 10 s of kernel time:
+//     notifications are not compared, the rest is.
+//  3. promote 1, 250..350 addresses, flush: everything compared, every
+//     notification of the N^2 too.
+//  4. promote 1, 1000..1200 addresses deleted one by one in a random
+//     order (a promotion whenever the primary goes): everything compared.
+//  5. promote 0, 1000..1200 addresses deleted in the order added (the
+//     first takes all the others with it; the rest are EADDRNOTAVAIL):
+//     everything compared.
+//  6. 1000..1200 addresses over 10.0.0.0/8, /16 and /24 subnets of i0 and
+//     i1 with promote 0 or 1, then the devices go down, lose their
+//     in_device (mtu 60) or go, with flushes by prefix: everything
+//     compared.
+func bigCases(r *rand.Rand) []bigCase {
+	hosts := func(n int) []string {
+		seen := map[uint32]bool{}
+		var out []string
+		for len(out) < n {
+			v := r.Uint32() & 0xffffff
+			if v&0xff == 0 || v&0xff == 0xff || v == 1 || seen[v] {
+				continue
+			}
+			seen[v] = true
+			out = append(out, fmt.Sprintf("10.%d.%d.%d", v>>16, v>>8&0xff, v&0xff))
+		}
+		return out
+	}
+	some := func(n int) []string {
+		var out []string
+		for range n {
+			out = append(out, arLine(r, false))
+		}
+		return out
+	}
+	start := func(promote int) []string {
+		lines := []string{"link add i0 type ifb", "link add i1 type ifb", fmt.Sprintf("sysctl net.ipv4.conf.i0.promote_secondaries=%d", promote)}
+		if r.IntN(3) > 0 {
+			lines = append(lines, "link set i0 up")
+		}
+		if r.IntN(2) == 0 {
+			lines = append(lines, "link set lo up")
+		}
+		return append(lines, some(r.IntN(6))...)
+	}
+	block := func(lines []string, hs []string, plen string) ([]string, int) {
+		for _, h := range hs {
+			lines = append(lines, "addr add "+h+"/"+plen+" dev i0")
+		}
+		return lines, len(lines)
+	}
+	flush := func(lines []string) []string {
+		lines = append(lines, some(r.IntN(4))...)
+		lines = append(lines, "addr flush dev i0")
+		return append(lines, some(r.IntN(4))...)
+	}
+	var out []bigCase
+	// 1.
+	l, b := block(start(0), hosts(2000+r.IntN(501)), "8")
+	out = append(out, bigCase{Name: "promote 0, flush", Lines: flush(l), Block: b, Events: "all"})
+	// 2.
+	l, b = block(start(1), hosts(1000), "8")
+	out = append(out, bigCase{Name: "promote 1, flush of 1000", Lines: flush(l), Block: b, Events: "none"})
+	// 3.
+	l, b = block(start(1), hosts(250+r.IntN(101)), "8")
+	out = append(out, bigCase{Name: "promote 1, flush", Lines: flush(l), Block: b, Events: "all"})
+	// 4.
+	hs := hosts(1000 + r.IntN(201))
+	l, b = block(start(1), hs, "8")
+	l = append(l, some(r.IntN(4))...)
+	for _, i := range r.Perm(len(hs)) {
+		l = append(l, "addr del "+hs[i]+"/8 dev i0")
+	}
+	out = append(out, bigCase{Name: "promote 1, deletes in random order", Lines: append(l, some(r.IntN(4))...), Block: b, Events: "all"})
+	// 5.
+	hs = hosts(1000 + r.IntN(201))
+	l, b = block(start(0), hs, "8")
+	for _, h := range hs {
+		l = append(l, "addr del "+h+"/8 dev i0")
+	}
+	out = append(out, bigCase{Name: "promote 0, deletes in order", Lines: append(l, some(r.IntN(4))...), Block: b, Events: "all"})
+	// 6.
+	l = start(r.IntN(2))
+	l = append(l, "link set i1 up", fmt.Sprintf("sysctl net.ipv4.conf.i1.promote_secondaries=%d", r.IntN(2)))
+	for _, h := range hosts(1000 + r.IntN(201)) {
+		dev := pick(r, []string{"i0", "i0", "i1"})
+		l = append(l, "addr add "+h+"/"+pick(r, []string{"8", "16", "16", "24", "24", "24"})+" dev "+dev)
+	}
+	b = len(l)
+	for range 3 + r.IntN(4) {
+		l = append(l, pick(r, []string{"link set i0 down", "link set i1 down", "link set i0 up", "link set i1 up",
+			"link set i1 mtu 60", "link del i1", "addr flush dev i0 to 10.0.0.0/9", "addr flush dev i1 to 10.128.0.0/9",
+			"route flush table local", "route flush dev i0 table all", "sysctl net.ipv4.conf.all.promote_secondaries=1"}))
+		l = append(l, some(r.IntN(3))...)
+	}
+	out = append(out, bigCase{Name: "subnets of two devices, taken down and away", Lines: append(l, "addr flush dev i0"), Block: b, Events: "all"})
+	return out
+}
