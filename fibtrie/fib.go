@@ -184,7 +184,7 @@ func (f *FIB) LookupTOS(tableID uint32, dst uint32, tos uint8) *Alias {
 	if tb == nil {
 		return nil
 	}
-	return tb.t.lookup(dst, tos)
+	return tb.t.lookupFlow(Flow{Dst: dst, TOS: tos})
 }
 
 // FlushTable is fib_table_flush for one table: it removes the table's aliases
@@ -197,18 +197,12 @@ func (f *FIB) FlushTable(tableID uint32, dead func(*Alias) bool, flushAll bool) 
 	if tb == nil {
 		return 0
 	}
-	return tb.t.flush(tb.id, dead, flushAll)
+	return tb.t.flushEach(tb.id, dead, flushAll, nil)
 }
 
 // Flush is fib_flush: FlushTable over every table in hash order (so the
 // merged trie is walked twice, once for main and once for local).
-func (f *FIB) Flush(dead func(*Alias) bool) int {
-	n := 0
-	for _, tb := range f.tables() {
-		n += tb.t.flush(tb.id, dead, false)
-	}
-	return n
-}
+func (f *FIB) Flush(dead func(*Alias) bool) int { return f.FlushEach(dead, nil) }
 
 // MarkDead sets Alias.Dead on every alias for which pred is true, as
 // fib_sync_down_dev marks the nexthops of a departing device, and returns

@@ -32,8 +32,8 @@ func (f *FIB) NewTable(id uint32) { f.newTable(id) }
 // HasTable is fib_get_table != NULL.
 func (f *FIB) HasTable(id uint32) bool { return f.getTable(id) != nil }
 
-// FlushEach is Flush (fib_flush) calling removed for every alias it
-// frees, in the order fib_table_flush frees them: tables in hash order,
+// FlushEach is fib_flush (Flush) calling removed, when not nil, for every
+// alias it frees, in the order fib_table_flush frees them: tables in hash order,
 // each trie's leaves from the highest key down, a leaf's aliases in list
 // order. The kernel notifies (RTM_DELROUTE) the freed routes whose
 // fib_info lost its prefsrc (fib_sync_down_addr), in that order.

@@ -600,19 +600,13 @@ func prefixMismatch(key uint32, n *node) uint32 {
 	return (key ^ p) & (p | -p)
 }
 
-// lookup is fib_table_lookup: descend to the longest candidate, then
-// backtrack by clearing the lowest set bit of the child index, one level at
-// a time, until a leaf alias covers key. Aliases with a tos match only that
-// tos; dead aliases are skipped; error types are returned (the caller
-// rejects).
-func (t *trie) lookup(key uint32, tos uint8) *Alias {
-	return t.lookupFlow(Flow{Dst: key, TOS: tos})
-}
-
-// lookupFlow is lookup for a flow that also names a scope (aliases of a
-// narrower scope are passed over before the error-type check, as
-// fib_table_lookup does) and an output device (fib_lookup_good_nhc:
-// aliases through another device are passed over after it).
+// lookupFlow is fib_table_lookup: descend to the longest candidate, then
+// backtrack by clearing the lowest set bit of the child index, one level
+// at a time, until a leaf alias covers fl.Dst. Aliases with a tos match
+// only that tos; aliases of a scope narrower than fl.Scope are passed over
+// before the error-type check; error types are returned (the caller
+// rejects); dead aliases, and with fl.OIF those through another device
+// (fib_lookup_good_nhc), are passed over after it.
 func (t *trie) lookupFlow(fl Flow) *Alias {
 	key, tos := fl.Dst, fl.TOS
 	c := t.c()
@@ -707,19 +701,16 @@ func (t *trie) lookupFlow(fl Flow) *Alias {
 	}
 }
 
-// flush is fib_table_flush: drop the aliases of table tb that are dead
-// (or error routes too when the namespace goes away). The 4.2-rc3 profile
-// also pulls the suffix of every surviving leaf, the seed 003 regression.
-func (t *trie) flush(tb uint32, dead func(*Alias) bool, flushAll bool) int {
-	return t.flushEach(tb, dead, flushAll, nil)
-}
-
-// flushEach is flush calling removed (when not nil) for each alias it
-// frees, in the order it frees them.
+// flushEach is fib_table_flush: drop the aliases of table tb that are
+// dead (or live error routes too when the namespace goes away), calling
+// removed (when not nil) for each alias it frees, in the order it frees
+// them. The 4.2-rc3 profile also pulls the suffix of every surviving
+// leaf, the seed 003 regression.
 func (t *trie) flushEach(tb uint32, dead func(*Alias) bool, flushAll bool, removed func(*Alias)) int {
 	keep := func(fa *Alias) bool {
 		// A dead alias goes, error type or not (an error route dies only
-		// with its prefsrc, fib_sync_down_addr: this kernel flushes it);
+		// with its prefsrc, fib_sync_down_addr: this kernel flushes it, as
+		// kernel.TestKernelFlushesDeadErrorRoutes checks);
 		// a live error route goes only with the namespace.
 		isDead := fa.Dead || (dead != nil && dead(fa))
 		k := fa.Table != tb || (!isDead && (!flushAll || !fa.Type.IsError()))

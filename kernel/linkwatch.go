@@ -55,6 +55,9 @@ func (t *Target) syncLinkwatch() error {
 // request. It reads with MSG_DONTWAIT until the queue is empty: a read
 // deadline would also end a read whose goroutine merely ran late.
 func (t *Target) drainEvents() int {
+	if t.evClosed {
+		return 0
+	}
 	raw, err := t.ev.SyscallConn()
 	if err != nil {
 		t.setEvErr(err)

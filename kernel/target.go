@@ -53,6 +53,8 @@ type Target struct {
 	names     map[int32]string // ifindex -> name, as the events told it
 	flags     map[int32]uint32 // ifindex -> ifi_flags, likewise
 	evDone    chan struct{}
+	evClosed  bool // set by CloseEvents
+	evOnce    sync.Once
 	closeOnce sync.Once
 }
 
@@ -158,12 +160,23 @@ func (t *Target) NetnsPath() string { return t.ns.path }
 // NetnsInode identifies the namespace.
 func (t *Target) NetnsInode() uint64 { return t.ns.inode }
 
+// CloseEvents closes the notification subscription and waits for its
+// reader: from then on no socket of the target is joined to a multicast
+// group, as when a lone `ip` command runs. Requests, State and Events go
+// on working; Events returns the notifications seen before the close.
+func (t *Target) CloseEvents() {
+	t.evOnce.Do(func() {
+		t.ev.Close()
+		<-t.evDone
+		t.evClosed = true
+	})
+}
+
 // Close releases the sockets and the namespace.
 func (t *Target) Close() error {
 	t.closeOnce.Do(func() {
 		t.req.Close()
-		t.ev.Close()
-		<-t.evDone
+		t.CloseEvents()
 		t.ns.close()
 	})
 	return nil

@@ -2,6 +2,9 @@ package props
 
 import (
 	"os"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -37,4 +40,75 @@ func gopterParams(t *testing.T, n int) *gopter.TestParameters {
 func report(t *testing.T, props *gopter.Properties) {
 	t.Helper()
 	props.TestingRun(t, gopter.ConsoleReporter(false))
+}
+
+// envInt is the integer in the environment variable name, def when it is
+// unset; the test fails when it is not a number >= least.
+func envInt(t *testing.T, name string, def, least int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < least {
+		t.Fatalf("%s: want a number >= %d, not %q", name, least, s)
+	}
+	return v
+}
+
+// runBatch runs one on every script of a gopter case's batch, each in its
+// own goroutine (each kernel target has its own namespace), and returns
+// the results in the batch's order.
+func runBatch[T any](batch [][]string, one func(lines []string) T) []T {
+	out := make([]T, len(batch))
+	var wg sync.WaitGroup
+	for i, lines := range batch {
+		wg.Go(func() { out[i] = one(lines) })
+	}
+	wg.Wait()
+	return out
+}
+
+// shrinkLines removes the lines of a failing script one at a time, last
+// first, keeping each removal after which fails still reports a failure
+// (non-empty), and returns the shrunk script and its last failure.
+func shrinkLines(lines []string, failure string, fails func(lines []string) string) ([]string, string) {
+	for i := len(lines) - 1; i >= 0; i-- {
+		try := append(append([]string(nil), lines[:i]...), lines[i+1:]...)
+		if f := fails(try); f != "" {
+			lines, failure = try, f
+		}
+	}
+	return lines, failure
+}
+
+// writeScript writes a script, one line each, to a new file made by
+// os.CreateTemp("", pattern) (gopter wraps long label lines; the file
+// replays as it is) and returns its name, "" when it could not.
+func writeScript(pattern string, lines []string) string {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return ""
+	}
+	_, _ = f.WriteString(strings.Join(lines, "\n") + "\n")
+	_ = f.Close()
+	return f.Name()
+}
+
+// replayLines is the script a replay test runs: the lines of the file
+// named by the environment variable name. The test is skipped without
+// it, and needs the kernel.
+func replayLines(t *testing.T, name string) []string {
+	t.Helper()
+	file := os.Getenv(name)
+	if file == "" {
+		t.Skipf("set %s=FILE to replay a script on both targets", name)
+	}
+	requireKernel(t)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(src), "\n"), "\n")
 }

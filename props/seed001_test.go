@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -26,12 +25,7 @@ import (
 // RTNLSIM_SEED001_REPEATS sets the runs per size (3).
 func TestKernelSeed001Prediction(t *testing.T) {
 	requireKernel(t)
-	repeats := 3
-	if s := os.Getenv("RTNLSIM_SEED001_REPEATS"); s != "" {
-		if _, err := fmt.Sscan(s, &repeats); err != nil || repeats < 1 {
-			t.Fatalf("RTNLSIM_SEED001_REPEATS: want a number >= 1, not %q", s)
-		}
-	}
+	repeats := envInt(t, "RTNLSIM_SEED001_REPEATS", 3, 1)
 	ctx := context.Background()
 	fitSizes := map[int]bool{500: true, 2000: true}
 	var fit, check []sim.Seed001Measured

@@ -74,7 +74,7 @@ import (
 // difference is in the test's log.
 func TestSimAddrsRoutesMatchKernel(t *testing.T) {
 	requireKernel(t)
-	batches := arEnvInt(t, "RTNLSIM_SIM_ADDRS_BATCHES", 32)
+	batches := envInt(t, "RTNLSIM_SIM_ADDRS_BATCHES", 32, 0)
 	params := gopterParams(t, batches)
 	params.MaxShrinkCount = 0 // shrinkScript shrinks; gopter would rerun whole batches
 	st := newArStats()
@@ -89,16 +89,7 @@ func TestSimAddrsRoutesMatchKernel(t *testing.T) {
 	props := gopter.NewProperties(params)
 	props.Property("sim and kernel agree on errnos, links, addresses, routes, fib_trie and notifications",
 		prop.ForAll(func(batch [][]string) string {
-			fails := make([]*arFail, len(batch))
-			var wg sync.WaitGroup
-			for i, lines := range batch {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					fails[i] = arCase(lines, arSmallMode(lines), st)
-				}()
-			}
-			wg.Wait()
+			fails := runBatch(batch, func(lines []string) *arFail { return arCase(lines, arSmallMode(lines), st) })
 			for i, f := range fails {
 				if f != nil {
 					// gopter wraps its labels: the whole message goes
@@ -157,16 +148,7 @@ func TestSimAddrsRoutesMatchKernel(t *testing.T) {
 // RTNLSIM_SIM_ADDRS_EVENTS=counts or none compares the notifications as a
 // big case does).
 func TestSimAddrsRoutesReplay(t *testing.T) {
-	file := os.Getenv("RTNLSIM_SIM_ADDRS_SCRIPT")
-	if file == "" {
-		t.Skip("set RTNLSIM_SIM_ADDRS_SCRIPT=FILE to replay a script on both targets")
-	}
-	requireKernel(t)
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")
+	lines := replayLines(t, "RTNLSIM_SIM_ADDRS_SCRIPT")
 	m := arSmallMode(lines)
 	if e := os.Getenv("RTNLSIM_SIM_ADDRS_EVENTS"); e != "" {
 		m.events = e
@@ -184,7 +166,7 @@ func TestSimAddrsRoutesReplay(t *testing.T) {
 // RTNLSIM_KERNEL_ADDRS_SCRIPTS runs more.
 func TestKernelAddrsRoutesDeterministic(t *testing.T) {
 	requireKernel(t)
-	n := arEnvInt(t, "RTNLSIM_KERNEL_ADDRS_SCRIPTS", 16)
+	n := envInt(t, "RTNLSIM_KERNEL_ADDRS_SCRIPTS", 16, 0)
 	seed := testseed.Get(t, 20261130)
 	g := addrRouteScriptGen(10, 30)
 	params := gopter.DefaultGenParameters()
@@ -233,19 +215,6 @@ func TestKernelAddrsRoutesDeterministic(t *testing.T) {
 			t.Errorf("two kernels differ:\n%s\nscript:\n%s", f, strings.Join(scripts[i], "\n"))
 		}
 	}
-}
-
-func arEnvInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 0 {
-		t.Fatalf("%s: want a number >= 0, not %q", name, s)
-	}
-	return v
 }
 
 // arMode is how a script compares: its notifications ("all", "counts",
@@ -429,10 +398,7 @@ func shrinkScript(lines []string, fail *arFail, m arMode, st *arStats) (msg, fil
 	if time.Now().After(deadline) {
 		msg += fmt.Sprintf("\n(shrinking stopped after %v)", budget)
 	}
-	if f, err := os.CreateTemp("", "rtnlsim-counterexample-*.ip"); err == nil {
-		_, _ = f.WriteString(strings.Join(lines, "\n") + "\n")
-		_ = f.Close()
-		file = f.Name()
+	if file = writeScript("rtnlsim-counterexample-*.ip", lines); file != "" {
 		msg += fmt.Sprintf("\nthe script is in %s: rtnlsim diff %s%s", file, m.showFlag(), file)
 	}
 	return "shrunk: " + msg, file

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,22 +36,8 @@ import (
 // RTNLSIM_SIM_LINKS_MAXLEN the longest script (28 lines after the prologue).
 func TestSimLinksMatchKernel(t *testing.T) {
 	requireKernel(t)
-	batches := 48
-	if s := os.Getenv("RTNLSIM_SIM_LINKS_BATCHES"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("RTNLSIM_SIM_LINKS_BATCHES: %v", err)
-		}
-		batches = v
-	}
-	maxLen := 28
-	if s := os.Getenv("RTNLSIM_SIM_LINKS_MAXLEN"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v < 8 {
-			t.Fatalf("RTNLSIM_SIM_LINKS_MAXLEN: want a number >= 8, not %q", s)
-		}
-		maxLen = v
-	}
+	batches := envInt(t, "RTNLSIM_SIM_LINKS_BATCHES", 48, 0)
+	maxLen := envInt(t, "RTNLSIM_SIM_LINKS_MAXLEN", 28, 8)
 	params := gopterParams(t, batches)
 	// The property shrinks a failing script itself (shrinkLinkScript):
 	// gopter's shrinking of a batch would rerun whole batches.
@@ -63,16 +47,7 @@ func TestSimLinksMatchKernel(t *testing.T) {
 	seen := map[string]int{}
 	scripts := 0
 	props.Property("sim and kernel agree on errnos and links", prop.ForAll(func(batch [][]string) string {
-		fails := make([]string, len(batch))
-		var wg sync.WaitGroup
-		for i, lines := range batch {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				fails[i] = simLinksCase(lines, seen, &mu)
-			}()
-		}
-		wg.Wait()
+		fails := runBatch(batch, func(lines []string) string { return simLinksCase(lines, seen, &mu) })
 		mu.Lock()
 		scripts += len(batch)
 		mu.Unlock()
@@ -227,18 +202,9 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 // last first, keeping each removal after which the script still fails, and
 // returns the last failure, which holds the shrunk script.
 func shrinkLinkScript(lines []string, failure string, seen map[string]int, mu *sync.Mutex) string {
-	for i := len(lines) - 1; i >= 0; i-- {
-		try := append(append([]string(nil), lines[:i]...), lines[i+1:]...)
-		if f := simLinksCase(try, seen, mu); f != "" {
-			lines, failure = try, f
-		}
-	}
-	// gopter wraps long label lines, so the script also goes to a file
-	// that replays as it is.
-	if f, err := os.CreateTemp("", "rtnlsim-counterexample-*.ip"); err == nil {
-		_, _ = f.WriteString(strings.Join(lines, "\n") + "\n")
-		_ = f.Close()
-		failure += "\nthe script is in " + f.Name() + ": rtnlsim diff " + f.Name()
+	lines, failure = shrinkLines(lines, failure, func(try []string) string { return simLinksCase(try, seen, mu) })
+	if file := writeScript("rtnlsim-counterexample-*.ip", lines); file != "" {
+		failure += "\nthe script is in " + file + ": rtnlsim diff " + file
 	}
 	return "shrunk: " + failure
 }
@@ -303,17 +269,8 @@ func simLinksCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 // without it): the way to replay a shrunk counterexample with the kernel's
 // linkwatch given time to settle.
 func TestSimLinksReplay(t *testing.T) {
-	file := os.Getenv("RTNLSIM_SIM_LINKS_SCRIPT")
-	if file == "" {
-		t.Skip("set RTNLSIM_SIM_LINKS_SCRIPT=FILE to replay a script on both targets")
-	}
-	requireKernel(t)
-	src, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lines := replayLines(t, "RTNLSIM_SIM_LINKS_SCRIPT")
 	var mu sync.Mutex
-	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")
 	if f := simLinksCase(lines, map[string]int{}, &mu); f != "" {
 		t.Fatal(f)
 	}

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,14 +45,7 @@ import (
 // number of batches (of simRoutesBatch scripts).
 func TestSimRoutesMatchKernel(t *testing.T) {
 	requireKernel(t)
-	batches := 13
-	if s := os.Getenv("RTNLSIM_SIM_ROUTES_BATCHES"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("RTNLSIM_SIM_ROUTES_BATCHES: %v", err)
-		}
-		batches = v
-	}
+	batches := envInt(t, "RTNLSIM_SIM_ROUTES_BATCHES", 13, 0)
 	params := gopterParams(t, batches)
 	params.MaxShrinkCount = 0 // shrinkRouteScript shrinks one script, not a batch
 	props := gopter.NewProperties(params)
@@ -61,16 +53,7 @@ func TestSimRoutesMatchKernel(t *testing.T) {
 	seen := map[string]int{}
 	scripts := 0
 	props.Property("sim and kernel agree on errnos, routes and route notifications", prop.ForAll(func(batch [][]string) string {
-		fails := make([]string, len(batch))
-		var wg sync.WaitGroup
-		for i, lines := range batch {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				fails[i] = simRoutesCase(lines, seen, &mu)
-			}()
-		}
-		wg.Wait()
+		fails := runBatch(batch, func(lines []string) string { return simRoutesCase(lines, seen, &mu) })
 		mu.Lock()
 		scripts += len(batch)
 		mu.Unlock()
@@ -224,33 +207,21 @@ func routeScriptGen(minLen, maxLen int) gopter.Gen {
 // last first, keeping each removal after which it still fails, writes the
 // result to a file and returns the last failure.
 func shrinkRouteScript(lines []string, failure string, seen map[string]int, mu *sync.Mutex) string {
-	for i := len(lines) - 1; i >= 0; i-- {
-		try := append(append([]string(nil), lines[:i]...), lines[i+1:]...)
-		if f := simRoutesCase(try, seen, mu); f != "" {
-			lines, failure = try, f
-		}
-	}
-	if f, err := os.CreateTemp("", "rtnlsim-routes-counterexample-*.ip"); err == nil {
-		_, _ = f.WriteString(strings.Join(lines, "\n") + "\n")
-		_ = f.Close()
-		failure += "\nthe script is in " + f.Name() + ": RTNLSIM_SIM_ROUTES_SCRIPT=" + f.Name() +
+	lines, failure = shrinkLines(lines, failure, func(try []string) string { return simRoutesCase(try, seen, mu) })
+	if file := writeScript("rtnlsim-routes-counterexample-*.ip", lines); file != "" {
+		failure += "\nthe script is in " + file + ": RTNLSIM_SIM_ROUTES_SCRIPT=" + file +
 			" go test ./props -run TestSimRoutesReplay"
 	}
 	return "shrunk: " + failure
 }
 
-// routeEvents keeps the IPv4 route notifications. The kernel target
-// names a notification's device from the link notifications it saw, and
-// lo (ifindex 1) was made before its subscription: it shows as "if1",
-// which is renamed here.
+// routeEvents keeps the IPv4 route notifications. (The kernel target
+// names lo, made before its subscription, from the link dump it starts
+// with, so the sides name devices alike.)
 func routeEvents(evs []rtnl.Event) []rtnl.Event {
 	var out []rtnl.Event
 	for _, e := range evs {
-		if r, ok := e.Object.(rtnl.RouteEntry); ok && e.Family == "inet" {
-			if r.Dev == "if1" {
-				r.Dev = "lo"
-				e.Object = r
-			}
+		if _, ok := e.Object.(rtnl.RouteEntry); ok && e.Family == "inet" {
 			out = append(out, e)
 		}
 	}
@@ -421,15 +392,8 @@ func simRoutesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 // on both targets and compares them as TestSimRoutesMatchKernel does
 // (skipped without it).
 func TestSimRoutesReplay(t *testing.T) {
-	file := os.Getenv("RTNLSIM_SIM_ROUTES_SCRIPT")
-	if file == "" {
-		t.Skip("set RTNLSIM_SIM_ROUTES_SCRIPT=FILE to replay a script on both targets")
-	}
-	requireKernel(t)
-	src, err := os.ReadFile(file)
-	require.NoError(t, err)
+	lines := replayLines(t, "RTNLSIM_SIM_ROUTES_SCRIPT")
 	var mu sync.Mutex
-	lines := strings.Split(strings.TrimRight(string(src), "\n"), "\n")
 	if f := simRoutesCase(lines, map[string]int{}, &mu); f != "" {
 		t.Fatal(f)
 	}

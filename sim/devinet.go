@@ -52,9 +52,6 @@ type IfaRequest struct {
 	HasLabel   bool
 	Excl       bool // NLM_F_EXCL (newaddr)
 	Replace    bool // NLM_F_REPLACE (newaddr)
-	// Flush is IFA_F_FLUSH on a delete (the seed 001 RFC, +ifa-flush
-	// profile): the address goes without promoting a secondary.
-	Flush bool
 }
 
 // IfaNotice is one RTM_NEWADDR / RTM_DELADDR notification (rtmsg_ifa),
@@ -102,16 +99,18 @@ type InDevice struct {
 	Promote, PromoteAll bool
 	// Dead is in_dev->dead (inetdev_destroy): no promotion.
 	Dead bool
-	// FlushFlag sets IFA_F_FLUSH on the deletes of a Flush, and
-	// FlushOneRequest makes a Flush one request (+ifa-flush profile).
-	FlushFlag, FlushOneRequest bool
+	// IfaFlush is the +ifa-flush profile: a Flush is one request that
+	// deletes without promoting (IFA_F_FLUSH, as the thread suggested).
+	IfaFlush bool
 	// setAll is ipv4_devconf_setall (an address was added: every value
 	// counts as set) and promoteSet a write of the device's own
 	// promote_secondaries: net.ipv4.conf.default no longer reaches it.
 	setAll, promoteSet bool
 
-	head    *Ifaddr // ifa_list
-	Count   DevinetCounters
+	head *Ifaddr // ifa_list
+	// Count is where the work is counted: the list's own counters, or
+	// the namespace's when the list belongs to a sim target's device.
+	Count   *DevinetCounters
 	notices []IfaNotice
 	// hooks, when set, is the rest of the kernel: the notifications go
 	// out through it and the inetaddr chain reaches the FIB (a device of
@@ -134,7 +133,9 @@ type inetHooks interface {
 }
 
 // NewInDevice is inetdev_init's empty list for the device named name.
-func NewInDevice(name string) *InDevice { return &InDevice{Name: name} }
+func NewInDevice(name string) *InDevice {
+	return &InDevice{Name: name, Count: &DevinetCounters{}}
+}
 
 // List returns the addresses in list order.
 func (d *InDevice) List() []*Ifaddr {
@@ -351,7 +352,7 @@ func (d *InDevice) DelAddr(r IfaRequest) error {
 		if r.HasAddress && (r.Prefixlen != ifa.Prefixlen || !inetIfaMatch(r.Address, ifa)) {
 			continue
 		}
-		d.del(ifap, r.Flush)
+		d.del(ifap, false)
 		return nil
 	}
 	return rtnl.Errf(unix.EADDRNOTAVAIL, "ipv4: Address not found")
@@ -482,7 +483,7 @@ const maxFlushRounds = 10
 // primary deleted without promotion takes its secondaries with it), and
 // repeat until a dump matches nothing; EBUSY after 10 rounds.
 func (d *InDevice) Flush(f FlushFilter) error {
-	if d.FlushOneRequest {
+	if d.IfaFlush {
 		return d.flushOneRequest(f)
 	}
 	for round := 0; round < maxFlushRounds; round++ {
@@ -495,7 +496,7 @@ func (d *InDevice) Flush(f FlushFilter) error {
 			}
 			dels = append(dels, IfaRequest{Prefixlen: a.Prefixlen, Scope: a.Scope, Flags: a.Flags,
 				Local: a.Local, HasLocal: a.Local != 0, Address: a.Address, HasAddress: a.Address != 0,
-				Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != "", Flush: d.FlushFlag})
+				Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != ""})
 		}
 		if len(dels) == 0 {
 			return nil

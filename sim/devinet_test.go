@@ -211,7 +211,7 @@ func flushOneSubnet(t *testing.T, n int, promote bool) *InDevice {
 	for i := 1; i <= n; i++ {
 		require.NoError(t, d.NewAddr(IfaRequestOf(rtnl.Addr{Prefix: netip.PrefixFrom(addrOfU32(10<<24|uint32(i)), 8), Dev: "i0"}, true)))
 	}
-	d.Count = DevinetCounters{}
+	*d.Count = DevinetCounters{}
 	d.TakeNotices()
 	require.NoError(t, d.Flush(FlushFilter{}))
 	require.Zero(t, d.Len())

@@ -48,10 +48,20 @@ func (n *Netns) fibRemove(r fibtrie.Route) error {
 	return err
 }
 
-// fibFlush is fib_flush: every table's dead aliases go, silently.
-func (n *Netns) fibFlush() {
+// fibFlush is fib_flush: every table's dead aliases go, silently except
+// those announce says were marked by fib_sync_down_addr (their prefsrc
+// went: pfsrc_removed), each with an RTM_DELROUTE. announce may be nil.
+func (n *Netns) fibFlush(announce func(*fibtrie.Alias) bool) {
 	n.fibCount.Flushes++
-	n.fib.Flush(nil)
+	if announce == nil {
+		n.fib.Flush(nil)
+		return
+	}
+	n.fib.FlushEach(nil, func(a *fibtrie.Alias) {
+		if announce(a) {
+			n.routeEvent("RTM_DELROUTE", a.Route)
+		}
+	})
 }
 
 // fibMagic is fib_magic: a kernel route of an address, in main for a
@@ -244,9 +254,9 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 	}
 	if ok&localOK == 0 {
 		n.fibMagic(false, fibtrie.TypeLocal, ifa.Local, 32, d, prim, 0)
-		// inet_addr_type_dev_table: is the address still local to the
-		// device (another address's local route)?
-		if gone && !n.localOnDev(d, ifa.Local) {
+		// inet_addr_type_dev_table: without l3mdev it is
+		// inet_addr_type_table in the local table, with no device.
+		if gone && n.inetAddrTypeTable(ifa.Local, fibtrie.TableLocal) != fibtrie.TypeLocal {
 			// fib_sync_down_addr: the routes lose their prefsrc
 			// (pfsrc_removed), and the flush announces their removal.
 			pfsrc := map[*fibtrie.Alias]bool{}
@@ -257,25 +267,10 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 				}
 				return false
 			}) > 0 {
-				n.fibCount.Flushes++
-				n.fib.FlushEach(nil, func(a *fibtrie.Alias) {
-					if pfsrc[a] {
-						n.routeEvent("RTM_DELROUTE", a.Route)
-					}
-				})
+				n.fibFlush(func(a *fibtrie.Alias) bool { return pfsrc[a] })
 			}
 		}
 	}
-}
-
-// localOnDev is inet_addr_type_dev_table(net, dev, addr) == RTN_LOCAL: a
-// lookup in the device's local table (the only table without l3mdev)
-// whose result is a local route.
-func (n *Netns) localOnDev(_ *Device, addr uint32) bool {
-	// __inet_dev_addr_type with dev NULL: the device only picks the
-	// table (l3mdev); a local route through any device counts.
-	a := n.fib.Lookup(fibtrie.TableLocal, addr)
-	return a != nil && a.Type == fibtrie.TypeLocal
 }
 
 // fibDisableIP is fib_disable_ip: the device's nexthops die (on
@@ -283,7 +278,7 @@ func (n *Netns) localOnDev(_ *Device, addr uint32) bool {
 // removes them if any died.
 func (n *Netns) fibDisableIP(d *Device, force bool) {
 	if n.fib.SyncDownDev(int(d.Ifindex), force) > 0 {
-		n.fibFlush()
+		n.fibFlush(nil)
 	}
 }
 

@@ -20,7 +20,8 @@ func (n *Netns) inetdevInit(d *Device) {
 	in := NewInDevice(d.Name)
 	in.Promote = n.promoteDefault
 	in.PromoteAll = n.promoteAll
-	in.FlushFlag, in.FlushOneRequest = n.ifaFlush, n.ifaFlush
+	in.IfaFlush = n.ifaFlush
+	in.Count = &n.inetCount
 	in.hooks = d
 	d.in = in
 }
@@ -33,24 +34,7 @@ func (n *Netns) inetdevDestroy(d *Device) {
 		return
 	}
 	d.in.Destroy()
-	n.countInet(d.in)
 	d.in = nil
-}
-
-// countInet moves an address list's work counters to the namespace's.
-func (n *Netns) countInet(in *InDevice) {
-	c := &n.inetCount
-	c.WalkSteps += in.Count.WalkSteps
-	c.Promotions += in.Count.Promotions
-	c.PromoteMoves += in.Count.PromoteMoves
-	c.Notifications += in.Count.Notifications
-	c.NotifierUp += in.Count.NotifierUp
-	c.NotifierDown += in.Count.NotifierDown
-	c.PromoteFibDel += in.Count.PromoteFibDel
-	c.PromoteFibAdd += in.Count.PromoteFibAdd
-	c.FlushRounds += in.Count.FlushRounds
-	c.Requests += in.Count.Requests
-	in.Count = DevinetCounters{}
 }
 
 // inetUp is inetdev_event's NETDEV_UP: the loopback gets 127.0.0.1/8
@@ -65,7 +49,6 @@ func (n *Netns) inetUp(d *Device) {
 			Scope: unix.RT_SCOPE_HOST, Label: d.Name, Flags: unix.IFA_F_PERMANENT}
 		d.in.setAll = true
 		_ = d.in.insert(ifa)
-		n.countInet(d.in)
 	}
 }
 
@@ -172,7 +155,6 @@ func (n *Netns) addrAdd(op rtnl.AddrAdd) error {
 		return err
 	}
 	d.in.setAll = true
-	defer n.countInet(d.in)
 	return d.in.NewAddr(r)
 }
 
@@ -185,7 +167,6 @@ func (n *Netns) addrDel(op rtnl.AddrDel) error {
 	if err != nil {
 		return err
 	}
-	defer n.countInet(d.in)
 	return d.in.DelAddr(IfaRequestOf(op.Addr, false))
 }
 
@@ -204,9 +185,7 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 	if d.in == nil {
 		return nil
 	}
-	in := d.in
-	defer n.countInet(in)
-	return in.Flush(FlushFilter{To: op.To, Label: op.Label})
+	return d.in.Flush(FlushFilter{To: op.To, Label: op.Label})
 }
 
 // Addrs returns `ip -j addr show`: every device in dump order with its

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"net/netip"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
@@ -71,7 +69,7 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 	if r.TOS&0x03 != 0 { // inet_validate_dscp
 		return fibConfig{}, rtnl.Errf(unix.EINVAL, "Invalid dsfield (tos): ECN bits must be 0")
 	}
-	c.Dst, c.Len = ip4(r.Dst.Addr()), uint8(r.Dst.Bits())
+	c.Dst, c.Len = u32Of(r.Dst.Addr()), uint8(r.Dst.Bits())
 	if c.Len < 32 && c.Dst<<c.Len != 0 {
 		return fibConfig{}, rtnl.Errf(unix.EINVAL, "Invalid prefix for given prefix length")
 	}
@@ -87,18 +85,12 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 		c.Priority = *r.Metric
 	}
 	if r.Via.IsValid() {
-		c.Gateway = ip4(r.Via)
+		c.Gateway = u32Of(r.Via)
 	}
 	if r.Src.IsValid() {
-		c.PrefSrc = ip4(r.Src)
+		c.PrefSrc = u32Of(r.Src)
 	}
 	return c, nil
-}
-
-// ip4 is an IPv4 address in host byte order.
-func ip4(a netip.Addr) uint32 {
-	b := a.As4()
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
 
 // routeNew is inet_rtm_newroute: the table is made (fib_new_table, even
@@ -388,7 +380,7 @@ func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) boo
 		if int(r.Len) < bits {
 			return false
 		}
-		if bits > 0 && (r.Dst^ip4(op.Dst.Addr()))>>(32-bits) != 0 {
+		if bits > 0 && (r.Dst^u32Of(op.Dst.Addr()))>>(32-bits) != 0 {
 			return false
 		}
 		if !op.Root && int(r.Len) != bits {

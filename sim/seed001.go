@@ -29,6 +29,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
 )
 
 // Seed001Case is one flush scenario.
@@ -59,42 +60,36 @@ func b2i(b bool) int {
 }
 
 // Seed001Addr is the i-th address of the scenario (0-based): 10.0.0.1,
-// 10.0.0.2, ... in one /8, skipping host parts that end in 0 or 255 so
-// that none is a subnet or broadcast address of a /24 reading.
+// 10.0.0.2, ... in one /8, skipping host parts whose last octet is 0. It
+// panics past the /8's 2^24-2^16 such addresses.
 func Seed001Addr(i int) netip.Prefix {
-	v := uint32(0x0a000000)
-	k := uint32(i)
-	// 254 usable last octets per /24.
-	v |= (k/254)<<8 | (k%254 + 1)
-	return netip.PrefixFrom(addrOfU32(v), 8)
+	h := uint32(i)/255<<8 | (uint32(i)%255 + 1)
+	if h >= 1<<24-1 {
+		panic(fmt.Sprintf("sim: seed 001 address %d does not fit in one /8", i))
+	}
+	return netip.PrefixFrom(addrOfU32(0x0a000000|h), 8)
 }
 
 // Seed001Requests is the scenario as a script: the device, its promote
 // setting, up or not, the N addresses, and the flush as the last request.
 func Seed001Requests(c Seed001Case) []rtnl.Request {
-	lines := []string{"link add i0 type ifb",
-		fmt.Sprintf("sysctl net.ipv4.conf.i0.promote_secondaries=%d", b2i(c.Promote))}
+	var b strings.Builder
+	fmt.Fprintf(&b, "link add i0 type ifb\nsysctl net.ipv4.conf.i0.promote_secondaries=%d\n", b2i(c.Promote))
 	if c.Up {
-		lines = append(lines, "link set i0 up")
-	}
-	var reqs []rtnl.Request
-	for _, l := range lines {
-		reqs = append(reqs, rtnl.Request{Text: l})
-	}
-	reqs[0].Op = rtnl.LinkAdd{Name: "i0", Kind: rtnl.KindIfb}
-	reqs[1].Op = rtnl.Sysctl{Key: "net.ipv4.conf.i0.promote_secondaries", Value: fmt.Sprint(b2i(c.Promote))}
-	if c.Up {
-		up := true
-		reqs[2].Op = rtnl.LinkSet{Dev: "i0", LinkAttrs: rtnl.LinkAttrs{Up: &up}}
+		b.WriteString("link set i0 up\n")
 	}
 	for i := 0; i < c.N; i++ {
-		p := Seed001Addr(i)
-		reqs = append(reqs, rtnl.Request{Text: "addr add " + p.String() + " dev i0",
-			Op: rtnl.AddrAdd{Addr: rtnl.Addr{Prefix: p, Dev: "i0"}}})
+		fmt.Fprintf(&b, "addr add %s dev i0\n", Seed001Addr(i))
 	}
-	reqs = append(reqs, rtnl.Request{Text: "addr flush dev i0", Op: rtnl.AddrFlush{Dev: "i0"}})
-	for i := range reqs {
-		reqs[i].Line = i + 1
+	b.WriteString("addr flush dev i0\n")
+	return mustParse(b.String())
+}
+
+// mustParse parses a script the model generated itself.
+func mustParse(src string) []rtnl.Request {
+	reqs, err := script.ParseString(src)
+	if err != nil {
+		panic("sim: a generated script does not parse: " + err.Error())
 	}
 	return reqs
 }

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/netip"
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
@@ -31,20 +30,11 @@ func Seed003Addr(l int) string {
 
 // Seed003Setup is the seed's tadd-dummy.sh for n devices.
 func Seed003Setup(n int) []rtnl.Request {
-	var reqs []rtnl.Request
-	up := true
+	var b strings.Builder
 	for l := 1; l <= n; l++ {
-		name := fmt.Sprintf("dummy%d", l)
-		p := netip.MustParsePrefix(Seed003Addr(l))
-		reqs = append(reqs,
-			rtnl.Request{Text: "link add dev " + name + " type dummy", Op: rtnl.LinkAdd{Name: name, Kind: rtnl.KindDummy}},
-			rtnl.Request{Text: "addr add " + p.String() + " dev " + name, Op: rtnl.AddrAdd{Addr: rtnl.Addr{Prefix: p, Dev: name}}},
-			rtnl.Request{Text: "link set " + name + " up", Op: rtnl.LinkSet{Dev: name, LinkAttrs: rtnl.LinkAttrs{Up: &up}}})
+		fmt.Fprintf(&b, "link add dev dummy%d type dummy\naddr add %s dev dummy%d\nlink set dummy%d up\n", l, Seed003Addr(l), l, l)
 	}
-	for i := range reqs {
-		reqs[i].Line = i + 1
-	}
-	return reqs
+	return mustParse(b.String())
 }
 
 // Seed003Work is the work of deleting devices in the scenario.

@@ -8,8 +8,9 @@ package differ
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/compare"
@@ -189,40 +190,39 @@ func sideName(canon func(*side)) string {
 // notifications left to the caller).
 func apply(ctx context.Context, t rtnl.Target, reqs []rtnl.Request, show rtnl.Show, checkpoints []int) (side, error) {
 	s := side{at: map[int]rtnl.State{}}
-	s.res.Errors = []rtnl.LineError{}
 	want := map[int]bool{}
 	for _, c := range checkpoints {
 		want[c] = true
 	}
 	readState := show.Links || show.Addrs || show.Routes || show.FibTrie
-	for i, r := range reqs {
-		if err := ctx.Err(); err != nil {
-			return s, err
-		}
-		if err := t.Apply(ctx, r); err != nil {
-			e := rtnl.LineError{Line: r.Line, Request: r.Text, Errno: rtnl.ErrnoName(rtnl.Errno(err))}
-			if e.Errno == "" {
-				return s, fmt.Errorf("line %d %q: %w", r.Line, r.Text, err) // not a refusal: the target itself failed
+	// A checkpoint whose state cannot be read stops the run: rtnl.Run
+	// checks the context before each request.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var stateErr error
+	done := 0
+	res, err := rtnl.Run(ctx, t, reqs, show, func(n, total int) {
+		done = n
+		if readState && want[n] && n < total && stateErr == nil {
+			var st rtnl.State
+			if st, stateErr = t.State(ctx, show); stateErr != nil {
+				stop()
+				return
 			}
-			if re, ok := err.(*rtnl.Error); ok {
-				e.Message = re.Msg
-			}
-			s.res.Errors = append(s.res.Errors, e)
+			s.at[n] = st
 		}
-		if readState && want[i+1] && i+1 < len(reqs) {
-			st, err := t.State(ctx, show)
-			if err != nil {
-				return s, err
-			}
-			s.at[i+1] = st
-		}
-	}
-	st, err := t.State(ctx, show)
-	if err != nil {
+	})
+	s.res = res
+	switch {
+	case stateErr != nil:
+		return s, stateErr
+	case err != nil && ctx.Err() == nil && done < len(reqs):
+		r := reqs[done] // not a refusal: the target itself failed
+		return s, fmt.Errorf("line %d %q: %w", r.Line, r.Text, err)
+	case err != nil:
 		return s, err
 	}
-	s.res.State = st
-	s.at[len(reqs)] = st
+	s.at[len(reqs)] = res.State
 	return s, nil
 }
 
@@ -258,12 +258,7 @@ func firstDiff(reqs []rtnl.Request, what What, s, k side) (int, string) {
 			found = append(found, cand{r, 1, fmt.Sprintf("notification counts of request %d differ: %s", r, d)})
 		}
 	}
-	var at []int
-	for r := range k.at {
-		at = append(at, r)
-	}
-	sort.Ints(at)
-	for _, r := range at {
+	for _, r := range slices.Sorted(maps.Keys(k.at)) {
 		if d := stateDiff(what, s.at[r], k.at[r]); d != "" {
 			where := "at the end"
 			if r < len(reqs) {
@@ -384,11 +379,7 @@ func canonMACs(s *side) {
 			s.res.Events[i].Object = l
 		}
 	}
-	var at []int
-	for r := range s.at {
-		at = append(at, r)
-	}
-	sort.Ints(at)
+	at := slices.Sorted(maps.Keys(s.at))
 	for _, r := range at {
 		st := s.at[r]
 		st.Links = append([]rtnl.Link(nil), st.Links...)
@@ -402,15 +393,7 @@ func canonMACs(s *side) {
 		st.Addrs = addrs
 		s.at[r] = st
 	}
-	s.res.State = s.at[maxKey(s.at)]
-}
-
-func maxKey(m map[int]rtnl.State) int {
-	k := 0
-	for r := range m {
-		k = max(k, r)
-	}
-	return k
+	s.res.State = s.at[at[len(at)-1]] // the final state (apply)
 }
 
 // failedTarget stands for a second target that could not be made.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // Dev is the device the measurements put their addresses on.
@@ -49,11 +50,10 @@ type Config struct {
 	Promote bool   // net.ipv4.conf.{all,DEV}.promote_secondaries
 	Up      bool   // device brought up before the addresses are added
 	Layout  Layout // OneSlash8 unless said otherwise
-	// Quiet flushes over a socket of its own in the namespace, with the
-	// target (and so its notification subscription) closed first: no
-	// listener is joined to any group while the flush runs, as when
-	// `ip addr flush` runs alone. Without Quiet the flush goes through
-	// the target, whose subscription receives and decodes every
+	// Quiet closes the target's notification subscription
+	// (kernel.Target.CloseEvents) before the flush: no listener is joined
+	// to any group while the flush runs, as when `ip addr flush` runs
+	// alone. Without Quiet the subscription receives and decodes every
 	// notification the flush sends (O(N^2) of them with promotion).
 	Quiet bool
 }
@@ -83,21 +83,19 @@ type Result struct {
 }
 
 // Addrs returns the N prefixes of layout l, in the order they are added.
-// OneSlash8 takes 10.0.0.1, 10.0.0.2, ... skipping host parts whose last
-// octet is 0 and the /8 broadcast; Distinct24 takes 10.a.b.1/24 for the
-// consecutive /24s from 10.0.0.0/24.
+// OneSlash8 is sim.Seed001Addr's sequence (10.0.0.1, 10.0.0.2, ...
+// skipping last octets of 0), so that the model runs the addresses
+// measured; Distinct24 takes 10.a.b.1/24 for the consecutive /24s from
+// 10.0.0.0/24.
 func Addrs(n int, l Layout) ([]netip.Prefix, error) {
 	out := make([]netip.Prefix, 0, n)
 	switch l {
 	case OneSlash8:
-		for h := uint32(1); len(out) < n; h++ {
-			if h >= 1<<24-1 {
-				return nil, fmt.Errorf("kmeasure: %d addresses do not fit in one /8", n)
-			}
-			if h&0xff == 0 {
-				continue
-			}
-			out = append(out, netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(h >> 16), byte(h >> 8), byte(h)}), 8))
+		if n > 255*(1<<16)-1 {
+			return nil, fmt.Errorf("kmeasure: %d addresses do not fit in one /8", n)
+		}
+		for i := 0; i < n; i++ {
+			out = append(out, sim.Seed001Addr(i))
 		}
 	case Distinct24:
 		if n > 1<<16 {
@@ -182,8 +180,9 @@ func Measure(ctx context.Context, c Config) (Result, error) {
 	}
 	res.Setup = time.Since(t0)
 	if c.Quiet {
-		res.Flush, err = quietFlush(kt, c)
-		return res, err
+		// No listener while the flush runs: the subscription goes, the
+		// request socket (and the namespace) stay.
+		kt.CloseEvents()
 	}
 
 	start := time.Now()
@@ -199,6 +198,9 @@ func Measure(ctx context.Context, c Config) (Result, error) {
 	}
 	if got := inetAddrs(st, Dev); got != 0 {
 		return res, fmt.Errorf("kmeasure: %v: %d IPv4 addresses left after the flush", c, got)
+	}
+	if c.Quiet {
+		return res, nil
 	}
 	after, err := kt.Events(ctx)
 	if err != nil {
@@ -226,20 +228,6 @@ func inetAddrs(st rtnl.State, dev string) int {
 		return n
 	}
 	return -1
-}
-
-// Seed001Flush is the seed 001 measurement: n addresses of 10.0.0.0/8 on
-// one ifb device, then the time of `addr flush dev DEV` alone.
-func Seed001Flush(ctx context.Context, n int, promote bool, up bool) (time.Duration, error) {
-	r, err := Measure(ctx, Config{N: n, Promote: promote, Up: up})
-	return r.Flush, err
-}
-
-// Seed001FlushQuiet is Seed001Flush with Config.Quiet: the flush runs
-// with no notification listener, as a lone `ip addr flush` does.
-func Seed001FlushQuiet(ctx context.Context, n int, promote bool, up bool) (time.Duration, error) {
-	r, err := Measure(ctx, Config{N: n, Promote: promote, Up: up, Quiet: true})
-	return r.Flush, err
 }
 
 // MinOf runs Measure k times, each in a fresh namespace, and returns the

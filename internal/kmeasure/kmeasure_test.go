@@ -19,7 +19,7 @@ func TestAddrs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[netipKey]bool{}
+	seen := map[[4]byte]bool{}
 	for _, p := range a {
 		b := p.Addr().As4()
 		if p.Bits() != 8 || b[0] != 10 || b[3] == 0 {
@@ -42,15 +42,13 @@ func TestAddrs(t *testing.T) {
 	}
 }
 
-type netipKey = [4]byte
-
 // TestSeed001Table prints the seed 001 flush times: min of K runs for
 // promote 0/1 and device down/up. It runs only with RTNLSIM_KMEASURE=1
 // and as root. RTNLSIM_KMEASURE_N=250,500 sets the sizes (100,200),
 // RTNLSIM_KMEASURE_K the repeats (3), RTNLSIM_KMEASURE_ONLY a comma list
 // of cases among p0d p0u p1d p1u p1u24 p1d24 (default: the first four),
 // RTNLSIM_KMEASURE_QUIET=1 flushes with the target's subscription closed
-// (Config.Quiet).
+// (Config.Quiet, kernel.Target.CloseEvents).
 func TestSeed001Table(t *testing.T) {
 	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
 		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to measure the seed 001 flush")
