@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/jsimonetti/rtnetlink/v2"
 	"github.com/jsimonetti/rtnetlink/v2/driver"
@@ -28,7 +29,14 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		if serr := t.syncLinkwatch(); serr != nil {
 			return serr
 		}
+		return err
 	}
+	// The request's notifications are queued before its ack returns, but
+	// the reader may not have taken them yet: count the request as
+	// activity, so that settle waits for them.
+	t.mu.Lock()
+	t.lastEvent = time.Now()
+	t.mu.Unlock()
 	return err
 }
 
