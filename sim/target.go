@@ -335,3 +335,7 @@ func (t *Target) Close() error {
 }
 
 var _ rtnl.Target = (*Target)(nil)
+
+// Work is each request's cost work so far, in request order (a copy):
+// what calibration and traces price.
+func (t *Target) Work() []CostWork { return append([]CostWork(nil), t.work...) }
