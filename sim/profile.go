@@ -20,7 +20,9 @@ package sim
 //	               Unmodelled says.
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
@@ -44,6 +46,15 @@ type Profile struct {
 	BulkIfindex bool
 	// IfaFlush is +ifa-flush (not modelled yet: see Unmodelled).
 	IfaFlush bool
+	// Cost prices the steps; nil takes the prices the code uses by
+	// default (Target.Cost falls back to FitSeed000(Seed000DefaultFit)).
+	// A profile file (LoadProfile) sets it.
+	Cost *CostParams
+	// File is the profile file the profile was read from, "" for a name.
+	File string
+	// Provenance says where a profile file's prices came from; nil for a
+	// name.
+	Provenance *ProfileProvenance
 }
 
 // DefaultProfile is the profile of this machine's kernel.
@@ -153,16 +164,21 @@ func MustParseProfile(s string) Profile {
 // String is the canonical name.
 func (p Profile) String() string { return p.Name }
 
-// Options turns the profile into sim Options with the given seed (Cost
-// left nil: the seed 000 fit).
+// Options turns the profile into sim Options with the given seed, with
+// the profile's prices (nil: the seed 000 fit).
 func (p Profile) Options(seed int64) Options {
 	steps := p.Unregister
 	fib, err := fibtrie.ProfileOptions(p.FibTrie)
 	if err != nil {
 		panic("sim: profile base with an unknown fib_trie profile: " + err.Error())
 	}
+	var cost *CostParams
+	if p.Cost != nil {
+		c := *p.Cost
+		cost = &c
+	}
 	return Options{Seed: seed, Index: p.Index, Unregister: &steps, BulkIfindex: p.BulkIfindex,
-		IfaFlush: p.IfaFlush, FIB: fib}
+		IfaFlush: p.IfaFlush, FIB: fib, Cost: cost}
 }
 
 // FibTrieOptions are the fibtrie options of the profile's base.
@@ -187,4 +203,118 @@ func (p Profile) KernelCompatible() error {
 	}
 	return fmt.Errorf("profile %s: the kernel target is this machine's kernel, which is %s without switches (it has neither IFLA_IFINDEX bulk delete nor IFA_F_FLUSH); use --target sim for %s",
 		p.Name, DefaultProfile, p.Name)
+}
+
+// ProfileFile is the JSON file `rtnlsim calibrate` writes and LoadProfile
+// reads: a profile name, the fitted prices, and where they came from.
+type ProfileFile struct {
+	// Profile is the profile name (base and switches) the prices go with.
+	Profile string `json:"profile"`
+	// Cost is the fitted price of every step, in virtual nanoseconds.
+	Cost CostParams `json:"cost"`
+	// Provenance records the calibration.
+	Provenance ProfileProvenance `json:"provenance"`
+}
+
+// ProfileProvenance says how a profile file's prices were obtained.
+type ProfileProvenance struct {
+	Kernel  string `json:"kernel"`  // uname -r of the measured kernel
+	Machine string `json:"machine"` // uname -m, host name, CPUs
+	Date    string `json:"date"`    // RFC 3339, when the calibration ended
+	Tool    string `json:"tool"`    // what wrote the file
+	// Repeat is how many times each kernel scenario ran (the minimum was
+	// kept).
+	Repeat int `json:"repeat"`
+	// Scenarios are the calibration measurements with the fitted times.
+	Scenarios []ProvenanceScenario `json:"scenarios"`
+	// Undetermined lists the steps no calibration scenario determines: their
+	// price in Cost is not measured (kept from the default prices, or 0).
+	Undetermined []string `json:"undetermined,omitempty"`
+	// Notes are free remarks (e.g. the noise of the machine).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ProvenanceScenario is one calibration scenario: its kernel time, the
+// time the fitted prices give, and their relative residual.
+type ProvenanceScenario struct {
+	Name       string  `json:"name"`
+	MeasuredNs int64   `json:"measured_ns"`
+	FittedNs   int64   `json:"fitted_ns"`
+	Residual   float64 `json:"residual"` // (fitted - measured) / measured
+}
+
+// LoadProfile reads a profile: when arg names an existing file, the JSON
+// profile file `rtnlsim calibrate` writes (ProfileFile); otherwise a
+// profile name for ParseProfile.
+func LoadProfile(arg string) (Profile, error) {
+	name := strings.TrimSpace(arg)
+	if name == "" {
+		return ParseProfile(name)
+	}
+	fi, err := os.Stat(name)
+	if err != nil || fi.IsDir() {
+		p, perr := ParseProfile(name)
+		if perr != nil && (strings.ContainsAny(name, "/\\") || strings.HasSuffix(name, ".json")) {
+			return Profile{}, fmt.Errorf("profile %q: no such profile file, and not a profile name (%s)", name, ProfileNames())
+		}
+		return p, perr
+	}
+	return ReadProfileFile(name)
+}
+
+// ReadProfileFile reads a ProfileFile.
+func ReadProfileFile(path string) (Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile file: %w", err)
+	}
+	var f ProfileFile
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
+	}
+	if f.Profile == "" {
+		return Profile{}, fmt.Errorf("profile file %s: no \"profile\" name", path)
+	}
+	p, err := ParseProfile(f.Profile)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
+	}
+	if err := f.Cost.Validate(); err != nil {
+		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
+	}
+	if f.Cost == (CostParams{}) {
+		return Profile{}, fmt.Errorf("profile file %s: every price is 0", path)
+	}
+	cost, prov := f.Cost, f.Provenance
+	p.Cost, p.File, p.Provenance = &cost, path, &prov
+	return p, nil
+}
+
+// WriteProfileFile writes f as indented JSON to path.
+func WriteProfileFile(path string, f ProfileFile) error {
+	if _, err := ParseProfile(f.Profile); err != nil {
+		return err
+	}
+	if err := f.Cost.Validate(); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("profile file: %w", err)
+	}
+	return nil
+}
+
+// CostOrDefault is the profile's prices, or the default ones (the seed
+// 000 fit) when it has none.
+func (p Profile) CostOrDefault() (CostParams, error) {
+	if p.Cost != nil {
+		return *p.Cost, nil
+	}
+	return FitSeed000(Seed000DefaultFit)
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -149,5 +150,44 @@ func TestProfileIfindexAllocation(t *testing.T) {
 		tg, errs := runProfile(t, p, src)
 		require.Equal(t, []string{"", "", "", ""}, errs, p)
 		require.Contains(t, ifnames(tg), "4:xc", p)
+	}
+}
+
+func TestLoadProfileFile(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/p.json"
+	cost := CostParams{RequestNs: 1000, RCUBarrierNs: 15_000_000, FibOpNs: 1300}
+	require.NoError(t, WriteProfileFile(path, ProfileFile{Profile: "linux-6.18", Cost: cost,
+		Provenance: ProfileProvenance{Kernel: "6.18.0", Repeat: 3,
+			Scenarios: []ProvenanceScenario{{Name: "x", MeasuredNs: 10, FittedNs: 11, Residual: 0.1}}}}))
+	p, err := LoadProfile(path)
+	require.NoError(t, err)
+	require.Equal(t, "linux-6.18", p.Name)
+	require.NoError(t, p.KernelCompatible())
+	require.NotNil(t, p.Cost)
+	require.Equal(t, cost, *p.Cost)
+	require.Equal(t, "6.18.0", p.Provenance.Kernel)
+	o := p.Options(1)
+	require.NotNil(t, o.Cost)
+	require.Equal(t, cost, *o.Cost)
+	o.Cost.RequestNs = 7 // a copy: the profile keeps its prices
+	require.Equal(t, int64(1000), p.Cost.RequestNs)
+
+	// Names still load as names, with no prices of their own.
+	p, err = LoadProfile("linux-6.4+bulk-ifindex")
+	require.NoError(t, err)
+	require.Nil(t, p.Cost)
+	require.Nil(t, p.Options(0).Cost)
+
+	// A missing file that looks like one is named as such.
+	_, err = LoadProfile(dir + "/missing.json")
+	require.ErrorContains(t, err, "no such profile file")
+
+	// Bad files are refused.
+	for _, bad := range []string{`{"profile":"linux-9","cost":{"request_ns":1}}`, `{"profile":"linux-6.18","cost":{"request_ns":-1}}`,
+		`{"profile":"linux-6.18","cost":{}}`, `{"profile":"linux-6.18","cost":{"request_ns":1},"extra":1}`, `not json`} {
+		require.NoError(t, os.WriteFile(path, []byte(bad), 0o644))
+		_, err := LoadProfile(path)
+		require.Error(t, err, bad)
 	}
 }

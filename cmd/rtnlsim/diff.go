@@ -40,7 +40,7 @@ without switches only; other profiles are for rtnlsim run --target sim.`,
 			if err != nil {
 				return err
 			}
-			p, err := sim.ParseProfile(profile)
+			p, err := sim.LoadProfile(profile)
 			if err != nil {
 				return fmt.Errorf("--profile: %w", err)
 			}
@@ -64,7 +64,7 @@ without switches only; other profiles are for rtnlsim run --target sim.`,
 		},
 	}
 	cmd.Flags().StringVar(&show, "show", "links,addrs,routes,fibtrie,events", "observables to compare besides the errno of every line")
-	cmd.Flags().StringVar(&profile, "profile", sim.DefaultProfile, "the profile of both sides: linux-6.18 (this machine's kernel) only")
+	cmd.Flags().StringVar(&profile, "profile", sim.DefaultProfile, "the profile of both sides: linux-6.18 (this machine's kernel) only, by name or as a profile file from rtnlsim calibrate")
 	return cmd
 }
 

@@ -119,7 +119,7 @@ linux-6.18 without switches only.`,
 
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.target, "target", "kernel", "where to run: kernel (a fresh network namespace) or sim (the model)")
-	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18 or linux-6.4, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex); the kernel target is linux-6.18 only")
+	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18 or linux-6.4, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex), or a profile file written by rtnlsim calibrate (its name and fitted prices); the kernel target is linux-6.18 only")
 	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
 	cmd.Flags().IntVar(&f.threads, "threads", 1, "sim cost: split the requests, in order, over N user threads")
@@ -184,7 +184,7 @@ func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim
 	fmt.Fprintf(w, "total %s virtual on %d thread(s); rtnl_lock held %s\n", ms(c.VirtualNs), threads, ms(c.LockHeldNs))
 	fmt.Fprintf(w, "requests %d, rcu_barrier %d (run %d), synchronize_net %d, expedited %d, unregistered devices %d, notifier calls %d, notifications %d\n",
 		k.Request, k.RCUBarrier, k.RCUBarrierExecuted, k.SynchronizeNet, k.SynchronizeNetExpedited, k.UnregisterDevice, k.NotifierCall, k.Notification)
-	fmt.Fprintln(w, "(prices: the seed 000 fit, 2021 hardware; see README)")
+	fmt.Fprintln(w, costPricesNote)
 }
 
 func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
@@ -192,10 +192,11 @@ func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
 // openTarget opens the named target with the profile; notes about parts
 // of the profile the model does not act on go to notes.
 func openTarget(name, profile string, show rtnl.Show, notes io.Writer) (rtnl.Target, error) {
-	p, err := sim.ParseProfile(profile)
+	p, err := sim.LoadProfile(profile)
 	if err != nil {
 		return nil, fmt.Errorf("--profile: %w", err)
 	}
+	costPricesNote = pricesNote(p)
 	switch name {
 	case "kernel":
 		if err := p.KernelCompatible(); err != nil {
