@@ -49,5 +49,6 @@ Targets:
 		SilenceErrors: true,
 	}
 	root.AddCommand(newRunCmd(), newDiffCmd(), newTrieCmd())
+	root.AddCommand(newReproCmd())
 	return root
 }

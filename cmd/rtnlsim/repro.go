@@ -1,0 +1,120 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rtnlsim/rtnlsim/repro"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+func newReproCmd() *cobra.Command {
+	var (
+		kernel  bool
+		format  string
+		profile string
+		runs    int
+		sizes   []string
+		quiet   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "repro SEED",
+		Short: "Print a seed's published figures beside the model's prediction, with each cell's error",
+		Long: `repro prints the figures a seed thread published (each with the file and
+line of the seed document it comes from) beside the model's prediction under
+the seed-era profile: the prices fitted to that seed's own figures. Each row
+says whether it was fitted (its error only shows the fit reproduces it) or
+predicted, or why the model has no number for it. Large model errors are
+printed, not treated as failures: the exit status is non-zero only when the
+command itself fails.
+
+Seeds:
+` + seedList() + `
+--kernel adds a column measured on this machine (root; every measurement
+runs in a network namespace of its own) at sizes it can afford, named in
+the column, beside the model's prediction for the same scenario and size.
+That prediction uses the prices of --profile, a profile file written by
+` + "`rtnlsim calibrate`" + `; without one it uses the seed-era prices, and
+says so. Kernel times are the minimum of --runs runs; on a busy machine
+they are noisy.`,
+		Example: `  rtnlsim repro 000
+  rtnlsim repro 001 --format json
+  sudo rtnlsim repro 000 --kernel --profile profile.json --runs 3
+  sudo rtnlsim repro 003 --kernel --size 003/delete-one=500`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("repro takes one SEED (known: %s)", strings.Join(repro.IDs(), ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "table", "json", "csv":
+			default:
+				return fmt.Errorf("--format %q: want table, json or csv", format)
+			}
+			if _, err := repro.Lookup(args[0]); err != nil {
+				return err
+			}
+			o := repro.Options{Kernel: kernel, KernelRuns: runs}
+			if !quiet {
+				o.Progress = cmd.ErrOrStderr()
+			}
+			if profile != "" {
+				if !kernel {
+					return fmt.Errorf("--profile prices the --kernel column; give --kernel too")
+				}
+				p, err := sim.LoadProfile(profile)
+				if err != nil {
+					return err
+				}
+				if p.Cost == nil {
+					return fmt.Errorf("--profile %s: a profile name carries no calibrated prices; give a profile file from `rtnlsim calibrate --out FILE`", profile)
+				}
+				o.Machine, o.MachineName = p.Cost, "profile file "+profile
+			}
+			if len(sizes) > 0 {
+				if !kernel {
+					return fmt.Errorf("--size sets kernel sizes; give --kernel too")
+				}
+				o.KernelSizes = map[string]int{}
+				for _, s := range sizes {
+					k, v, ok := strings.Cut(s, "=")
+					n, err := strconv.Atoi(v)
+					if !ok || err != nil || n < 1 {
+						return fmt.Errorf("--size %q: want KEY=N with N >= 1 (keys are listed in the package comment of each repro/seedNNN.go)", s)
+					}
+					o.KernelSizes[strings.TrimSpace(k)] = n
+				}
+			}
+			if runs < 1 {
+				return fmt.Errorf("--runs %d: want at least 1", runs)
+			}
+			t, err := repro.Run(cmd.Context(), args[0], o)
+			if err != nil {
+				return err
+			}
+			return repro.Write(cmd.OutOrStdout(), t, format)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&kernel, "kernel", false, "add a column measured on this machine's kernel at affordable sizes (root)")
+	f.StringVar(&format, "format", "table", "output format: table, json or csv")
+	f.StringVar(&profile, "profile", "", "a profile file from `rtnlsim calibrate`: its prices give the model's prediction beside each kernel measurement (default: the seed-era prices)")
+	f.IntVar(&runs, "runs", 3, "with --kernel, how many times each kernel scenario runs (the minimum is kept)")
+	f.StringSliceVar(&sizes, "size", nil, "with --kernel, KEY=N overrides a kernel size (e.g. 000/one-by-one=100; keys in each seed's documentation)")
+	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")
+	return cmd
+}
+
+// seedList is one line per registered seed for the help text.
+func seedList() string {
+	var b strings.Builder
+	for _, s := range repro.Seeds() {
+		fmt.Fprintf(&b, "  %s  %s\n", s.ID, s.Summary)
+	}
+	return b.String()
+}
