@@ -59,6 +59,7 @@ func (t *Target) recordWork(w CostWork) {
 func (t *Target) recordPart(w CostWork) {
 	t.work = append(t.work, t.internWork(w))
 	t.workSrc = append(t.workSrc, CostSource{Request: t.applied, Part: t.parts})
+	t.ev.trace.endPart(t.Netns())
 	t.parts++
 }
 

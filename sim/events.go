@@ -19,10 +19,12 @@ type eventLog struct {
 	req      int  // the request being applied, 1-based
 	deferred bool // linkwatch work is running
 	list     []rtnl.Event
+	trace    *traceRec // rtnlsim run --trace (sim/trace.go); nil: off
 }
 
 func (n *Netns) send(typ, family string, obj func() any) {
 	n.reqNotifications++
+	n.ev.trace.sent(typ, family)
 	if !n.ev.record {
 		return
 	}

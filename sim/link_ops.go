@@ -294,6 +294,7 @@ func (n *Netns) open(d *Device) error {
 // devOpen is __dev_open: ndo_validate_addr, ndo_open, IFF_UP,
 // dev_activate.
 func (n *Netns) devOpen(d *Device) error {
+	n.ev.trace.netdev(d, "NETDEV_PRE_UP")
 	// ndo_validate_addr (eth_validate_addr) before ndo_open: a passthru
 	// macvlan that took a bridge's zero address cannot come up. (The
 	// bridge itself has no ndo_validate_addr: it comes up with it.)
@@ -334,6 +335,7 @@ func (n *Netns) close(d *Device) {
 
 // devClose is __dev_close: ndo_stop and IFF_UP off.
 func (n *Netns) devClose(d *Device) {
+	n.ev.trace.netdev(d, "NETDEV_GOING_DOWN")
 	switch d.Kind {
 	case rtnl.KindMacvlan:
 		if d.holdsLowerPromisc() {
@@ -448,6 +450,7 @@ func (n *Netns) rename(d *Device, name string) error {
 	delete(n.byName, d.Name)
 	d.Name = name
 	n.byName[name] = d
+	n.ev.trace.netdev(d, "NETDEV_CHANGENAME")
 	n.linkEvent(d)      // NETDEV_CHANGENAME: rtnetlink_event,
 	n.inetChangeName(d) // then inetdev_event
 	return nil
@@ -647,6 +650,7 @@ func (n *Netns) unregisterBatch(list []*Device) {
 		d.qdisc = "noop" // dev_shutdown
 		// NETDEV_UNREGISTER: inetdev_event, fib_netdev_event, then the
 		// bridge and macvlan listeners.
+		n.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 		n.inetdevDestroy(d)
 		n.fibDisableIP(d, true)
 		if br := d.master; br != nil {
@@ -660,6 +664,7 @@ func (n *Netns) unregisterBatch(list []*Device) {
 			n.unregisterBatch(nested.list)
 		}
 		n.delLinkEvent(d)
+		n.ev.trace.preUninitEvent(d)
 		n.unlist(d)
 	}
 }

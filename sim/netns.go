@@ -155,6 +155,7 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	if !d.carrier {
 		n.rfc2863(d)
 	}
+	n.ev.trace.netdev(d, "NETDEV_POST_INIT", "NETDEV_REGISTER")
 	n.inetdevInit(d) // NETDEV_REGISTER
 	return nil
 }
@@ -274,6 +275,7 @@ func (n *Netns) activate(d *Device) {
 // notifyUp is NETDEV_UP. br_device_event notifies the port's state
 // unless enabling it already did (as for DOWN, CHANGE and CHANGEADDR).
 func (n *Netns) notifyUp(d *Device) {
+	n.ev.trace.netdev(d, "NETDEV_UP")
 	n.inetUp(d)      // inetdev_event
 	n.fibNetdevUp(d) // fib_netdev_event
 	n.macvlanTransfer(d)
@@ -288,6 +290,7 @@ func (n *Netns) notifyUp(d *Device) {
 
 // notifyDown is NETDEV_DOWN.
 func (n *Netns) notifyDown(d *Device) {
+	n.ev.trace.netdev(d, "NETDEV_DOWN")
 	n.fibDisableIP(d, false) // fib_netdev_event
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
@@ -306,6 +309,7 @@ func (n *Netns) notifyChange(d *Device) {
 	if !d.Up() {
 		return
 	}
+	n.ev.trace.netdev(d, "NETDEV_CHANGE")
 	n.fibNetdevChange(d) // fib_netdev_event
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
@@ -318,6 +322,7 @@ func (n *Netns) notifyChange(d *Device) {
 
 // notifyChangeMTU is NETDEV_CHANGEMTU.
 func (n *Netns) notifyChangeMTU(d *Device) {
+	n.ev.trace.netdev(d, "NETDEV_CHANGEMTU")
 	n.linkEvent(d)
 	n.inetChangeMTU(d) // inetdev_event
 	if br := d.master; br != nil {
@@ -333,6 +338,7 @@ func (n *Netns) notifyChangeMTU(d *Device) {
 
 // notifyChangeAddr is NETDEV_CHANGEADDR.
 func (n *Netns) notifyChangeAddr(d *Device) {
+	n.ev.trace.netdev(d, "NETDEV_CHANGEADDR")
 	n.linkEvent(d)
 	if br := d.master; br != nil {
 		if n.brRecalculateID(br) {

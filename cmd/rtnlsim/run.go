@@ -27,6 +27,7 @@ type runFlags struct {
 	format    string
 	threads   int
 	exitNetns bool
+	trace     bool // --trace (trace.go)
 }
 
 func newRunCmd() *cobra.Command {
@@ -59,6 +60,9 @@ linux-6.18 without switches only.`,
 			if err != nil {
 				return err
 			}
+			if err := checkTrace(cmd, f, &show); err != nil {
+				return err
+			}
 			if f.format != "text" && f.format != "json" {
 				return fmt.Errorf("--format must be text or json, not %q", f.format)
 			}
@@ -73,6 +77,9 @@ linux-6.18 without switches only.`,
 			}
 			defer tg.Close()
 			st, isSim := tg.(*sim.Target)
+			if f.trace {
+				st.StartTrace()
+			}
 			if show.Cost && !isSim {
 				return fmt.Errorf("--show cost: the %s target has no virtual cost; use --target sim", f.target)
 			}
@@ -104,7 +111,15 @@ linux-6.18 without switches only.`,
 				}
 				cost, res.Cost = &c, costJSON{Threads: f.threads, Lines: costLines(reqs, st.CostSources()), CostResult: c}
 			}
-			if err := writeResult(cmd.OutOrStdout(), res, show, f.format); err != nil {
+			if f.trace {
+				tr, err := st.Trace(f.threads)
+				if err != nil {
+					return err
+				}
+				if err := writeResultTrace(cmd.OutOrStdout(), res, show, f.format, reqs, tr); err != nil {
+					return err
+				}
+			} else if err := writeResult(cmd.OutOrStdout(), res, show, f.format); err != nil {
 				return err
 			}
 			if cost != nil && f.format == "text" {
@@ -114,6 +129,7 @@ linux-6.18 without switches only.`,
 		},
 	}
 	addRunFlags(cmd, &f)
+	addTraceFlag(cmd, &f)
 	return cmd
 }
 
