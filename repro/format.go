@@ -59,7 +59,7 @@ func WriteJSON(w io.Writer, t *Table) error {
 
 // CSVHeader is the first line of WriteCSV.
 var CSVHeader = []string{"seed", "group", "scenario", "unit", "seed_value", "seed_quote", "seed_file", "seed_line",
-	"model_value", "model_text", "role", "error_pct", "kernel_size", "kernel_measured", "kernel_runs",
+	"model_value", "model_text", "role", "error_pct", "agrees", "kernel_size", "kernel_measured", "kernel_runs",
 	"kernel_model", "kernel_profile", "kernel_error_pct", "kernel_text", "note"}
 
 // WriteCSV prints one line per row after CSVHeader; numbers are plain
@@ -78,7 +78,10 @@ func WriteCSV(w io.Writer, t *Table) error {
 	for _, r := range t.Rows {
 		sv := r.Seed.Value
 		rec := []string{t.Seed, r.Group, r.Scenario, r.Unit, num(&sv), r.Seed.Quote, r.Seed.File, strconv.Itoa(r.Seed.Line),
-			num(r.Model.Value), r.Model.Text, string(r.Role), num(r.ErrorPct)}
+			num(r.Model.Value), r.Model.Text, string(r.Role), num(r.ErrorPct), ""}
+		if r.Agrees != nil {
+			rec[len(rec)-1] = strconv.FormatBool(*r.Agrees)
+		}
 		if k := r.Kernel; k != nil {
 			runs := ""
 			if k.Runs > 0 {
@@ -185,8 +188,15 @@ func WriteText(w io.Writer, t *Table) error {
 		} else if r.Role == NotModelled {
 			model = "not modelled " + footnote(r.Model.Text)
 		}
+		errCell := formatPct(r.ErrorPct)
+		if r.Agrees != nil {
+			errCell = "agrees"
+			if !*r.Agrees {
+				errCell = "DIFFERS"
+			}
+		}
 		line := fmt.Sprintf("%s\t%s\t%s:%d\t%s\t%s\t%s", r.Scenario, seed, shortFile(r.Seed.File), r.Seed.Line, model,
-			formatPct(r.ErrorPct), r.Role)
+			errCell, r.Role)
 		if kernel {
 			if k := r.Kernel; k != nil {
 				meas, mod := "", ""

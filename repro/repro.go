@@ -174,8 +174,11 @@ type Row struct {
 	Model    Cell     `json:"model"`
 	Role     Role     `json:"role"`
 	ErrorPct *float64 `json:"error_pct,omitempty"`
-	Kernel   *Kernel  `json:"kernel,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// Agrees is, for a qualitative row, whether the model's outcome is
+	// the seed's (computed from the outcome, not asserted).
+	Agrees *bool   `json:"agrees,omitempty"`
+	Kernel *Kernel `json:"kernel,omitempty"`
+	Note   string  `json:"note,omitempty"`
 }
 
 // Table is one seed's output.

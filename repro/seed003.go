@@ -1,0 +1,196 @@
+package repro
+
+// Seed 003: "increase in time to delete an interface with 4.x kernels"
+// (2015). 10K dummies, each up with 72.j.k.1/24; deleting one of them and
+// deleting all of them one by one, on v3.19 and on 4.2-rc3, whose
+// fib_table_flush pulled every surviving leaf's suffix (the regression;
+// Alexander Duyck's fix drops those calls).
+//
+// The model's rows are sim.Seed003Table (go test ./sim -run
+// TestSeed003Table -v; about 30 s: 10K devices on the sim target, then
+// every one of them deleted under the fixed FIB): the price of an
+// update_suffix slot visit is fitted to the two one-device figures
+// together (their difference over the model's extra visits), every other
+// price is the seed-000 fit; the delete-all rows are predictions, rc3's
+// extrapolated from its first deletions. The adds (tadd-dummy.sh) are not
+// modelled: the script forks ip and ifconfig 30,000 times, and the
+// seed-era prices price a bare request at 0.
+//
+// Kernel sizes (Options.KernelSizes keys): "003/delete-one" (default
+// 2000 ifb devices, each up with a /24, one deleted), "003/delete-all"
+// (default 300, all deleted one by one). This kernel has the fix.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+const seed003File = "003_40bdc359da754074.txt"
+
+func init() {
+	Register(Seed{
+		ID:      "003",
+		File:    seed003File,
+		Title:   "increase in time to delete an interface with 4.x kernels (2015)",
+		Summary: "10K dummies with a /24 each: delete one 0.064 s (3.19) vs 0.441 s (4.2-rc3); delete all 7m18s vs killed after 14 min (fib_trie update_suffix); ~30 s",
+		Rows:    seed003Rows,
+	})
+}
+
+// seed003Sample is how many rc3 deletions of all 10K are simulated before
+// extrapolating (each takes about 0.5 s to simulate).
+const seed003Sample = 10
+
+// seed003Setup is n ifb devices, each with the seed's address and up.
+func seed003Setup(n int) (string, error) {
+	if n > 10000 {
+		return "", fmt.Errorf("seed 003: at most 10,000 devices (the seed's address plan), not %d", n)
+	}
+	var src string
+	for l := 1; l <= n; l++ {
+		src += fmt.Sprintf("link add dev dummy%d type ifb\naddr add %s dev dummy%d\nlink set dev dummy%d up\n", l, sim.Seed003Addr(l), l, l)
+	}
+	return src, nil
+}
+
+// seed003DeleteOne deletes device 2n/3 of n (the seed: dummy6666 of 10K).
+func seed003DeleteOne(n int) (kmeasure.Scenario, error) {
+	src, err := seed003Setup(n)
+	if err != nil {
+		return kmeasure.Scenario{}, err
+	}
+	setup, err := parse(src)
+	if err != nil {
+		return kmeasure.Scenario{}, err
+	}
+	v := max(1, n*2/3)
+	del, err := parse(fmt.Sprintf("link del dev dummy%d\n", v))
+	if err != nil {
+		return kmeasure.Scenario{}, err
+	}
+	return kmeasure.Scenario{Name: fmt.Sprintf("delete dummy%d of %d", v, n), Setup: setup, Timed: [][]rtnl.Request{del}}, nil
+}
+
+// seed003DeleteAll deletes all n one by one, in order (tdel-dummy.sh).
+func seed003DeleteAll(n int) (kmeasure.Scenario, error) {
+	src, err := seed003Setup(n)
+	if err != nil {
+		return kmeasure.Scenario{}, err
+	}
+	setup, err := parse(src)
+	if err != nil {
+		return kmeasure.Scenario{}, err
+	}
+	dels, err := parse(lines(n, "link del dev dummy%[1]d"))
+	if err != nil {
+		return kmeasure.Scenario{}, err
+	}
+	return kmeasure.Scenario{Name: fmt.Sprintf("delete all %d one by one", n), Setup: setup, Timed: [][]rtnl.Request{dels}}, nil
+}
+
+func seed003Fig(line int, quote string, v float64) Figure {
+	return Figure{Quote: quote, File: seed003File, Line: line, Value: v}
+}
+
+func seed003Rows(ctx context.Context, o Options) (*Table, error) {
+	o.Progressf("seed 003: 10K devices on the sim target, delete one under 4.2-rc3 and 4.2, delete all 10K, the first %d under rc3 (about 30 s) ...", seed003Sample)
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(5 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				o.Progressf("  ... %.0f s", time.Since(start).Seconds())
+			}
+		}
+	}()
+	simRows, p, err := sim.Seed003Table(seed003Sample)
+	close(done)
+	if err != nil {
+		return nil, err
+	}
+	o.Progressf("seed 003: simulated in %.1f s", time.Since(start).Seconds())
+	if len(simRows) != 4 {
+		return nil, fmt.Errorf("sim.Seed003Table has %d rows, want 4", len(simRows))
+	}
+	t := &Table{Profile: fmt.Sprintf("update_suffix slot visit %d ns, fitted to the two one-device rows together (0.441 s - 0.064 s over the model's extra visits); "+
+		"rcu_barrier %.2f ms, per-device unregister %.2f ms and the rest: the seed-000 fit. FIB of the row's profile, the rest of the model is 6.18's",
+		p.TrieSuffixVisitNs, float64(p.RCUBarrierNs)/1e6, float64(p.UnregisterDeviceNs)/1e6)}
+	const (
+		gOne = "10K dummies with a /24 each: `ip link del dev dummy6666`"
+		gAll = "10K dummies: delete all one by one (tdel-dummy.sh)"
+		gAdd = "10K dummies: create, address, up (tadd-dummy.sh)"
+	)
+	sec := func(ns int64) *float64 { v := float64(ns) / 1e9; return &v }
+	visits := func(r sim.Seed003Row) string {
+		return fmt.Sprintf("%s: %d deleted, %.3g update_suffix visits, %.3g flush leaf visits", r.Profile, r.Deleted,
+			float64(r.UpdateSuffixVisits), float64(r.FlushLeafVisits))
+	}
+	rc3One, fixOne, fixAll, rc3Some := simRows[0], simRows[1], simRows[2], simRows[3]
+	perRc3 := float64(rc3Some.Ns) / float64(rc3Some.Deleted) / 1e9
+	rc150 := perRc3 * 150
+	rows := []Row{
+		{Group: gOne, Scenario: "v3.19", Unit: "s", Seed: seed003Fig(68, "real    0m0.064s", 0.064),
+			Model: Cell{Value: sec(fixOne.Ns)}, Role: Fitted,
+			Note: "model: the fixed FIB (linux-4.2) stands for v3.19; " + visits(fixOne) + ". The one-device rows fall short by the ~40 ms the seed's ip process and machine add to every delete"},
+		{Group: gOne, Scenario: "4.2-rc3", Unit: "s", Seed: seed003Fig(83, "real\t0m0.441s", 0.441),
+			Model: Cell{Value: sec(rc3One.Ns)}, Role: Fitted, Note: visits(rc3One)},
+		{Group: gAll, Scenario: "v3.19: all 10K", Unit: "s", Seed: seed003Fig(60, "real    7m18.207s", 438.207),
+			Model: Cell{Value: sec(fixAll.Ns)}, Role: Predicted,
+			Note: "model: linux-4.2 (the fix) for v3.19; " + visits(fixAll)},
+		{Group: gAll, Scenario: "4.2-rc3: ~150 devices", Unit: "s",
+			Seed:  seed003Fig(102, "In 4.2.0-rc3 it seems to take about 60 seconds to delete 150 interfaces", 60),
+			Model: Num(rc150), Role: Extrapolated,
+			Note: fmt.Sprintf("model: the mean of the first %d rc3 deletions of 10K (%.3f s each) x 150; the seed's figure is approximate", rc3Some.Deleted, perRc3)},
+		{Group: gAll, Scenario: "4.2-rc3: killed after 14m10s, 2178 deleted", Unit: "s",
+			Seed:  seed003Fig(93, "real\t14m10.000s", 850),
+			Model: Num(perRc3 * 2178), Role: Extrapolated,
+			Note: fmt.Sprintf("2178 = 10000 - 7822 left (line 100); model: the mean of the first %d rc3 deletions x 2178 (sim.Seed003Table extrapolates to 2.2K: %.1f s)",
+				rc3Some.Deleted, float64(rc3Some.Ns)/1e9)},
+		{Group: gAdd, Scenario: "v3.19", Unit: "s", Seed: seed003Fig(53, "real    3m8.896s", 188.896),
+			Model: Cell{Text: "the script forks ip and ifconfig 30,000 times (user space, process start-up); the model prices kernel work only, and the seed-era fits price a bare request at 0"},
+			Role:  NotModelled},
+		{Group: gAdd, Scenario: "4.2-rc3", Unit: "s", Seed: seed003Fig(77, "real\t2m51.044s", 171.044),
+			Model: Cell{Text: "the script forks ip and ifconfig 30,000 times (user space, process start-up); the model prices kernel work only, and the seed-era fits price a bare request at 0"},
+			Role:  NotModelled},
+	}
+	for i := range rows {
+		rows[i].SetError()
+	}
+	t.Rows = rows
+	t.Notes = append(t.Notes,
+		"rc3's FIB assumes 4.2-rc3 still had the 4.0-era update_suffix stopping rule (README, \"The FIB trie\")",
+		fmt.Sprintf("sim.Seed003Table's own rc3 row compares its 2.2K extrapolation (%.1f s) with 840 s (14 min); here the row uses the measured 14m10s and the 2178 devices the seed counted", float64(rc3Some.Ns)/1e9))
+	if o.Kernel {
+		era := p
+		const eraName = "the seed-003 fit"
+		fixedText := "this kernel has the fix; see the v3.19 row"
+		one, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-one", N: 2000,
+			Size:     func(n int) string { return fmt.Sprintf("one of N=%d ifb, /24 each, up", n) },
+			Scenario: seed003DeleteOne}, era, eraName)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows[0].Kernel = one
+		t.Rows[1].Kernel = &Kernel{Size: "-", Text: fixedText}
+		all, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-all", N: 300,
+			Size:     func(n int) string { return fmt.Sprintf("all N=%d ifb one by one", n) },
+			Scenario: seed003DeleteAll}, era, eraName)
+		if err != nil {
+			return nil, err
+		}
+		t.Rows[2].Kernel = all
+		t.Rows[3].Kernel = &Kernel{Size: "-", Text: fixedText}
+		t.Rows[4].Kernel = &Kernel{Size: "-", Text: fixedText}
+	}
+	return t, nil
+}
