@@ -68,6 +68,30 @@ const (
 	// StepTrieSuffixVisit is one child slot examined by update_suffix
 	// (the seed 003 regression's hot spot).
 	StepTrieSuffixVisit
+	// StepSetns is one setns(fd, CLONE_NEWNET) (kernel/nsproxy.c: a new
+	// nsproxy with a reference on each namespace, netns_install, the old
+	// nsproxy freed): seed 004.
+	StepSetns
+	// StepNlSocket is one rtnetlink socket's life as getifaddrs has it:
+	// socket, bind (autobind), getsockname, close.
+	StepNlSocket
+	// StepDumpRequest is one dump request: sendmsg, rtnetlink_rcv_msg,
+	// netlink_dump_start.
+	StepDumpRequest
+	// StepDumpChunk is one round of a dump: a recvmsg, one skb filled by
+	// the dump callback (under rtnl_lock for link and AF_UNSPEC address
+	// dumps) and copied out; the round that carries NLMSG_DONE included.
+	StepDumpChunk
+	// StepLinkFill is one rtnl_fill_ifinfo of a dump.
+	StepLinkFill
+	// StepAddrFill is one inet_fill_ifaddr (or inet6's) of a dump.
+	StepAddrFill
+	// StepPeerLookup is one rtnl_get_net_ns_capable (get_net_ns_by_id,
+	// sk_ns_capable, put_net): every round of a dump with a target netnsid.
+	StepPeerLookup
+	// StepNsidWalk is one netns_ids entry visited by __peernet2id
+	// (idr_for_each), e.g. for a veth's IFLA_LINK_NETNSID.
+	StepNsidWalk
 
 	numCostSteps
 )
@@ -84,6 +108,14 @@ var costStepNames = [numCostSteps]string{
 	StepFibOp:                   "fib_op",
 	StepFibFlushLeaf:            "fib_flush_leaf",
 	StepTrieSuffixVisit:         "trie_suffix_visit",
+	StepSetns:                   "setns",
+	StepNlSocket:                "nl_socket",
+	StepDumpRequest:             "dump_request",
+	StepDumpChunk:               "dump_chunk",
+	StepLinkFill:                "link_fill",
+	StepAddrFill:                "addr_fill",
+	StepPeerLookup:              "peer_lookup",
+	StepNsidWalk:                "nsid_walk",
 }
 
 // CostSteps lists every step in order.
@@ -116,6 +148,14 @@ type CostParams struct {
 	FibOpNs                   int64 `json:"fib_op_ns"`
 	FibFlushLeafNs            int64 `json:"fib_flush_leaf_ns"`
 	TrieSuffixVisitNs         int64 `json:"trie_suffix_visit_ns"`
+	SetnsNs                   int64 `json:"setns_ns"`
+	NlSocketNs                int64 `json:"nl_socket_ns"`
+	DumpRequestNs             int64 `json:"dump_request_ns"`
+	DumpChunkNs               int64 `json:"dump_chunk_ns"`
+	LinkFillNs                int64 `json:"link_fill_ns"`
+	AddrFillNs                int64 `json:"addr_fill_ns"`
+	PeerLookupNs              int64 `json:"peer_lookup_ns"`
+	NsidWalkNs                int64 `json:"nsid_walk_ns"`
 }
 
 // Cost returns the virtual nanoseconds of one s.
@@ -143,6 +183,22 @@ func (p CostParams) Cost(s CostStep) int64 {
 		return p.FibFlushLeafNs
 	case StepTrieSuffixVisit:
 		return p.TrieSuffixVisitNs
+	case StepSetns:
+		return p.SetnsNs
+	case StepNlSocket:
+		return p.NlSocketNs
+	case StepDumpRequest:
+		return p.DumpRequestNs
+	case StepDumpChunk:
+		return p.DumpChunkNs
+	case StepLinkFill:
+		return p.LinkFillNs
+	case StepAddrFill:
+		return p.AddrFillNs
+	case StepPeerLookup:
+		return p.PeerLookupNs
+	case StepNsidWalk:
+		return p.NsidWalkNs
 	}
 	panic(fmt.Sprintf("sim: cost of unknown step %d", s))
 }
@@ -242,6 +298,14 @@ type CostCounters struct {
 	FibOp                   int64 `json:"fib_op"`
 	FibFlushLeaf            int64 `json:"fib_flush_leaf"`
 	TrieSuffixVisit         int64 `json:"trie_suffix_visit"`
+	Setns                   int64 `json:"setns"`
+	NlSocket                int64 `json:"nl_socket"`
+	DumpRequest             int64 `json:"dump_request"`
+	DumpChunk               int64 `json:"dump_chunk"`
+	LinkFill                int64 `json:"link_fill"`
+	AddrFill                int64 `json:"addr_fill"`
+	PeerLookup              int64 `json:"peer_lookup"`
+	NsidWalk                int64 `json:"nsid_walk"`
 }
 
 func (c *CostCounters) field(s CostStep) *int64 {
@@ -268,6 +332,22 @@ func (c *CostCounters) field(s CostStep) *int64 {
 		return &c.FibFlushLeaf
 	case StepTrieSuffixVisit:
 		return &c.TrieSuffixVisit
+	case StepSetns:
+		return &c.Setns
+	case StepNlSocket:
+		return &c.NlSocket
+	case StepDumpRequest:
+		return &c.DumpRequest
+	case StepDumpChunk:
+		return &c.DumpChunk
+	case StepLinkFill:
+		return &c.LinkFill
+	case StepAddrFill:
+		return &c.AddrFill
+	case StepPeerLookup:
+		return &c.PeerLookup
+	case StepNsidWalk:
+		return &c.NsidWalk
 	}
 	panic(fmt.Sprintf("sim: counter of unknown step %d", s))
 }

@@ -162,27 +162,31 @@ func TestSeed000ListRowOnTarget(t *testing.T) {
 
 // The cost of a deletion depends on whether the device was UP when its
 // batch began (seed 000: UP devices pay dev_close_many's notifiers and
-// dev_deactivate_many's synchronize_net): on 6.18's steps an UP dummy's
+// dev_deactivate_many's synchronize_net): on 6.18's steps an UP ifb's
 // deletion makes three expedited synchronize_net, a DOWN one two, whether
-// deleted alone, in a group or in a +bulk-ifindex list.
+// deleted alone, in a group or in a +bulk-ifindex list. An UP dummy's
+// makes two: its noqueue qdisc has no enqueue, so dev_deactivate_many
+// does not wait.
 func TestDeleteCostSeesUp(t *testing.T) {
 	for _, c := range []struct{ del, profile string }{
 		{"link del d0", "linux-6.18"}, {"link del group 5", "linux-6.18"}, {"link del list d0", bulk},
 	} {
-		for _, up := range []bool{true, false} {
-			src := "link add d0 group 5 type dummy\n"
-			if up {
-				src = "link add d0 group 5 up type dummy\n"
+		for _, kind := range []string{"ifb", "dummy"} {
+			for _, up := range []bool{true, false} {
+				src := "link add d0 group 5 type " + kind + "\n"
+				if up {
+					src = "link add d0 group 5 up type " + kind + "\n"
+				}
+				tg, errs := runProfile(t, c.profile, src+c.del+"\n")
+				require.Equal(t, []string{"", ""}, errs)
+				w := tg.work[len(tg.work)-1]
+				want := int64(2)
+				if up && kind == "ifb" {
+					want = 3
+				}
+				require.Equal(t, want, w.Count(StepSynchronizeNetExpedited), "%s, %s up %v", c.del, kind, up)
+				require.EqualValues(t, 1, w.Count(StepRCUBarrier))
 			}
-			tg, errs := runProfile(t, c.profile, src+c.del+"\n")
-			require.Equal(t, []string{"", ""}, errs)
-			w := tg.work[len(tg.work)-1]
-			want := int64(2)
-			if up {
-				want = 3
-			}
-			require.Equal(t, want, w.Count(StepSynchronizeNetExpedited), "%s, up %v", c.del, up)
-			require.EqualValues(t, 1, w.Count(StepRCUBarrier))
 		}
 	}
 }

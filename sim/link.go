@@ -68,11 +68,23 @@ type Device struct {
 	// rtmsg_ifinfo no longer reports it.
 	unregistering bool
 	// upAtUnregister: up when its unregister batch began (the cost
-	// model prices an up device's close).
-	upAtUnregister bool
+	// model prices an up device's close); v6AtUnregister: it held its
+	// estimated IPv6 link-local address then; queueAtUnregister: its
+	// qdisc had an enqueue (not noqueue), so dev_deactivate_many waits.
+	upAtUnregister, v6AtUnregister, queueAtUnregister bool
+	// v6: the cost model's estimate says the kernel gave it a link-local
+	// address and three IPv6 routes (sim/ipv6cost.go).
+	v6 bool
 	// features is a bridge's feature class (brUpdateFeatures).
 	features uint8
 }
+
+// hasEnqueue: the qdisc its tx queue uses has an enqueue function, so
+// closing it makes dev_deactivate_many call synchronize_net (sync_needed
+// from qdisc->enqueue, net/sched/sch_generic.c). A noqueue qdisc has none
+// (noqueue_init clears it); noop_qdisc, which a queue uses until
+// dev_activate finds carrier, has one; pfifo_fast has one.
+func (d *Device) hasEnqueue() bool { return d.qdisc != "noqueue" || !d.carrier }
 
 // holdsLowerPromisc: a macvlan that is passthru, or that a bridge made
 // promiscuous, keeps its lower promiscuous while it is up (macvlan_open,

@@ -328,6 +328,9 @@ func (n *Netns) close(d *Device) {
 	if !d.Up() {
 		return
 	}
+	if d.hasEnqueue() {
+		n.reqDeactivateSyncs++ // dev_deactivate_many: synchronize_net
+	}
 	n.devClose(d)
 	n.linkEvent(d)
 	n.notifyDown(d)
@@ -634,15 +637,20 @@ func (n *Netns) unregisterBatch(list []*Device) {
 	var closed []*Device
 	for _, d := range list {
 		d.upAtUnregister = d.Up()
+		d.v6AtUnregister = d.v6
+		d.queueAtUnregister = d.hasEnqueue()
 		if d.Up() {
 			n.devClose(d)
 			closed = append(closed, d)
 		}
 	}
+	inBatch := n.v6.inBatch
+	n.v6.inBatch = true
 	for _, d := range closed {
 		n.linkEvent(d)
 		n.notifyDown(d)
 	}
+	n.v6.inBatch = inBatch
 	for _, d := range list {
 		d.unregistering = true
 	}
@@ -653,6 +661,7 @@ func (n *Netns) unregisterBatch(list []*Device) {
 		n.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 		n.inetdevDestroy(d)
 		n.fibDisableIP(d, true)
+		n.v6Unregister(d) // addrconf_notify (cost estimate)
 		if br := d.master; br != nil {
 			n.brDelIf(br, d)
 		}

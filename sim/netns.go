@@ -40,6 +40,13 @@ type Netns struct {
 	fibCount  FibCounters
 	inetCount DevinetCounters
 	lastInet  inetSnapshot // the counters when the last request ended
+	// v6 is the estimate of the kernel's IPv6 state, for the cost
+	// model only (sim/ipv6cost.go).
+	v6 ipv6Est
+	// reqDeactivateSyncs counts dev_deactivate_many's synchronize_net in
+	// plain closes (`link set down` of a device with a queue) in the
+	// current request.
+	reqDeactivateSyncs int
 	// promoteAll and promoteDefault are net.ipv4.conf.{all,default}.
 	// promote_secondaries; ifaFlush the +ifa-flush profile switch.
 	promoteAll, promoteDefault, ifaFlush bool
@@ -167,7 +174,8 @@ func (n *Netns) unlist(d *Device) {
 	// which its close removes. The batch closed it already: what counts
 	// is whether it was up when the batch began.
 	up := d.upAtUnregister
-	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.Ifindex), Up: up, IPv6LLA: up})
+	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.Ifindex), Up: up,
+		IPv6LLA: up && d.v6AtUnregister, NoQueue: up && !d.queueAtUnregister})
 	n.index.Unlist(d.Ifindex)
 	n.devs = removeDev(n.devs, d)
 	if n.byName[d.Name] == d {
@@ -278,6 +286,7 @@ func (n *Netns) notifyUp(d *Device) {
 	n.ev.trace.netdev(d, "NETDEV_UP")
 	n.inetUp(d)      // inetdev_event
 	n.fibNetdevUp(d) // fib_netdev_event
+	n.v6Up(d)        // addrconf_notify (cost estimate)
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if br.Up() && d.operUp() {
@@ -292,6 +301,7 @@ func (n *Netns) notifyUp(d *Device) {
 func (n *Netns) notifyDown(d *Device) {
 	n.ev.trace.netdev(d, "NETDEV_DOWN")
 	n.fibDisableIP(d, false) // fib_netdev_event
+	n.v6Down(d)              // addrconf_notify (cost estimate)
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if br.Up() {
@@ -311,6 +321,7 @@ func (n *Netns) notifyChange(d *Device) {
 	}
 	n.ev.trace.netdev(d, "NETDEV_CHANGE")
 	n.fibNetdevChange(d) // fib_netdev_event
+	n.v6Change(d)        // addrconf_notify (cost estimate)
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if !n.brPortCarrierCheck(br, d) {
@@ -325,6 +336,7 @@ func (n *Netns) notifyChangeMTU(d *Device) {
 	n.ev.trace.netdev(d, "NETDEV_CHANGEMTU")
 	n.linkEvent(d)
 	n.inetChangeMTU(d) // inetdev_event
+	n.v6ChangeMTU(d)   // addrconf_notify (cost estimate)
 	if br := d.master; br != nil {
 		n.brMTUAutoAdjust(br)
 	}

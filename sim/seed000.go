@@ -42,6 +42,11 @@ type UnregDev struct {
 	// Peer is the ifindex of a device its dellink queues with it (a veth's
 	// other end), 0 for none.
 	Peer int32
+	// NoQueue: an UP device whose qdisc has no enqueue (noqueue: veth,
+	// bridge, macvlan, vxlan), which dev_deactivate_many does not wait for
+	// (see DeactivateSyncNeedsQueue). The zero value is a device with a
+	// queue (ifb's pfifo_fast, the seed's devices).
+	NoQueue bool
 }
 
 // UnregisterSteps is what one kernel era does per unregister batch beyond
@@ -71,6 +76,12 @@ type UnregisterSteps struct {
 	// device that was UP (the newer sync_needed rule depends on the
 	// qdiscs; the model approximates it by "some device was UP").
 	DeactivateSyncOnlyIfUp bool
+	// DeactivateSyncNeedsQueue restricts DeactivateSync further to
+	// batches that close a device whose qdisc has an enqueue: 6.17's
+	// dev_deactivate_many sets sync_needed from qdisc->enqueue of each tx
+	// queue's qdisc (net/sched/sch_generic.c), so closing only noqueue
+	// devices (veth, bridge) does not wait.
+	DeactivateSyncNeedsQueue bool
 	// PreUninit: NETDEV_PRE_UNINIT is called per device (newer kernels).
 	PreUninit bool
 }
@@ -78,9 +89,15 @@ type UnregisterSteps struct {
 var (
 	// UnregisterStepsSeed000 is the seed's era (net-next, December 2021).
 	UnregisterStepsSeed000 = UnregisterSteps{DeactivateSync: true}
-	// UnregisterStepsV618 is the kernel of this machine, approximately (see
-	// DeactivateSyncOnlyIfUp).
-	UnregisterStepsV618 = UnregisterSteps{DeactivateSync: true, DeactivateSyncOnlyIfUp: true, PreUninit: true}
+	// UnregisterStepsV618 is the kernel of this machine: 6.17's
+	// unregister_netdevice_many_notify read (two netif_close_many passes,
+	// the first over ops-locked devices, empty for the kinds modelled;
+	// flush_all_backlogs; synchronize_net after unlisting and after the
+	// per-device loop), dev_deactivate_many's wait only for devices with
+	// a queue, NETDEV_PRE_UNINIT per device; netdev_run_todo's
+	// rcu_barrier after __rtnl_unlock.
+	UnregisterStepsV618 = UnregisterSteps{DeactivateSync: true, DeactivateSyncOnlyIfUp: true,
+		DeactivateSyncNeedsQueue: true, PreUninit: true}
 )
 
 // UnregisterRequestWork is the work of one RTM_DELLINK request whose
@@ -95,12 +112,15 @@ func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) CostWork {
 	}
 	w := CostWork{Locked: make([]CostStepN, 0, 10), Unlocked: make([]CostStepN, 0, 1)}
 	w.AddLocked(StepRequest, 1)
-	var up, lla int64
+	var up, lla, queued int64
 	for _, d := range devs {
 		if d.Up {
 			up++
 			if d.IPv6LLA {
 				lla++
+			}
+			if !d.NoQueue {
+				queued++
 			}
 		}
 	}
@@ -108,7 +128,8 @@ func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) CostWork {
 	// then per device RTM_NEWLINK and NETDEV_DOWN; IPv6's NETDEV_DOWN
 	// handler removes the link-local address with an RTM_DELADDR.
 	w.AddLocked(StepNotifierCall, up)
-	if st.DeactivateSync && (up > 0 || !st.DeactivateSyncOnlyIfUp) {
+	if st.DeactivateSync && (up > 0 || !st.DeactivateSyncOnlyIfUp) &&
+		(queued > 0 || !st.DeactivateSyncNeedsQueue) {
 		w.AddLocked(StepSynchronizeNetExpedited, 1)
 	}
 	w.AddLocked(StepNotification, up+lla)

@@ -183,12 +183,17 @@ func (t *Target) requestWork(n *Netns) CostWork {
 	n.unregistered = nil
 	sent := int64(n.reqNotifications)
 	n.reqNotifications = 0
+	syncs := int64(n.reqDeactivateSyncs)
+	n.reqDeactivateSyncs = 0
 	iw := n.takeInetWork()
 	if len(batch) == 0 {
 		// A flush is several netlink requests (dumps and deletes).
 		w := CostWork{Locked: []CostStepN{{Step: StepRequest, N: max(1, int64(iw.requests))}}}
 		w.AddLocked(StepNotifierCall, sent)
 		w.AddLocked(StepNotification, sent)
+		// dev_close of a device with a queue: dev_deactivate_many's
+		// synchronize_net, expedited under RTNL.
+		w.AddLocked(StepSynchronizeNetExpedited, syncs)
 		iw.addTo(&w)
 		return w
 	}
@@ -201,14 +206,18 @@ func (t *Target) requestWork(n *Netns) CostWork {
 	return w
 }
 
-// inetWork is the address and FIB work of one request.
+// inetWork is the address and FIB work of one request, with the IPv6
+// walks and notifications of the IPv6 estimate (sim/ipv6cost.go).
 type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
+	v6Walk, v6Notes                         int64
 }
 
 // addTo charges the work under rtnl_lock.
 func (iw inetWork) addTo(w *CostWork) {
+	w.AddLocked(StepIPv6Walk, iw.v6Walk)
+	w.AddLocked(StepNotification, iw.v6Notes)
 	w.AddLocked(StepIfaWalk, iw.walk)
 	w.AddLocked(StepFibOp, iw.fibOps)
 	w.AddLocked(StepFibFlushLeaf, iw.flushLeaves)
@@ -219,8 +228,10 @@ func (iw inetWork) addTo(w *CostWork) {
 func (n *Netns) takeInetWork() inetWork {
 	inet, fc, tc := n.inetCount, n.fibCount, n.fib.Counters()
 	last := n.lastInet
-	n.lastInet = inetSnapshot{inet, fc, tc}
+	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.notes}
 	return inetWork{
+		v6Walk:       n.v6.walk - last.v6Walk,
+		v6Notes:      n.v6.notes - last.v6Notes,
 		requests:     inet.Requests - last.inet.Requests,
 		walk:         int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
 		fibOps:       int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
@@ -231,9 +242,10 @@ func (n *Netns) takeInetWork() inetWork {
 
 // inetSnapshot is the counters at the end of the last request.
 type inetSnapshot struct {
-	inet DevinetCounters
-	fib  FibCounters
-	trie fibtrie.Counters
+	inet            DevinetCounters
+	fib             FibCounters
+	trie            fibtrie.Counters
+	v6Walk, v6Notes int64
 }
 
 // Cost runs the requests applied so far through the cost engine, split in

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,8 @@ profile prices at 0 shows 0. The kernel target cannot be traced.`
 type traceRequestJSON struct {
 	Line    int    `json:"line"`
 	Request string `json:"request"`
+	// Handler is the kernel function the request goes to.
+	Handler string `json:"handler"`
 	Errno   string `json:"errno,omitempty"`
 	sim.TraceRequest
 }
@@ -48,13 +51,44 @@ type traceJSON struct {
 	Note       string             `json:"note"`
 }
 
-// traceSource is the script line, text and errno of a traced request.
-func traceSource(reqs []rtnl.Request, errs []rtnl.LineError, s sim.CostSource) (line int, text, errno string) {
+// handler is the kernel function a request goes to (rtnetlink.c,
+// devinet.c, fib_frontend.c), or what stands in for it.
+func handler(op rtnl.Op) string {
+	switch op.(type) {
+	case rtnl.LinkAdd:
+		return "rtnl_newlink"
+	case rtnl.LinkSet:
+		return "rtnl_setlink"
+	case rtnl.LinkDel, rtnl.LinkDelList:
+		return "rtnl_dellink"
+	case rtnl.LinkDelGroup:
+		return "rtnl_dellink: rtnl_group_dellink"
+	case rtnl.AddrAdd:
+		return "inet_rtm_newaddr"
+	case rtnl.AddrDel:
+		return "inet_rtm_deladdr"
+	case rtnl.AddrFlush:
+		return "inet_dump_ifaddr, then inet_rtm_deladdr per address"
+	case rtnl.RouteAdd, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend:
+		return "inet_rtm_newroute"
+	case rtnl.RouteDel:
+		return "inet_rtm_delroute"
+	case rtnl.RouteFlush:
+		return "inet_dump_fib, then inet_rtm_delroute per route"
+	case rtnl.Sysctl:
+		return "a /proc/sys write (devinet_conf_proc), not rtnetlink"
+	}
+	return ""
+}
+
+// traceSource is the script line, text, handler and errno of a traced
+// request.
+func traceSource(reqs []rtnl.Request, errs []rtnl.LineError, s sim.CostSource) (line int, text, fn, errno string) {
 	if int(s.Request) >= len(reqs) {
-		return 0, "(the namespace exits)", ""
+		return 0, "(the namespace exits)", "cleanup_net", ""
 	}
 	q := reqs[s.Request]
-	text = q.Text
+	text, fn = q.Text, handler(q.Op)
 	if s.Part > 0 {
 		text = fmt.Sprintf("(kernel request %d of) %s", s.Part+1, text)
 	}
@@ -63,7 +97,7 @@ func traceSource(reqs []rtnl.Request, errs []rtnl.LineError, s sim.CostSource) (
 			errno = e.Errno
 		}
 	}
-	return q.Line, text, errno
+	return q.Line, text, fn, errno
 }
 
 func traceToJSON(reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace) traceJSON {
@@ -71,8 +105,8 @@ func traceToJSON(reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace) trace
 		Requests: make([]traceRequestJSON, len(tr.Requests)),
 		Note:     "virtual time: the model's prices times the model's counts, not measured; " + costPricesNote}
 	for i, q := range tr.Requests {
-		line, text, errno := traceSource(reqs, errs, q.Source)
-		out.Requests[i] = traceRequestJSON{Line: line, Request: text, Errno: errno, TraceRequest: q}
+		line, text, fn, errno := traceSource(reqs, errs, q.Source)
+		out.Requests[i] = traceRequestJSON{Line: line, Request: text, Handler: fn, Errno: errno, TraceRequest: q}
 	}
 	return out
 }
@@ -229,18 +263,21 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 	pad := strings.Repeat(" ", ck.width+4)
 	fmt.Fprintf(w, "trace: %d request(s) on %d thread(s); virtual time, from the model's prices, not measured\n", len(tr.Requests), tr.Threads)
 	for i, q := range tr.Requests {
-		line, text, errno := traceSource(reqs, errs, q.Source)
+		line, text, fn, errno := traceSource(reqs, errs, q.Source)
 		fmt.Fprintln(w)
 		head := fmt.Sprintf("[%d] line %d, thread %d: %s", i+1, line, q.Thread, text)
+		if fn != "" {
+			head += "   -> " + fn
+		}
 		if errno != "" {
 			head += "   (refused: " + errno + ")"
 		}
 		fmt.Fprintln(w, head)
-		fmt.Fprintf(w, "  %s  rtnl_lock asked\n", ck.at(q.ArriveNs))
 		if q.LockWaitNs > 0 {
+			fmt.Fprintf(w, "  %s  rtnl_lock asked\n", ck.at(q.ArriveNs))
 			fmt.Fprintf(w, "  %s  rtnl_lock taken after waiting %s (another thread held it)\n", ck.at(q.TakeNs), dur(q.LockWaitNs))
 		} else {
-			fmt.Fprintf(w, "  %s  rtnl_lock taken at once\n", ck.at(q.TakeNs))
+			fmt.Fprintf(w, "  %s  rtnl_lock asked and taken at once\n", ck.at(q.TakeNs))
 		}
 		row("  "+pad, "step", "kernel function", "count", "unit", "cost", "")
 		for _, s := range q.Locked {
@@ -288,6 +325,9 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 			"tnode_free synchronize_net (unpriced)", t.SynchronizeNet))
 	}
 	fmt.Fprintln(w)
+	if tr.Threads > 1 {
+		writeTimeline(w, reqs, tr, ck)
+	}
 	fmt.Fprintf(w, "total: %s virtual on %d thread(s); rtnl_lock held %s\n", dur(tr.VirtualNs), tr.Threads, dur(tr.LockHeldNs))
 	fmt.Fprintln(w, costPricesNote)
 }
@@ -356,7 +396,44 @@ func pricedNote(q sim.TraceRequest, step sim.CostStep, named int64, what string)
 		return ""
 	}
 	if named == 0 && priced > 0 {
-		return fmt.Sprintf("(none named; the model prices %d %s(s))", priced, what)
+		return fmt.Sprintf("none named; priced as %d %s(s) (the cost model's count)", priced, what)
 	}
-	return fmt.Sprintf("  (the model prices %d %s(s), not %d: its count is an approximation)", priced, what, named)
+	return fmt.Sprintf("  [priced as %d: the cost model's count]", priced)
+}
+
+// writeTimeline prints, for several threads, who holds rtnl_lock when and
+// when each request returns, in time order.
+func writeTimeline(w io.Writer, reqs []rtnl.Request, tr sim.Trace, ck clock) {
+	type mark struct {
+		at    int64
+		order int
+		text  string
+	}
+	var ms []mark
+	for i, q := range tr.Requests {
+		who := fmt.Sprintf("thread %d [%d]", q.Thread, i+1)
+		ms = append(ms, mark{q.TakeNs, 1, who + " takes rtnl_lock"},
+			mark{q.ReleaseNs, 0, who + " releases rtnl_lock"})
+		if q.EndNs > q.ReleaseNs {
+			note := "returns"
+			if q.RCUBarriers > 0 {
+				note = "returns from rcu_barrier"
+				if q.BarriersShared > 0 {
+					note += " (shared)"
+				}
+			}
+			ms = append(ms, mark{q.EndNs, 2, who + " " + note})
+		}
+	}
+	sort.SliceStable(ms, func(a, b int) bool {
+		if ms[a].at != ms[b].at {
+			return ms[a].at < ms[b].at
+		}
+		return ms[a].order < ms[b].order
+	})
+	fmt.Fprintln(w, "timeline:")
+	for _, m := range ms {
+		fmt.Fprintf(w, "  %s  %s\n", ck.at(m.at), m.text)
+	}
+	fmt.Fprintln(w)
 }

@@ -107,3 +107,21 @@ func TestRunTraceRefusals(t *testing.T) {
 	_, _, err = runCLI(t, traceScript, "run", "--trace", "-")
 	require.ErrorContains(t, err, "use --target sim")
 }
+
+// Three threads deleting one device each: the third shares the barrier the
+// second started, and the timeline says so.
+func TestRunTraceSharedBarrierText(t *testing.T) {
+	prices := tracePricesFile(t)
+	src := "link add x0 type ifb\nlink del x0\nlink add y0 type ifb\nlink del y0\nlink add z0 type ifb\nlink del z0\n"
+	out, _, err := runCLI(t, src, "run", "--target", "sim", "--profile", prices, "--trace", "--threads", "3", "-")
+	require.NoError(t, err)
+	require.Contains(t, out, "[6] line 6, thread 2: link del z0   -> rtnl_dellink")
+	require.Contains(t, out, "shared a barrier another thread started")
+	require.Contains(t, out, "for a barrier already running, then ran its own")
+	require.Contains(t, out, "timeline:")
+	require.Contains(t, out, "thread 2 [6] returns from rcu_barrier (shared)")
+	// Two threads cannot share one: the barrier's caller waits in it.
+	out, _, err = runCLI(t, src, "run", "--target", "sim", "--profile", prices, "--trace", "--threads", "2", "-")
+	require.NoError(t, err)
+	require.NotContains(t, out, "(shared)")
+}

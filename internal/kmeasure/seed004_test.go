@@ -1,0 +1,188 @@
+package kmeasure
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// seed004NeedRoot skips without root, or fails when RTNLSIM_REQUIRE_KERNEL=1
+// (CI) says the kernel must be there.
+func seed004NeedRoot(t *testing.T) {
+	t.Helper()
+	if seed004Root() {
+		return
+	}
+	if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
+		t.Fatal("RTNLSIM_REQUIRE_KERNEL=1 but not root: cannot make network namespaces")
+	}
+	t.Skip("kernel measurement skipped: needs root to make network namespaces")
+}
+
+// TestSeed004KernelTiny runs every method at two small sizes (2
+// containers with 1 ifb of 3 addresses and a veth; 1 container with 10 ifb
+// of 10 addresses; 20 and 5 reads, 2 repeats: about 0.1 s) and checks that
+// each read returned the container's links and addresses, and that the
+// model's dump rounds (recvmsg calls) and bytes are the kernel's.
+func TestSeed004KernelTiny(t *testing.T) {
+	seed004NeedRoot(t)
+	for _, c := range []Seed004Config{
+		{Containers: 2, Devices: 1, Addrs: 3, Veth: true, Reads: 20, Repeats: 2},
+		{Containers: 1, Devices: 10, Addrs: 10, Reads: 5, Repeats: 2},
+	} {
+		m, err := MeasureSeed004(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Results) != len(Seed004Methods) {
+			t.Fatalf("%d results, want %d", len(m.Results), len(Seed004Methods))
+		}
+		wantL, wantA := seed004Want(c)
+		for _, r := range m.Results {
+			t.Logf("%s %s: min %v median %v per read; read %+v", c, r.Method, r.Min, r.Median, r.Read)
+			if r.Min <= 0 || len(r.PerRead) != c.Repeats {
+				t.Fatalf("%s: no timing: %+v", r.Method, r)
+			}
+			if r.Read.Links != wantL || r.Read.Addrs != wantA {
+				t.Fatalf("%s: read %+v, want %d links and %d addresses", r.Method, r.Read, wantL, wantA)
+			}
+			cn, err := sim.Seed004Run(Seed004SimCase(c, r.Method))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [4]int{r.Read.LinkRecvs, r.Read.AddrRecvs, r.Read.LinkBytes, r.Read.AddrBytes}
+			const done = 20 // NLMSG_DONE, which the model's bytes leave out
+			want := [4]int{cn.Read.LinkRounds, cn.Read.AddrRounds, cn.Read.LinkBytes + done, cn.Read.AddrBytes + done}
+			if got != want {
+				t.Fatalf("%s %s: kernel rounds link, addr and bytes %v; model %v", c, r.Method, got, want)
+			}
+		}
+	}
+}
+
+// TestSeed004NonStrictIgnoresNetnsid: IFA_TARGET_NETNSID is honoured only
+// on a socket with NETLINK_GET_STRICT_CHK (inet_dump_addr parses the
+// request only when cb->strict_check); without it the dump answers for the
+// reader's own namespace.
+func TestSeed004NonStrictIgnoresNetnsid(t *testing.T) {
+	seed004NeedRoot(t)
+	nonStrict, strict, err := Seed004NonStrictCheck(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nonStrict != 0 || strict != 1 {
+		t.Fatalf("addresses read by netnsid: non-strict %d (want 0: the host's), strict %d (want 1: the container's)", nonStrict, strict)
+	}
+}
+
+// TestSeed004KernelTable prints per-read times for the three methods over
+// a grid of sizes. It runs only with RTNLSIM_KMEASURE=1 (root).
+// RTNLSIM_SEED004_GRID="K:D:A[:veth],..." sets the grid (default
+// 1:1:1,1:1:10,1:1:100,1:10:10,100:1:10,1000:1:10,1:1:10:veth,100:1:10:veth,1000:1:10:veth),
+// RTNLSIM_SEED004_READS (2000) and RTNLSIM_SEED004_REPEATS (5).
+func TestSeed004KernelTable(t *testing.T) {
+	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
+		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to measure seed 004")
+	}
+	seed004NeedRoot(t)
+	grid := "1:1:1,1:1:10,1:1:100,1:10:10,100:1:10,1000:1:10,1:1:10:veth,100:1:10:veth,1000:1:10:veth"
+	if s := os.Getenv("RTNLSIM_SEED004_GRID"); s != "" {
+		grid = s
+	}
+	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 2000), envInt(t, "RTNLSIM_SEED004_REPEATS", 5)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| K | D | A | veth | method | min us/read | median us/read | recvmsg link+addr | bytes link+addr |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, g := range strings.Split(grid, ",") {
+		c, err := ParseSeed004Size(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Reads, c.Repeats = reads, repeats
+		c.Progress = func(s string) { t.Log(s) }
+		m, err := MeasureSeed004(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range m.Results {
+			fmt.Fprintf(&b, "| %d | %d | %d | %v | %s | %.2f | %.2f | %d+%d | %d+%d |\n", c.Containers, c.Devices, c.Addrs, c.Veth,
+				r.Method, us(r.Min), us(r.Median), r.Read.LinkRecvs, r.Read.AddrRecvs, r.Read.LinkBytes, r.Read.AddrBytes)
+		}
+	}
+	t.Log(b.String())
+}
+
+func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+func envInt(t *testing.T, key string, def int) int {
+	t.Helper()
+	s := os.Getenv(key)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		t.Fatalf("%s=%q: want a positive number", key, s)
+	}
+	return v
+}
+
+// TestSeed004Prediction measures Seed004FitGrid and Seed004PredictGrid,
+// fits the eight seed 004 prices at the first, and checks the model's
+// time for every method at the second within 25% of the kernel's (minima
+// of the repeats' means). It runs only with RTNLSIM_KMEASURE=1 (root;
+// about a minute: 1000 namespaces are made twice).
+// RTNLSIM_SEED004_READS (200) and RTNLSIM_SEED004_REPEATS (25) set the
+// blocks.
+func TestSeed004Prediction(t *testing.T) {
+	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
+		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to check the seed 004 prediction")
+	}
+	seed004NeedRoot(t)
+	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 200), envInt(t, "RTNLSIM_SEED004_REPEATS", 25)
+	fitSet := map[string]bool{}
+	var ms []Seed004Measurement
+	for i, g := range append(append([]string{}, Seed004FitGrid...), Seed004PredictGrid...) {
+		c, err := ParseSeed004Size(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < len(Seed004FitGrid) {
+			fitSet[c.String()] = true
+		}
+		c.Reads, c.Repeats = reads, repeats
+		m, err := MeasureSeed004(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	p, rows, err := Seed004FitPredict(ms, func(c Seed004Config) bool { return fitSet[c.String()] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("fitted: setns %d ns, nl_socket %d, dump_request %d, dump_chunk %d, link_fill %d, addr_fill %d, peer_lookup %d, nsid_walk %d",
+		p.SetnsNs, p.NlSocketNs, p.DumpRequestNs, p.DumpChunkNs, p.LinkFillNs, p.AddrFillNs, p.PeerLookupNs, p.NsidWalkNs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| size | method | role | kernel min us | kernel median us | model us | error |\n|---|---|---|---|---|---|---|\n")
+	worst := 0.0
+	for _, r := range rows {
+		role := "predicted"
+		if r.Fitted {
+			role = "fitted"
+		} else {
+			worst = math.Max(worst, math.Abs(r.ErrPct))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.1f | %.1f | %.1f | %+.1f%% |\n", r.Config, r.Method, role, us(r.Measured), us(r.Median), r.ModelNs/1e3, r.ErrPct)
+	}
+	t.Log(b.String())
+	if worst > 25 {
+		t.Errorf("a prediction is %.1f%% off the kernel (limit 25%%)", worst)
+	}
+}

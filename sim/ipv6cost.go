@@ -1,0 +1,231 @@
+package sim
+
+// IPv6 in the cost model. The sim has no IPv6 state (IPv6 requests stop a
+// run as not modelled), but the kernel's IPv6 does work on every netdev
+// event that is proportional to ALL of the namespace's IPv6 state, and that
+// work is what makes UP devices cost more than DOWN ones for group moves
+// and deletions, super-linearly (FACTS.md of issue 7; it vanishes with
+// net.ipv6.conf.*.disable_ipv6=1). For the COST only, the model keeps an
+// ESTIMATE of what the kernel holds and counts the entries its walks visit
+// (StepIPv6Walk). Read in Linux ~6.17 (net/ipv6/addrconf.c, route.c,
+// ip6_fib.c) and confirmed with perf on this machine's 6.18 (kernel-costs.md
+// of issue 7):
+//
+//   - NETDEV_CHANGE (addrconf_notify): a device that is link-ready and
+//     IF_READY gets rt6_sync_up(dev, RTNH_F_LINKDOWN); one that is not
+//     ready gets rt6_sync_down_dev; one that becomes ready gets its
+//     addresses and rt6_sync_up(dev, RTNH_F_DEAD). Each is fib6_clean_all:
+//     a walk of every fib6 node of every table, calling the callback on
+//     every route. netdev_state_change (the group move of an UP device)
+//     sends NETDEV_CHANGE: that walk is ~77% of `ip link set dev X group
+//     10` with 2000 UP ifb (perf: fib6_ifup, fib6_walk_continue).
+//   - NETDEV_UP: rt6_sync_up after addrconf_init_auto_addrs (a walk) when
+//     the link is ready.
+//   - NETDEV_DOWN and NETDEV_UNREGISTER (addrconf_ifdown): rt6_disable_ip
+//     -> rt6_sync_down_dev -> fib6_clean_all (nodes and routes), whatever
+//     the device holds; then a walk of the whole address hash
+//     (inet6_addr_lst, every address of the namespace); then for each
+//     address deleted with a notification, __ipv6_ifa_notify(RTM_DELADDR)
+//     -> rt_genid_bump_ipv6 -> fib6_flush_trees: a walk of every node (no
+//     callback). In a group delete of UP devices nearly all the time goes
+//     to these two walks during dev_close_many's NETDEV_DOWN (perf).
+//   - NETDEV_CHANGEMTU: rt6_mtu_change is a fib6_clean_all too; an mtu
+//     below IPV6_MIN_MTU runs addrconf_ifdown(dev, true).
+//
+// The estimate (checked against /proc/net/rt6_stats and
+// /proc/net/ipv6_route in fresh namespaces on 6.18, see
+// TestIPv6EstimateShape): lo, once up, holds ::1 (one route, one node). A
+// device that is up, link-ready (netif_oper_up, a qdisc other than noop),
+// with mtu >= 1280 and an ethernet-like type holds one link-local address
+// and three routes: fe80::/64 (main), ff00::/8 multicast (local) and its
+// local fe80::x/128 (local; added when DAD completes, at once for NOARP
+// devices such as ifb, about a second later for others: the estimate counts
+// it at once). The local table is a path-compressed binary trie over the
+// keys ::1, ff00::/8 and the /128s, so 2K-1 nodes for K keys (one less when
+// ::1 and the fe80/ff00 keys part at the table's root, which is not
+// counted), plus the fe80::/64 node of main: with U such devices, 2U+3
+// nodes and 3U+1 routes with lo up (6.18 agrees for U = 1, 2, 3, 10, 100,
+// 1000), 2U+2 and 3U with lo down (U = 1, 2, 10). Not modelled:
+// net.ipv6 sysctls (disable_ipv6, keep_addr_on_down, addr_gen_mode: the sim
+// refuses net.ipv6 keys), user IPv6 addresses and routes (refused),
+// IFF_NO_ADDRCONF slaves, L3 masters; walks are priced per entry whether
+// it is a node, a route or an address (the three cost about the same per
+// entry in the perf profile: a pointer chase and a test).
+
+// IPv6MinMTU is IPV6_MIN_MTU: below it a device has no inet6_dev.
+const IPv6MinMTU = 1280
+
+// ipv6Est is the namespace's estimated IPv6 state and the work counted so
+// far (cumulative, like the other counters; takeInetWork takes the
+// difference per request).
+type ipv6Est struct {
+	loUp  bool // lo holds ::1 (init_loopback at lo's NETDEV_UP)
+	ready int  // devices holding a link-local address and three routes
+
+	walk  int64 // StepIPv6Walk entries
+	notes int64 // IPv6 (and netconf) notifications the sim does not send
+
+	// inBatch: dev_close_many of an unregister batch is running, whose
+	// RTM_DELADDR of the link-local addresses UnregisterRequestWork
+	// counts.
+	inBatch bool
+}
+
+// IPv6Estimate is the estimated size of the namespace's IPv6 state.
+type IPv6Estimate struct {
+	// Ready devices hold a link-local address and three routes.
+	Ready int `json:"ready"`
+	// Nodes are fib6 nodes over all tables (rt6_stats fib_nodes),
+	// Routes the routes (fib_rt_entries), Addrs the addresses in the
+	// address hash.
+	Nodes  int64 `json:"nodes"`
+	Routes int64 `json:"routes"`
+	Addrs  int64 `json:"addrs"`
+}
+
+// IPv6Estimate returns the model's estimate of what the kernel's IPv6
+// holds in this namespace.
+func (n *Netns) IPv6Estimate() IPv6Estimate {
+	e := &n.v6
+	return IPv6Estimate{Ready: e.ready, Nodes: e.nodes(), Routes: e.routes(), Addrs: e.addrs()}
+}
+
+func (e *ipv6Est) nodes() int64 {
+	var keys int64
+	if e.loUp {
+		keys++
+	}
+	if e.ready > 0 {
+		keys += int64(e.ready) + 1 // the /128s and ff00::/8
+	}
+	if keys == 0 {
+		return 0
+	}
+	nodes := 2*keys - 1 // the local table: keys and branching nodes
+	if e.loUp && e.ready > 0 {
+		nodes-- // ::1 and the others part at the table's root
+	}
+	if e.ready > 0 {
+		nodes++ // fe80::/64 in main
+	}
+	return nodes
+}
+
+func (e *ipv6Est) routes() int64 {
+	r := 3 * int64(e.ready)
+	if e.loUp {
+		r++
+	}
+	return r
+}
+
+func (e *ipv6Est) addrs() int64 {
+	a := int64(e.ready)
+	if e.loUp {
+		a++
+	}
+	return a
+}
+
+// cleanAll is fib6_clean_all with a callback: every node, every route.
+func (e *ipv6Est) cleanAll() { e.walk += e.nodes() + e.routes() }
+
+// flushTrees is fib6_flush_trees (rt_genid_bump_ipv6): every node.
+func (e *ipv6Est) flushTrees() { e.walk += e.nodes() }
+
+// v6LinkReady is addrconf_link_ready plus what gives a device its
+// link-local address: an inet6_dev (mtu), an ethernet-like type.
+func (n *Netns) v6LinkReady(d *Device) bool {
+	return d != n.lo && d.Up() && d.operUp() && d.qdisc != "noop" && d.MTU >= IPv6MinMTU
+}
+
+// v6Up is addrconf_notify's NETDEV_UP.
+func (n *Netns) v6Up(d *Device) {
+	e := &n.v6
+	if d == n.lo {
+		if d.MTU >= IPv6MinMTU {
+			e.loUp = true
+			e.cleanAll()
+		}
+		return
+	}
+	if !n.v6LinkReady(d) {
+		return // "link is not ready": no walk
+	}
+	n.v6Config(d)
+	e.cleanAll() // rt6_sync_up(dev, RTNH_F_DEAD)
+}
+
+// v6Config is addrconf_dev_config: the link-local address and its three
+// routes (RTM_NEWROUTE x3, RTM_NEWADDR).
+func (n *Netns) v6Config(d *Device) {
+	if d.v6 {
+		return
+	}
+	d.v6 = true
+	n.v6.ready++
+	n.v6.notes += 4
+}
+
+// v6Change is addrconf_notify's NETDEV_CHANGE (sent for UP devices only).
+func (n *Netns) v6Change(d *Device) {
+	if d == n.lo {
+		n.v6.cleanAll()
+		return
+	}
+	if n.v6LinkReady(d) {
+		n.v6Config(d) // nothing when already configured (IF_READY)
+	}
+	n.v6.cleanAll() // rt6_sync_up, or rt6_sync_down_dev when not ready
+}
+
+// v6IfDown is addrconf_ifdown: a walk over nodes and routes with the
+// device's routes still in, the address hash walk, then the device's
+// routes and address go (RTM_DELROUTE x3, RTM_DELNEIGH of ff02::2,
+// RTM_DELADDR: the last is counted by UnregisterRequestWork for an
+// unregister batch, so addrNote says whether to count it here) and one
+// fib6_flush_trees per address deleted.
+func (n *Netns) v6IfDown(d *Device, addrNote bool) {
+	e := &n.v6
+	e.cleanAll()
+	e.walk += e.addrs()
+	if d == n.lo {
+		if e.loUp {
+			e.loUp = false
+			e.flushTrees()
+		}
+		return
+	}
+	if !d.v6 {
+		return
+	}
+	d.v6 = false
+	e.ready--
+	e.notes += 4
+	if addrNote {
+		e.notes++
+	}
+	e.flushTrees()
+}
+
+// v6Down is addrconf_notify's NETDEV_DOWN.
+func (n *Netns) v6Down(d *Device) { n.v6IfDown(d, !n.v6.inBatch) }
+
+// v6Unregister is addrconf_notify's NETDEV_UNREGISTER, plus the two
+// RTM_DELNETCONF (inet, inet6) every unregistered device sends.
+func (n *Netns) v6Unregister(d *Device) {
+	n.v6IfDown(d, false)
+	n.v6.notes += 2
+}
+
+// v6ChangeMTU is addrconf_notify's NETDEV_CHANGEMTU. The kernel walks
+// (rt6_mtu_change) only when the device had an inet6_dev before; the
+// estimate walks whenever the new mtu is valid (a rise from below 1280,
+// which makes a new inet6_dev without a walk, is counted as a walk).
+func (n *Netns) v6ChangeMTU(d *Device) {
+	if d.MTU < IPv6MinMTU {
+		n.v6IfDown(d, true)
+		return
+	}
+	n.v6.cleanAll()
+}
