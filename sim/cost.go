@@ -68,6 +68,12 @@ const (
 	// StepTrieSuffixVisit is one child slot examined by update_suffix
 	// (the seed 003 regression's hot spot).
 	StepTrieSuffixVisit
+	// StepIPv6Walk is one entry visited by a walk over the namespace's
+	// whole IPv6 state, counted from the model's estimate of that state
+	// (sim/ipv6cost.go): a fib6 node or route of fib6_clean_all
+	// (rt6_sync_up, rt6_sync_down_dev, rt6_mtu_change), a node of
+	// fib6_flush_trees, an address of addrconf_ifdown's hash walk.
+	StepIPv6Walk
 	// StepSetns is one setns(fd, CLONE_NEWNET) (kernel/nsproxy.c: a new
 	// nsproxy with a reference on each namespace, netns_install, the old
 	// nsproxy freed): seed 004.
@@ -108,6 +114,7 @@ var costStepNames = [numCostSteps]string{
 	StepFibOp:                   "fib_op",
 	StepFibFlushLeaf:            "fib_flush_leaf",
 	StepTrieSuffixVisit:         "trie_suffix_visit",
+	StepIPv6Walk:                "ipv6_walk",
 	StepSetns:                   "setns",
 	StepNlSocket:                "nl_socket",
 	StepDumpRequest:             "dump_request",
@@ -148,6 +155,7 @@ type CostParams struct {
 	FibOpNs                   int64 `json:"fib_op_ns"`
 	FibFlushLeafNs            int64 `json:"fib_flush_leaf_ns"`
 	TrieSuffixVisitNs         int64 `json:"trie_suffix_visit_ns"`
+	IPv6WalkNs                int64 `json:"ipv6_walk_ns"`
 	SetnsNs                   int64 `json:"setns_ns"`
 	NlSocketNs                int64 `json:"nl_socket_ns"`
 	DumpRequestNs             int64 `json:"dump_request_ns"`
@@ -183,6 +191,8 @@ func (p CostParams) Cost(s CostStep) int64 {
 		return p.FibFlushLeafNs
 	case StepTrieSuffixVisit:
 		return p.TrieSuffixVisitNs
+	case StepIPv6Walk:
+		return p.IPv6WalkNs
 	case StepSetns:
 		return p.SetnsNs
 	case StepNlSocket:
@@ -298,6 +308,7 @@ type CostCounters struct {
 	FibOp                   int64 `json:"fib_op"`
 	FibFlushLeaf            int64 `json:"fib_flush_leaf"`
 	TrieSuffixVisit         int64 `json:"trie_suffix_visit"`
+	IPv6Walk                int64 `json:"ipv6_walk"`
 	Setns                   int64 `json:"setns"`
 	NlSocket                int64 `json:"nl_socket"`
 	DumpRequest             int64 `json:"dump_request"`
@@ -332,6 +343,8 @@ func (c *CostCounters) field(s CostStep) *int64 {
 		return &c.FibFlushLeaf
 	case StepTrieSuffixVisit:
 		return &c.TrieSuffixVisit
+	case StepIPv6Walk:
+		return &c.IPv6Walk
 	case StepSetns:
 		return &c.Setns
 	case StepNlSocket:

@@ -50,6 +50,5 @@ Targets:
 	}
 	root.AddCommand(newRunCmd(), newDiffCmd(), newTrieCmd())
 	root.AddCommand(newReproCmd())
-	root.AddCommand(newSweepCmd(), newMergeCmd())
 	return root
 }
