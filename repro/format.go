@@ -35,6 +35,7 @@ func WriteJSON(w io.Writer, t *Table) error {
 		File  string   `json:"file"`
 		Line  int      `json:"line"`
 		Value *float64 `json:"value"`
+		Shown string   `json:"shown,omitempty"`
 	}
 	type row struct {
 		Row
@@ -45,7 +46,7 @@ func WriteJSON(w io.Writer, t *Table) error {
 		Rows []row `json:"rows"`
 	}{Table: t}
 	for _, r := range t.Rows {
-		f := figure{Quote: r.Seed.Quote, File: r.Seed.File, Line: r.Seed.Line}
+		f := figure{Quote: r.Seed.Quote, File: r.Seed.File, Line: r.Seed.Line, Shown: r.Seed.Shown}
 		if !math.IsNaN(r.Seed.Value) {
 			v := r.Seed.Value
 			f.Value = &v
@@ -176,6 +177,9 @@ func WriteText(w io.Writer, t *Table) error {
 			fmt.Fprintln(tw, head+"\tnote")
 		}
 		seed := r.Seed.Quote
+		if r.Seed.Shown != "" {
+			seed = r.Seed.Shown
+		}
 		if !math.IsNaN(r.Seed.Value) {
 			seed = FormatValue(r.Seed.Value, r.Unit)
 		}

@@ -137,6 +137,9 @@ type Figure struct {
 	Line  int    `json:"line"`
 	// Value is in the row's Unit; NaN for qualitative figures.
 	Value float64 `json:"value"`
+	// Shown is a short form of a qualitative figure for the table (the
+	// quote when empty).
+	Shown string `json:"shown,omitempty"`
 }
 
 // Cell is the model's value, or its outcome, or why there is none.

@@ -77,8 +77,51 @@ func allTables(t *testing.T) map[string]*Table {
 
 func TestSeedsRegistered(t *testing.T) {
 	ids := IDs()
-	for _, want := range []string{"000"} {
+	for _, want := range []string{"000", "001", "002", "003"} {
 		require.Contains(t, ids, want)
+	}
+	for _, s := range Seeds() {
+		require.NotEmpty(t, s.Summary, s.ID)
+	}
+}
+
+// Every figure the brief names is a row, and the rows say what they are.
+func TestSeedRows(t *testing.T) {
+	want := map[string][]float64{
+		"000": {243, 70, 54, 30, 1.91, 6.15, 0.640, 5.324, 48.605, 73.219},
+		"001": {30.596, 7.601},
+		"002": {541.3, 33.5, 18.3, 20.1, 26.6, 26.7},
+		"003": {0.064, 0.441, 438.207, 850},
+	}
+	for id, vals := range want {
+		tb, ok := allTables(t)[id]
+		if !ok {
+			continue // skipped in -short
+		}
+		for _, v := range vals {
+			found := false
+			for _, r := range tb.Rows {
+				found = found || r.Seed.Value == v
+			}
+			require.True(t, found, "seed %s: no row publishes %v", id, v)
+		}
+		fitted := 0
+		for _, r := range tb.Rows {
+			if r.Role == Fitted {
+				fitted++
+			}
+			if r.Role == Qualitative {
+				require.NotNil(t, r.Agrees, "seed %s row %q", id, r.Scenario)
+			}
+		}
+		require.Positive(t, fitted, "seed %s has no fitted row: what is its seed-era profile fitted to?", id)
+		require.NotEmpty(t, tb.Profile, id)
+	}
+	// The model's outcomes of seed 002's dump cases are the seed's.
+	for _, r := range allTables(t)["002"].Rows {
+		if r.Agrees != nil {
+			require.True(t, *r.Agrees, "seed 002 %q: model %s", r.Scenario, r.Model.Text)
+		}
 	}
 }
 
@@ -90,7 +133,17 @@ func TestPublishedValuesMatchSeedText(t *testing.T) {
 		for _, r := range tb.Rows {
 			require.NotEmpty(t, r.Seed.Quote, "seed %s row %q", id, r.Scenario)
 			require.Positive(t, r.Seed.Line, "seed %s row %q", id, r.Scenario)
-			if v, ok := parseQuote(r.Seed.Quote); ok {
+			if cells := strings.Split(r.Seed.Quote, "|"); len(cells) == 4 {
+				// Seed 002's table: devs | hash | xa | delta.
+				col := 1
+				if strings.HasPrefix(r.Scenario, "xarray") {
+					col = 2
+				}
+				v, err := strconv.ParseFloat(strings.TrimSpace(cells[col]), 64)
+				require.NoError(t, err)
+				require.Equal(t, v, r.Seed.Value, "seed %s row %q: quote %q", id, r.Scenario, r.Seed.Quote)
+				require.True(t, strings.HasSuffix(r.Scenario, " "+strings.TrimSpace(cells[0])+" devs"), "seed %s row %q: quote %q", id, r.Scenario, r.Seed.Quote)
+			} else if v, ok := parseQuote(r.Seed.Quote); ok {
 				require.InDelta(t, v, r.Seed.Value, 1e-9, "seed %s row %q: quote %q", id, r.Scenario, r.Seed.Quote)
 			}
 			if r.Role == NotModelled {

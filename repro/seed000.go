@@ -156,7 +156,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 
 	barrier := float64(p.RCUBarrierNs) / 1e9
 	t.Rows = append(t.Rows, Row{Group: g10, Scenario: "one rcu_barrier call", Unit: "s",
-		Seed:  Figure{Quote: "taking in the order of 10s of milliseconds.", File: seed000File, Line: 28, Value: math.NaN()},
+		Seed:  Figure{Quote: "taking in the order of 10s of milliseconds.", File: seed000File, Line: 28, Value: math.NaN(), Shown: "10s of ms"},
 		Model: Num(barrier), Role: Qualitative, Agrees: agree(barrier >= 0.010 && barrier < 0.100),
 		Note: "the fitted rcu_barrier price (per batch: one rcu_barrier and three expedited grace periods at 1/11 of it); the seed gives an order of magnitude"})
 

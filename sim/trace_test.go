@@ -176,3 +176,21 @@ func TestTraceListDeleteParts(t *testing.T) {
 	require.Equal(t, []string{"x1"}, tr.Requests[2].NetdevEvents[0].Devices)
 	require.Equal(t, []string{"x2"}, tr.Requests[3].NetdevEvents[0].Devices)
 }
+
+// Every step the cost model has, including ones added after the trace was
+// written, is narrated with its name, a function and its price.
+func TestTraceStepsGeneric(t *testing.T) {
+	var w CostWork
+	for i, s := range CostSteps() {
+		w.AddLocked(s, int64(i+1))
+	}
+	p := tracePrices
+	steps := traceSteps(w.Locked, p)
+	require.Len(t, steps, len(CostSteps()))
+	for i, s := range CostSteps() {
+		require.Equal(t, s.String(), steps[i].Step)
+		require.NotEmpty(t, steps[i].Function)
+		require.Equal(t, int64(i+1), steps[i].Count)
+		require.Equal(t, p.Cost(s)*int64(i+1), steps[i].CostNs)
+	}
+}

@@ -50,5 +50,6 @@ Targets:
 	}
 	root.AddCommand(newRunCmd(), newDiffCmd(), newTrieCmd())
 	root.AddCommand(newReproCmd())
+	root.AddCommand(newSweepCmd(), newMergeCmd())
 	return root
 }

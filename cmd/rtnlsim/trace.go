@@ -76,7 +76,7 @@ func handler(op rtnl.Op) string {
 	case rtnl.RouteFlush:
 		return "inet_dump_fib, then inet_rtm_delroute per route"
 	case rtnl.Sysctl:
-		return "a /proc/sys write (devinet_conf_proc), not rtnetlink"
+		return "a /proc/sys write (devinet_conf_proc), not rtnetlink; priced as one request"
 	}
 	return ""
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestReproJSONAndCSV(t *testing.T) {
+	out, _, err := runCLI(t, "", "repro", "001", "--format", "json", "-q")
+	require.NoError(t, err)
+	var tb struct {
+		Seed string `json:"seed"`
+		Rows []struct {
+			Scenario string `json:"scenario"`
+			Role     string `json:"role"`
+			Seed     struct {
+				File  string   `json:"file"`
+				Line  int      `json:"line"`
+				Value *float64 `json:"value"`
+			} `json:"seed"`
+			ErrorPct *float64 `json:"error_pct"`
+		} `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &tb))
+	require.Equal(t, "001", tb.Seed)
+	require.Len(t, tb.Rows, 2)
+	for _, r := range tb.Rows {
+		require.NotNil(t, r.Seed.Value)
+		require.Positive(t, r.Seed.Line)
+		require.NotNil(t, r.ErrorPct)
+	}
+
+	out, _, err = runCLI(t, "", "repro", "1", "--format", "csv", "-q")
+	require.NoError(t, err)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, "seed", recs[0][0])
+	require.Len(t, recs, 3)
+}
+
+func TestReproTable(t *testing.T) {
+	out, errOut, err := runCLI(t, "", "repro", "000")
+	require.NoError(t, err)
+	require.Contains(t, out, "243.0 s")
+	require.Contains(t, out, "000_9e02:35")
+	require.Contains(t, out, "fitted")
+	require.Contains(t, out, "predicted")
+	require.Contains(t, errOut, "seed 000", "progress goes to stderr")
+}
+
+func TestReproErrors(t *testing.T) {
+	_, _, err := runCLI(t, "", "repro", "999")
+	require.Error(t, err)
+	for _, id := range []string{"000", "001", "002", "003"} {
+		require.Contains(t, err.Error(), id)
+	}
+	_, _, err = runCLI(t, "", "repro")
+	require.ErrorContains(t, err, "000")
+	_, _, err = runCLI(t, "", "repro", "000", "--format", "xml")
+	require.ErrorContains(t, err, "--format")
+	_, _, err = runCLI(t, "", "repro", "000", "--profile", "x.json")
+	require.ErrorContains(t, err, "--kernel")
+	_, _, err = runCLI(t, "", "repro", "000", "--kernel", "--profile", "linux-6.18", "-q")
+	require.ErrorContains(t, err, "calibrate")
+	_, _, err = runCLI(t, "", "repro", "000", "--kernel", "--size", "000/group", "-q")
+	require.ErrorContains(t, err, "KEY=N")
+}
+
+func TestReproHelpListsSeeds(t *testing.T) {
+	out, _, err := runCLI(t, "", "repro", "--help")
+	require.NoError(t, err)
+	for _, id := range []string{"000", "001", "002", "003"} {
+		require.Contains(t, out, "  "+id+"  ")
+	}
+	require.Contains(t, out, "--kernel")
+}

@@ -1,0 +1,87 @@
+package repro
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/internal/nscheck"
+)
+
+// TestMain checks that the namespace the tests started in is unchanged
+// afterwards (every kernel measurement makes its own).
+func TestMain(m *testing.M) { nscheck.Main(m) }
+
+// kernelOK skips without root unless RTNLSIM_REQUIRE_KERNEL=1.
+func kernelOK(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
+			t.Fatal("kernel required (RTNLSIM_REQUIRE_KERNEL=1) but not root")
+		}
+		t.Skip("kernel cells need root")
+	}
+}
+
+// The --kernel cells at cheap sizes (about 10 s on this machine): every
+// row gets a cell, measured ones have a time and the model's time for the
+// same size, and the text output names the sizes.
+func TestKernelCellsCheap(t *testing.T) {
+	kernelOK(t)
+	o := Options{Kernel: true, KernelRuns: 1, KernelSizes: map[string]int{
+		"000/one-by-one": 10, "000/group": 50, "000/16k": 50,
+		"001/promote": 50, "001/no-promote": 100,
+		"003/delete-one": 30, "003/delete-all": 5,
+	}}
+	for _, id := range []string{"000", "001", "002"} {
+		start := time.Now()
+		tb, err := Run(context.Background(), id, o)
+		require.NoError(t, err, id)
+		measured := 0
+		for _, r := range tb.Rows {
+			if id == "000" && strings.HasSuffix(r.Scenario, "Ido") || r.Scenario == "one rcu_barrier call" {
+				continue
+			}
+			require.NotNil(t, r.Kernel, "seed %s row %q: no kernel cell", id, r.Scenario)
+			if r.Kernel.Measured != nil {
+				measured++
+				require.Positive(t, *r.Kernel.Measured)
+				require.NotNil(t, r.Kernel.Model, "seed %s row %q", id, r.Scenario)
+				require.NotNil(t, r.Kernel.ErrorPct)
+				require.Contains(t, r.Kernel.Profile, "seed-era prices")
+				require.Contains(t, r.Kernel.Size, "N=")
+			} else {
+				require.NotEmpty(t, r.Kernel.Text, "seed %s row %q: kernel cell with neither time nor reason", id, r.Scenario)
+			}
+		}
+		if id != "002" {
+			require.Positive(t, measured, id)
+		}
+		var b bytes.Buffer
+		require.NoError(t, WriteText(&b, tb))
+		require.Contains(t, b.String(), "kernel size")
+		t.Logf("seed %s with kernel cells: %.1f s\n%s", id, time.Since(start).Seconds(), b.String())
+	}
+}
+
+// Seed 003's kernel scenarios at cheap sizes, without its 30-s model table.
+func TestKernelSeed003Scenarios(t *testing.T) {
+	kernelOK(t)
+	o := Options{Kernel: true, KernelRuns: 1}
+	for _, kc := range []kernelCase{
+		{Key: "003/delete-one", N: 30, Size: func(n int) string { return "one of N" }, Scenario: seed003DeleteOne},
+		{Key: "003/delete-all", N: 5, Size: func(n int) string { return "all N" }, Scenario: seed003DeleteAll},
+	} {
+		k, err := measureKernel(context.Background(), o, kc, Seed001Issue6, "test prices")
+		require.NoError(t, err, kc.Key)
+		require.NotNil(t, k.Measured)
+		require.NotNil(t, k.Model)
+		require.Positive(t, *k.Measured)
+		t.Logf("%s: kernel %.3f s, model %.3f s", kc.Key, *k.Measured, *k.Model)
+	}
+}

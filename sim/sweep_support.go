@@ -1,0 +1,29 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Seed001FlushWith is Seed001Flush on a target made with o (a profile's
+// Options: its seed, netdev index and FIB era); c.IfaFlush overrides
+// o.IfaFlush. It is what `rtnlsim sweep seed001` runs for each point.
+func Seed001FlushWith(c Seed001Case, o Options) (Seed001Result, error) {
+	o.IfaFlush = c.IfaFlush
+	t := New(o)
+	defer t.Close()
+	for _, r := range Seed001Requests(c) {
+		if err := t.Apply(context.Background(), r); err != nil {
+			return Seed001Result{}, fmt.Errorf("seed 001 %s: line %d %q: %w", c, r.Line, r.Text, err)
+		}
+	}
+	n := t.Netns()
+	if d := n.ByName("i0"); d == nil || d.in == nil || d.in.head != nil {
+		return Seed001Result{}, errors.New("seed 001: addresses left after the flush")
+	}
+	w := t.work[len(t.work)-1]
+	return Seed001Result{Case: c, Requests: w.Count(StepRequest), IfaWalk: w.Count(StepIfaWalk),
+		FibOps: w.Count(StepFibOp), Notifications: w.Count(StepNotification),
+		Promotions: n.inetCount.Promotions, Work: w}, nil
+}

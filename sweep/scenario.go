@@ -1,0 +1,361 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// SeedEra is the profile name that stands for the scenario's own seed:
+// its kernel era and the prices fitted to it (see each scenario).
+const SeedEra = "seed-era"
+
+// Seed001MachinePrices are issue 6's fit of seed 001 to this machine's
+// kernel (README, "Addresses, routes and the FIB": request 13.0 us, list
+// step 5 ns, FIB operation 1.31 us, fitted by TestKernelSeed001Prediction
+// at N = 500 and 2000, both promote settings, base prices all 0). They are
+// copied here because the fit needs the kernel and about 100 s; a profile
+// file from `rtnlsim calibrate` replaces them (--profile FILE).
+var Seed001MachinePrices = sim.CostParams{RequestNs: 13_000, IfaWalkNs: 5, FibOpNs: 1_310}
+
+// Result is what one point of a sweep cost in the model.
+type Result struct {
+	VirtualNs  int64
+	LockHeldNs int64
+	Counters   sim.CostCounters
+}
+
+func resultOf(r sim.CostResult) Result {
+	return Result{VirtualNs: r.VirtualNs, LockHeldNs: r.LockHeldNs, Counters: r.Counters}
+}
+
+// Curve is one line of a sweep: a method under a profile at its prices.
+type Curve struct {
+	// Name is the curve's label in the CSV and the chart's legend.
+	Name string
+	// Profile is the profile's label (SeedEra, a profile name, or a name
+	// with its file).
+	Profile string
+	// Prices names the prices and lists the non-zero ones.
+	Prices string
+	// MaxN, when not 0, is the largest size the curve runs; points above
+	// it are written as skipped, with SkipNote.
+	MaxN     int
+	SkipNote string
+
+	run func(ctx context.Context, n int, seed int64) (Result, error)
+}
+
+// Options are the scenario switches a sweep passes on.
+type Options struct {
+	// Threads: seed000's one-by-one curves, one per thread count
+	// (default 1).
+	Threads []int
+	// Promote1MaxN: seed001's promote=1 curve stops above it (0: the
+	// default, DefaultPromote1MaxN).
+	Promote1MaxN int
+}
+
+// DefaultPromote1MaxN is where seed001's promote=1 curve stops by default.
+// A promoting flush walks about N^3/3 list steps in the sim: measured on
+// this machine (2 cores, shared), N = 1000 takes 1.6 s, 2000 takes 9.3 s
+// and 3200 about 40 s of wall time; 5600 would take about 4 minutes and
+// 10,000 about 20.
+const DefaultPromote1MaxN = 3200
+
+// Scenario is a sweepable workload.
+type Scenario struct {
+	Name string
+	// Title is the chart title's first line.
+	Title string
+	// Unit is what N counts ("devices").
+	Unit string
+	// About is the help text's line.
+	About string
+	// Counters are the step counters the CSV has a column for (step
+	// names, and RCUBarrierExecuted), a fixed list so that a CSV's columns
+	// do not depend on its rows.
+	Counters []string
+	// curves builds the curves for the profiles (resolved, in order).
+	curves func(o Options, profiles []profile) ([]Curve, error)
+}
+
+// Scenarios lists the scenarios, by name.
+var Scenarios = []Scenario{
+	{
+		Name:  "seed000",
+		Title: "seed 000: deleting N UP devices with an IPv6 link-local address",
+		Unit:  "devices",
+		About: "delete N UP devices (IPv6 LLA) one by one from T threads (--threads), by one group request, by one list request (+bulk-ifindex)",
+		Counters: []string{"request", "rcu_barrier", RCUBarrierExecuted, "synchronize_net_expedited", "unregister_device",
+			"notifier_call", "notification"},
+		curves: func(o Options, profs []profile) ([]Curve, error) {
+			return seed000Curves(o, profs)
+		},
+	},
+	{
+		Name:     "seed001",
+		Title:    "seed 001: flushing N IPv4 addresses of one /8 on one UP device",
+		Unit:     "addresses",
+		About:    "ip addr flush of N addresses in one /8 on one UP device: promote_secondaries 0, 1 (stops at --promote1-max-n), and +ifa-flush",
+		Counters: []string{"request", "ifa_walk", "fib_op", "notifier_call", "notification"},
+		curves: func(o Options, profs []profile) ([]Curve, error) {
+			return seed001Curves(o, profs)
+		},
+	},
+}
+
+// ScenarioNames lists the scenario names.
+func ScenarioNames() []string {
+	var out []string
+	for _, s := range Scenarios {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// LookupScenario returns the named scenario.
+func LookupScenario(name string) (Scenario, error) {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(ScenarioNames(), ", "))
+}
+
+// profile is a --profile argument resolved for a scenario.
+type profile struct {
+	label  string
+	seedEr bool        // SeedEra: the scenario's own era and prices
+	p      sim.Profile // the model's profile (for SeedEra: the scenario's stand-in)
+	prices sim.CostParams
+	priceS string
+}
+
+// resolveProfile reads one --profile argument: SeedEra, a profile name or
+// a profile file (sim.LoadProfile). A name has no prices of its own: it
+// takes the scenario's seed-era prices, and the label says so.
+func resolveProfile(arg string, seedPrices sim.CostParams, seedPricesName string) (profile, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" || arg == SeedEra {
+		return profile{label: SeedEra, seedEr: true, p: sim.MustParseProfile(sim.DefaultProfile),
+			prices: seedPrices, priceS: describePrices(seedPricesName, seedPrices)}, nil
+	}
+	p, err := sim.LoadProfile(arg)
+	if err != nil {
+		return profile{}, fmt.Errorf("--profile: %w", err)
+	}
+	out := profile{label: p.Name, p: p, prices: seedPrices,
+		priceS: describePrices(seedPricesName+" (the profile has no prices of its own)", seedPrices)}
+	if p.Cost != nil {
+		out.prices = *p.Cost
+		name := "profile file " + filepath.Base(p.File)
+		if pv := p.Provenance; pv != nil && (pv.Kernel != "" || pv.Date != "") {
+			name += fmt.Sprintf(" (calibrated on %s, %s)", pv.Kernel, pv.Date)
+		}
+		out.priceS = describePrices(name, out.prices)
+		out.label = p.Name + " (" + filepath.Base(p.File) + ")"
+	}
+	return out, nil
+}
+
+// describePrices names a price set and lists its non-zero prices.
+func describePrices(name string, p sim.CostParams) string {
+	var parts []string
+	for _, s := range sim.CostSteps() {
+		if c := p.Cost(s); c != 0 {
+			parts = append(parts, s.String()+" "+fmtNs(float64(c)))
+		}
+	}
+	if len(parts) == 0 {
+		return name + ": every price 0"
+	}
+	return name + ": " + strings.Join(parts, ", ")
+}
+
+// fmtNs writes a duration in ns with a unit and three significant digits.
+func fmtNs(ns float64) string {
+	units := []struct {
+		div  float64
+		name string
+	}{{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}}
+	for _, u := range units {
+		if math.Abs(ns) >= u.div || u.div == 1 {
+			return fmt.Sprintf("%.3g %s", ns/u.div, u.name)
+		}
+	}
+	return ""
+}
+
+// curveName is a method's label, with the profile's when the sweep has
+// several profiles.
+func curveName(method string, pr profile, several bool) string {
+	if several {
+		return method + " [" + pr.label + "]"
+	}
+	return method
+}
+
+// seed000Curves: one-by-one from each thread count, group, list.
+//
+// The points are built with the seed 000 work builders (sim.Seed000Devices,
+// Seed000OneByOne, Seed000Batch, ListDeleteBatch, UnregisterRequestWork)
+// and priced by sim.SimulateCost, not by running a script on the sim
+// target: the seed's devices hold an IPv6 link-local address, whose
+// RTM_DELADDR is part of the work, and the sim target has no IPv6; the
+// builders are also exactly what the seed 000 table (sim.Seed000Rows)
+// prices, so the curves pass through its rows at N = 10,000. They are
+// cheap (100,000 one-by-one requests: about 60 ms). The test
+// TestSeed000BuildersMatchSimTarget checks that, for devices without the
+// IPv6 address, the sim target records the same work.
+func seed000Curves(o Options, profs []profile) ([]Curve, error) {
+	threads := o.Threads
+	if len(threads) == 0 {
+		threads = []int{1}
+	}
+	for _, t := range threads {
+		if t < 1 {
+			return nil, fmt.Errorf("--threads %d: must be at least 1", t)
+		}
+	}
+	several := len(profs) > 1
+	var out []Curve
+	for _, pr := range profs {
+		steps := pr.p.Unregister
+		if pr.seedEr {
+			// The seed's kernel (net-next, December 2021).
+			steps = sim.UnregisterStepsSeed000
+		}
+		prices := pr.prices
+		add := func(method string, build func(devs []sim.UnregDev) ([][]sim.CostWork, error)) {
+			out = append(out, Curve{Name: curveName(method, pr, several), Profile: pr.label, Prices: pr.priceS,
+				run: func(ctx context.Context, n int, _ int64) (Result, error) {
+					in, err := build(sim.Seed000Devices(n))
+					if err != nil {
+						return Result{}, err
+					}
+					r, err := sim.SimulateCost(prices, in)
+					return resultOf(r), err
+				}})
+		}
+		for _, t := range threads {
+			t := t
+			name := fmt.Sprintf("one by one, %d threads", t)
+			if t == 1 {
+				name = "one by one, 1 thread"
+			}
+			add(name, func(devs []sim.UnregDev) ([][]sim.CostWork, error) {
+				return sim.Seed000OneByOne(steps, devs, t), nil
+			})
+		}
+		add("group", func(devs []sim.UnregDev) ([][]sim.CostWork, error) {
+			return sim.Seed000Batch(steps, devs), nil
+		})
+		add("list (+bulk-ifindex)", func(devs []sim.UnregDev) ([][]sim.CostWork, error) {
+			table := make(map[int32]sim.UnregDev, len(devs))
+			ix := make([]int32, len(devs))
+			for i, d := range devs {
+				table[d.Ifindex] = d
+				ix[i] = d.Ifindex
+			}
+			batch, err := sim.ListDeleteBatch(table, ix)
+			if err != nil {
+				return nil, err
+			}
+			return [][]sim.CostWork{{sim.UnregisterRequestWork(steps, batch)}}, nil
+		})
+	}
+	return out, nil
+}
+
+// seed001Curves: promote 0, promote 1, +ifa-flush, each a flush on the
+// sim target (sim.Seed001FlushWith) priced by sim.SimulateCost.
+func seed001Curves(o Options, profs []profile) ([]Curve, error) {
+	capN := o.Promote1MaxN
+	if capN == 0 {
+		capN = DefaultPromote1MaxN
+	}
+	if capN < 0 {
+		return nil, fmt.Errorf("--promote1-max-n %d: must be positive", capN)
+	}
+	several := len(profs) > 1
+	var out []Curve
+	for _, pr := range profs {
+		pr := pr
+		for _, m := range []struct {
+			name              string
+			promote, ifaFlush bool
+		}{{"promote=0", false, false}, {"promote=1", true, false}, {"+ifa-flush", false, true}} {
+			m := m
+			c := Curve{Name: curveName(m.name, pr, several), Profile: pr.label, Prices: pr.priceS,
+				run: func(ctx context.Context, n int, seed int64) (Result, error) {
+					opts := pr.p.Options(seed)
+					res, err := sim.Seed001FlushWith(sim.Seed001Case{N: n, Promote: m.promote, Up: true, IfaFlush: m.ifaFlush}, opts)
+					if err != nil {
+						return Result{}, err
+					}
+					r, err := sim.SimulateCost(pr.prices, [][]sim.CostWork{{res.Work}})
+					return resultOf(r), err
+				}}
+			if m.promote {
+				c.MaxN = capN
+				c.SkipNote = fmt.Sprintf("not run: a promoting flush walks about N^3/3 list steps in the sim; the curve stops at N=%d (--promote1-max-n; N=2000 takes about 9 s of wall time, 3200 about 40 s)", capN)
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// resolveProfiles resolves the --profile arguments for the scenario (none:
+// SeedEra). A profile given twice is an error.
+func resolveProfiles(sc Scenario, args []string) ([]profile, error) {
+	if len(args) == 0 {
+		args = []string{SeedEra}
+	}
+	seedPrices, seedName, err := seedEraPrices(sc.Name)
+	if err != nil {
+		return nil, err
+	}
+	var out []profile
+	seen := map[string]bool{}
+	for _, a := range args {
+		pr, err := resolveProfile(a, seedPrices, seedName)
+		if err != nil {
+			return nil, err
+		}
+		if seen[pr.label] {
+			return nil, fmt.Errorf("--profile %q: given twice (as %s)", a, pr.label)
+		}
+		seen[pr.label] = true
+		out = append(out, pr)
+	}
+	return out, nil
+}
+
+// seedEraPrices are the prices fitted to the scenario's seed.
+func seedEraPrices(scenario string) (sim.CostParams, string, error) {
+	switch scenario {
+	case "seed001":
+		return Seed001MachinePrices, "issue-6 fit of seed 001 to this machine's kernel", nil
+	default:
+		p, err := sim.FitSeed000(sim.Seed000DefaultFit)
+		return p, "seed 000 fit (FitSeed000)", err
+	}
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
