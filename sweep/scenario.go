@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -59,7 +61,16 @@ type Options struct {
 	// Promote1MaxN: seed001's promote=1 curve stops above it (0: the
 	// default, DefaultPromote1MaxN).
 	Promote1MaxN int
+	// Rc3MaxN: seed003's linux-4.2-rc3 curve stops above it (0: the
+	// default, DefaultRc3MaxN).
+	Rc3MaxN int
 }
+
+// DefaultRc3MaxN is where seed003's linux-4.2-rc3 curve stops by default:
+// deleting all N devices under rc3 makes about N^3.5 update_suffix visits
+// in the sim; measured on this machine (2 cores, shared), N = 2000 takes
+// 11 s and 4000 takes 144 s of wall time.
+const DefaultRc3MaxN = 3200
 
 // DefaultPromote1MaxN is where seed001's promote=1 curve stops by default.
 // A promoting flush walks about N^3/3 list steps in the sim: measured on
@@ -108,6 +119,17 @@ var Scenarios = []Scenario{
 			return seed001Curves(o, profs)
 		},
 	},
+	{
+		Name:  "seed003",
+		Title: "seed 003: deleting all N dummy devices, each UP with one IPv4 /24, one by one",
+		Unit:  "devices",
+		About: "set up N dummies (72.j.k.1/24, up), then delete them all one by one, under the linux-4.2-rc3 FIB (stops at --rc3-max-n) and the fix (linux-4.2); sim target",
+		Counters: []string{"request", "rcu_barrier", "unregister_device", "notification", "fib_op", "fib_flush_leaf",
+			"trie_suffix_visit"},
+		curves: func(o Options, profs []profile) ([]Curve, error) {
+			return seed003Curves(o, profs)
+		},
+	},
 }
 
 // ScenarioNames lists the scenario names.
@@ -141,28 +163,34 @@ type profile struct {
 // resolveProfile reads one --profile argument: SeedEra, a profile name or
 // a profile file (sim.LoadProfile). A name has no prices of its own: it
 // takes the scenario's seed-era prices, and the label says so.
-func resolveProfile(arg string, seedPrices sim.CostParams, seedPricesName string) (profile, error) {
+func resolveProfile(arg string, seedPrices func() (sim.CostParams, string, error)) (profile, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" || arg == SeedEra {
+		sp, name, err := seedPrices()
+		if err != nil {
+			return profile{}, err
+		}
 		return profile{label: SeedEra, seedEr: true, p: sim.MustParseProfile(sim.DefaultProfile),
-			prices: seedPrices, priceS: describePrices(seedPricesName, seedPrices)}, nil
+			prices: sp, priceS: describePrices(name, sp)}, nil
 	}
 	p, err := sim.LoadProfile(arg)
 	if err != nil {
 		return profile{}, fmt.Errorf("--profile: %w", err)
 	}
-	out := profile{label: p.Name, p: p, prices: seedPrices,
-		priceS: describePrices(seedPricesName+" (the profile has no prices of its own)", seedPrices)}
 	if p.Cost != nil {
-		out.prices = *p.Cost
 		name := "profile file " + filepath.Base(p.File)
 		if pv := p.Provenance; pv != nil && (pv.Kernel != "" || pv.Date != "") {
 			name += fmt.Sprintf(" (calibrated on %s, %s)", pv.Kernel, pv.Date)
 		}
-		out.priceS = describePrices(name, out.prices)
-		out.label = p.Name + " (" + filepath.Base(p.File) + ")"
+		return profile{label: p.Name + " (" + filepath.Base(p.File) + ")", p: p, prices: *p.Cost,
+			priceS: describePrices(name, *p.Cost)}, nil
 	}
-	return out, nil
+	sp, name, err := seedPrices()
+	if err != nil {
+		return profile{}, err
+	}
+	return profile{label: p.Name, p: p, prices: sp,
+		priceS: describePrices(name+" (the profile has no prices of its own)", sp)}, nil
 }
 
 // describePrices names a price set and lists its non-zero prices.
@@ -313,20 +341,74 @@ func seed001Curves(o Options, profs []profile) ([]Curve, error) {
 	return out, nil
 }
 
+// seed003Curves: deleting all N devices one by one on the sim target
+// (sim.Seed003Run), under the two FIB eras of the seed. The FIB era is the
+// curve's: a --profile gives the prices only (its base's FIB is not used).
+func seed003Curves(o Options, profs []profile) ([]Curve, error) {
+	capN := o.Rc3MaxN
+	if capN == 0 {
+		capN = DefaultRc3MaxN
+	}
+	if capN < 0 {
+		return nil, fmt.Errorf("--rc3-max-n %d: must be positive", capN)
+	}
+	several := len(profs) > 1
+	var out []Curve
+	for _, pr := range profs {
+		pr := pr
+		for _, era := range []struct {
+			name string
+			fib  fibtrie.Options
+		}{{"linux-4.2-rc3", fibtrie.Linux42rc3()}, {"linux-4.2 (the fix)", fibtrie.Linux42()}} {
+			era := era
+			c := Curve{Name: curveName(era.name, pr, several), Profile: pr.label, Prices: pr.priceS,
+				run: func(ctx context.Context, n int, _ int64) (Result, error) {
+					all := make([]int, n)
+					for i := range all {
+						all[i] = i + 1
+					}
+					w, err := sim.Seed003Run(n, era.name, era.fib, all, pr.prices)
+					if err != nil {
+						return Result{}, err
+					}
+					r, err := sim.SimulateCost(pr.prices, [][]sim.CostWork{w.Work})
+					return resultOf(r), err
+				}}
+			if era.fib.FlushPullsLeafSuffix {
+				c.MaxN = capN
+				c.SkipNote = fmt.Sprintf("not run: under rc3 the sim makes about N^3.5 update_suffix visits; the curve stops at N=%d (--rc3-max-n; N=2000 takes about 11 s of wall time, 4000 about 144 s)", capN)
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// seed003Prices is the seed 000 fit with update_suffix's slot visit
+// priced by sim.FitSeed003 (two deletions in 10K devices on the sim
+// target: about 30 s, once per process).
+var seed003Prices = sync.OnceValues(func() (sim.CostParams, error) {
+	base, err := sim.FitSeed000(sim.Seed000DefaultFit)
+	if err != nil {
+		return base, err
+	}
+	p, _, _, err := sim.FitSeed003(base)
+	return p, err
+})
+
 // resolveProfiles resolves the --profile arguments for the scenario (none:
 // SeedEra). A profile given twice is an error.
 func resolveProfiles(sc Scenario, args []string) ([]profile, error) {
 	if len(args) == 0 {
 		args = []string{SeedEra}
 	}
-	seedPrices, seedName, err := seedEraPrices(sc.Name)
-	if err != nil {
-		return nil, err
-	}
+	// The seed-era prices are computed only when a profile needs them
+	// (seed003's fit takes seconds).
+	seedPrices := func() (sim.CostParams, string, error) { return seedEraPrices(sc.Name) }
 	var out []profile
 	seen := map[string]bool{}
 	for _, a := range args {
-		pr, err := resolveProfile(a, seedPrices, seedName)
+		pr, err := resolveProfile(a, seedPrices)
 		if err != nil {
 			return nil, err
 		}
@@ -344,6 +426,9 @@ func seedEraPrices(scenario string) (sim.CostParams, string, error) {
 	switch scenario {
 	case "seed001":
 		return Seed001MachinePrices, "issue-6 fit of seed 001 to this machine's kernel", nil
+	case "seed003":
+		p, err := seed003Prices()
+		return p, "seed 000 fit + seed 003 fit (FitSeed003)", err
 	default:
 		p, err := sim.FitSeed000(sim.Seed000DefaultFit)
 		return p, "seed 000 fit (FitSeed000)", err

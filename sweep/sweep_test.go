@@ -290,3 +290,24 @@ func TestPlotWritten(t *testing.T) {
 	}
 	require.ErrorContains(t, Plot(rows, filepath.Join(dir, "c.jpeg")), `unknown chart format ".jpeg"`)
 }
+
+// seed003 on the sim target: rc3 makes more update_suffix visits than the
+// fix, and stops at its limit. A profile file's prices are used (the
+// seed-era prices would run FitSeed003, which takes seconds).
+func TestSeed003Curves(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "p.json")
+	cost := sim.CostParams{RCUBarrierNs: 1_000_000, UnregisterDeviceNs: 100_000, TrieSuffixVisitNs: 10, FibFlushLeafNs: 50}
+	require.NoError(t, sim.WriteProfileFile(file, sim.ProfileFile{Profile: "linux-6.18", Cost: cost}))
+	_, rows, _ := runPlan(t, Config{Scenario: "seed003", Ns: []int{20, 40}, Profiles: []string{file}, Options: Options{Rc3MaxN: 20}}, Shard{})
+	require.Len(t, rows, 4)
+	rc3, rc3Big, fix := rows[0], rows[1], rows[2]
+	require.Equal(t, "linux-4.2-rc3", rc3.Curve)
+	require.Equal(t, StatusSkipped, rc3Big.Status)
+	require.Contains(t, rc3Big.Note, "N=20")
+	require.Equal(t, "linux-4.2 (the fix)", fix.Curve)
+	require.Greater(t, rc3.Counters.TrieSuffixVisit, fix.Counters.TrieSuffixVisit)
+	require.Equal(t, rc3.Counters.FibFlushLeaf, fix.Counters.FibFlushLeaf)
+	require.EqualValues(t, 20, fix.Counters.RCUBarrier)
+	require.Greater(t, rc3.VirtualNs, fix.VirtualNs)
+	require.Equal(t, StatusOK, rows[3].Status)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ type sweepFlags struct {
 	profiles   []string
 	threads    string
 	promote1   int
+	rc3        int
 	csv        string
 	plot       string
 	shard      string
@@ -52,7 +54,10 @@ Scenarios:
 Profiles (--profile, repeatable): ` + sweep.SeedEra + ` (default) is the scenario's own
 seed: seed000 prices the December 2021 kernel's unregister steps with the
 seed 000 fit (FitSeed000); seed001 prices linux-6.18 with the issue-6 fit of
-seed 001 to this machine (request 13.0 us, list step 5 ns, FIB op 1.31 us).
+seed 001 to this machine (request 13.0 us, list step 5 ns, FIB op 1.31 us);
+seed003 prices the seed 000 fit plus the update_suffix visit fitted to the
+seed's two one-device deletions (FitSeed003: about 30 s at start). For
+seed003 the curves are the FIB eras; a profile brings prices only.
 A profile name (` + sim.ProfileNames() + `)
 takes the scenario's seed-era prices; a profile file from rtnlsim calibrate
 brings its own. The chart title and the CSV's prices column say which.
@@ -76,6 +81,7 @@ rtnlsim merge, make exactly the CSV of the whole sweep.`,
 	fl.StringArrayVar(&f.profiles, "profile", nil, "profile name or profile file, repeatable: one set of curves each (default "+sweep.SeedEra+")")
 	fl.StringVar(&f.threads, "threads", "1", "seed000: the one-by-one curves' thread counts, comma separated (e.g. 1,10,50)")
 	fl.IntVar(&f.promote1, "promote1-max-n", sweep.DefaultPromote1MaxN, "seed001: the promote=1 curve runs up to this N; points above are written as skipped (the sim walks about N^3/3 list steps: N=2000 takes about 9 s)")
+	fl.IntVar(&f.rc3, "rc3-max-n", sweep.DefaultRc3MaxN, "seed003: the linux-4.2-rc3 curve runs up to this N; points above are written as skipped (N=2000 takes about 11 s, 4000 about 144 s)")
 	fl.StringVar(&f.csv, "csv", "-", "CSV output file, - for stdout")
 	fl.StringVar(&f.plot, "plot", "", "chart file: .svg, .png or .pdf (none by default)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n (i/n, 0 <= i < n), e.g. $SLURM_ARRAY_TASK_ID/8")
@@ -95,12 +101,18 @@ func runSweep(cmd *cobra.Command, scenario string, f *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	opts := sweep.Options{Promote1MaxN: f.promote1}
+	opts := sweep.Options{Promote1MaxN: f.promote1, Rc3MaxN: f.rc3}
 	if cmd.Flags().Changed("threads") && scenario != "seed000" {
 		return fmt.Errorf("--threads applies to seed000 only")
 	}
 	if cmd.Flags().Changed("promote1-max-n") && scenario != "seed001" {
 		return fmt.Errorf("--promote1-max-n applies to seed001 only")
+	}
+	if cmd.Flags().Changed("rc3-max-n") && scenario != "seed003" {
+		return fmt.Errorf("--rc3-max-n applies to seed003 only")
+	}
+	if f.rc3 < 1 {
+		return fmt.Errorf("--rc3-max-n %d: must be at least 1", f.rc3)
 	}
 	if f.promote1 < 1 {
 		return fmt.Errorf("--promote1-max-n %d: must be at least 1", f.promote1)
@@ -192,6 +204,7 @@ type sweepProgress struct {
 	total   int
 	done    int
 	running map[int]sweep.Point
+	stop    chan struct{}
 }
 
 func newSweepProgress(w io.Writer, total int, f *sweepFlags) *sweepProgress {
@@ -208,9 +221,25 @@ func newSweepProgress(w io.Writer, total int, f *sweepFlags) *sweepProgress {
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionShowDescriptionAtLineEnd(),
 			progressbar.OptionClearOnFinish())
+		// Redraw every second, so that the elapsed time moves during a
+		// long point.
+		p.stop = make(chan struct{})
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.stop:
+					return
+				case <-t.C:
+					p.mu.Lock()
+					p.bar.Describe(p.describe())
+					p.mu.Unlock()
+				}
+			}
+		}()
 	}
 	return p
 }
@@ -235,6 +264,7 @@ func (p *sweepProgress) describe() string {
 	for _, pt := range p.running {
 		parts = append(parts, fmt.Sprintf("%s N=%d", pt.Curve.Name, pt.N))
 	}
+	sort.Strings(parts)
 	return strings.Join(parts, "; ")
 }
 
@@ -260,6 +290,9 @@ func (p *sweepProgress) Done(pt sweep.Point, wall time.Duration, err error) {
 }
 
 func (p *sweepProgress) finish() {
+	if p.stop != nil {
+		close(p.stop)
+	}
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
