@@ -206,6 +206,7 @@ func (n *Netns) brAddIf(br, d *Device) error {
 	// port), then the bridge's features.
 	d.master = br
 	d.portEnabled = false
+	n.ev.trace.netdev(d, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")
 	n.linkEvent(d)
 	n.promiscuity(d)
 	br.ports = append([]*Device{d}, br.ports...)
@@ -243,6 +244,7 @@ func (n *Netns) delNbp(br, d *Device) {
 	br.ports = without(br.ports, d)
 	d.master = nil
 	d.portEnabled = false
+	n.ev.trace.netdev(d, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")
 	n.linkEvent(d)
 }
 

@@ -237,6 +237,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	}
 	lower.passthruPort = d.macvlanPassthru
 	lower.vlans = append(lower.vlans, d)
+	n.ev.trace.netdev(lower, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")
 	n.linkEvent(lower) // netdev_upper_dev_link: NETDEV_CHANGEUPPER
 	if lower.carrier {
 		n.carrierOn(d)
