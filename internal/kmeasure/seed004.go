@@ -84,7 +84,7 @@ func (m Seed004Method) String() string {
 type Seed004Config struct {
 	Containers int  // K namespaces read round-robin
 	Devices    int  // D ifb devices per container (besides lo)
-	Addrs      int  // A IPv4 addresses per ifb device
+	Addrs      int  // A IPv4 addresses per ifb device (on the veth when D is 0)
 	Veth       bool // each container also has a veth whose peer is in the host
 	Reads      int  // reads per method per repeat
 	Repeats    int  // repeats (methods interleaved within each)
@@ -335,6 +335,19 @@ func seed004FillContainer(c Seed004Config, w *seed004World, k int) error {
 		if err := s.do(b); err != nil {
 			return fmt.Errorf("veth: %w", err)
 		}
+		if c.Devices == 0 {
+			// No ifb: the addresses go on eth0, as in a container whose
+			// only device is its veth.
+			for i := 0; i < c.Addrs; i++ {
+				a := []byte{10, 0, byte(i / 250), byte(i%250 + 1)}
+				b := nlMsg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
+					ifaddrmsg(unix.AF_INET, 16, 2),
+					nlAttr(unix.IFA_LOCAL, a), nlAttr(unix.IFA_ADDRESS, a))
+				if err := s.do(b); err != nil {
+					return fmt.Errorf("address %d on eth0: %w", i, err)
+				}
+			}
+		}
 	}
 	return nil
 }
@@ -342,10 +355,14 @@ func seed004FillContainer(c Seed004Config, w *seed004World, k int) error {
 // seed004Want is what a read of a container must return.
 func seed004Want(c Seed004Config) (links, addrs int) {
 	links = 1 + c.Devices
+	addrs = c.Devices * c.Addrs
 	if c.Veth {
 		links++
+		if c.Devices == 0 {
+			addrs = c.Addrs
+		}
 	}
-	return links, c.Devices * c.Addrs
+	return links, addrs
 }
 
 // seed004Time times the methods, interleaved within each repeat; the

@@ -26,9 +26,10 @@ func seed004NeedRoot(t *testing.T) {
 	t.Skip("kernel measurement skipped: needs root to make network namespaces")
 }
 
-// TestSeed004KernelTiny runs every method at two small sizes (2
+// TestSeed004KernelTiny runs every method at three small sizes (2
 // containers with 1 ifb of 3 addresses and a veth; 1 container with 10 ifb
-// of 10 addresses; 20 and 5 reads, 2 repeats: about 0.1 s) and checks that
+// of 10 addresses; 1 container with a veth holding 5 addresses; 20 or 5
+// reads, 2 repeats: about 0.1 s) and checks that
 // each read returned the container's links and addresses, and that the
 // model's dump rounds (recvmsg calls) and bytes are the kernel's.
 func TestSeed004KernelTiny(t *testing.T) {
@@ -36,6 +37,7 @@ func TestSeed004KernelTiny(t *testing.T) {
 	for _, c := range []Seed004Config{
 		{Containers: 2, Devices: 1, Addrs: 3, Veth: true, Reads: 20, Repeats: 2},
 		{Containers: 1, Devices: 10, Addrs: 10, Reads: 5, Repeats: 2},
+		{Containers: 1, Devices: 0, Addrs: 5, Veth: true, Reads: 5, Repeats: 2}, // the seed's container shape
 	} {
 		m, err := MeasureSeed004(context.Background(), c)
 		if err != nil {
