@@ -339,6 +339,7 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	}
 	for round := 0; ; round++ {
 		var dels []fibtrie.Route
+		n.inetCount.Requests++ // the dump (a request of its own, for the cost model)
 		for _, id := range n.fib.TableIDs() {
 			n.fib.Walk(id, func(a *fibtrie.Alias) bool {
 				if flushMatch(op, table, oif, &a.Route) {
@@ -357,6 +358,7 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 			// The dumped message as a delete request: every field it
 			// carries must match (LINKDOWN in rtm_flags is not looked at).
 			r.LinkDown = false
+			n.inetCount.Requests++ // one RTM_DELROUTE each
 			if err := n.fibRemove(r); err != nil {
 				return err
 			}

@@ -164,12 +164,12 @@ func FitSeed001(base CostParams, rows []Seed001Measured, cache Seed001Cache) (Co
 	}
 	// The prices are whole nanoseconds, and a list step costs a few: once
 	// it is rounded, the other prices are fitted again around it.
-	best := nonNegLeastSquares(x, map[int]float64{})
+	best := NonNegLeastSquares(x, map[int]float64{})
 	if best == nil {
 		return base, errors.New("fit seed 001: no non-negative solution")
 	}
 	walk := 1 // index of StepIfaWalk in seed001Params
-	if best = nonNegLeastSquares(x, map[int]float64{walk: math.Round(best[walk])}); best == nil {
+	if best = NonNegLeastSquares(x, map[int]float64{walk: math.Round(best[walk])}); best == nil {
 		return base, errors.New("fit seed 001: no non-negative solution with the list step rounded")
 	}
 	out := base
@@ -179,11 +179,12 @@ func FitSeed001(base CostParams, rows []Seed001Measured, cache Seed001Cache) (Co
 	return out, nil
 }
 
-// nonNegLeastSquares solves x·p ≈ 1 (one row per measurement, each scaled
+// NonNegLeastSquares solves x·p ≈ 1 (one row per measurement, each scaled
 // by its time) with the parameters in fixed held, trying every subset of
 // the others and keeping the best fit whose parameters are all
-// non-negative; nil when there is none.
-func nonNegLeastSquares(x [][]float64, fixed map[int]float64) []float64 {
+// non-negative; nil when there is none. Package calib fits every step's
+// price with it.
+func NonNegLeastSquares(x [][]float64, fixed map[int]float64) []float64 {
 	k := len(x[0])
 	var free []int
 	for j := 0; j < k; j++ {

@@ -194,3 +194,15 @@ func TestTraceStepsGeneric(t *testing.T) {
 		require.Equal(t, p.Cost(s)*int64(i+1), steps[i].CostNs)
 	}
 }
+
+// A port joining a bridge raises the upper-device events on the port; the
+// bridge's address change follows.
+func TestTraceBridgePort(t *testing.T) {
+	_, tr := traceRun(t, Options{Seed: 1}, "link add v0 type veth peer name v1\nlink add br0 type bridge\nlink set v1 master br0\nlink set v1 nomaster\n", 1)
+	require.Len(t, tr.Requests, 4)
+	requireInOrder(t, []string{"NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER"}, eventNames(tr.Requests[2].NetdevEvents))
+	require.Equal(t, []string{"v1"}, tr.Requests[2].NetdevEvents[0].Devices)
+	require.Contains(t, tr.Requests[2].Notifications, TraceCount{Name: "RTM_NEWLINK (bridge)", Count: 1})
+	requireInOrder(t, []string{"NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER"}, eventNames(tr.Requests[3].NetdevEvents))
+	require.Contains(t, tr.Requests[3].Notifications, TraceCount{Name: "RTM_DELLINK (bridge)", Count: 1})
+}

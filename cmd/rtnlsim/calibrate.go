@@ -2,7 +2,12 @@ package main
 
 import (
 	"fmt"
+	"time"
 
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/rtnlsim/rtnlsim/calib"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -19,4 +24,94 @@ func pricesNote(p sim.Profile) string {
 		return fmt.Sprintf("(prices: %s, calibrated on kernel %s, %s, %s)", p.File, p.Provenance.Kernel, p.Provenance.Machine, p.Provenance.Date)
 	}
 	return fmt.Sprintf("(prices: %s)", p.File)
+}
+
+func newCalibrateCmd() *cobra.Command {
+	var (
+		out     string
+		repeat  int
+		predict bool
+		quick   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "calibrate [--out profile.json] [--repeat K] [--predict] [--quick]",
+		Short: "Measure this machine's kernel, fit the cost model's prices, write a profile",
+		Long: `Calibrate runs a small, documented set of scenarios on this machine's kernel,
+each in a network namespace of its own (ifb devices; nothing outside the
+namespace changes; needs root), runs the same requests on the model, and
+fits the price of every cost step by non-negative least squares on relative
+error: a single-thread scenario's time is the sum over the steps of
+count x price.
+
+The calibration set (sizes: default / --quick):
+  link del one by one, 1 thread, devices DOWN and UP    100,200 / 50,100 devices
+  link del group 10 (one batch), DOWN and UP            1000,2000 / 500,1000 devices
+  addr flush of one /8, promote_secondaries 0 and 1     500,1000 / 250,500 addresses
+  route add of /24s through one device                  1000,2000 / 500,1000 routes
+  route flush dev of those routes                       1000,2000 / 500,1000 routes
+UP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
+adds. The address and route scenarios turn IPv6 off.
+
+With --predict (the default) it then measures scenarios NOT in the set and
+prints the model's prediction from the fitted prices beside each: deletion
+one by one with 2 and 4 threads (rtnl_lock contention and rcu_barrier
+sharing, simulated), group move (link set dev X group 10) UP vs DOWN,
+deleting UP devices that each hold an address in a /24 of their own, and a
+route flush at a size the fit did not see.
+
+Each kernel time is the minimum of its runs (the machine is shared: the
+least disturbed run): --repeat rounds, each running every scenario once
+(three times when it takes under 300 ms), round-robin, so that a burst of
+other load does not hit every run of one scenario. A price no calibration scenario exercises keeps
+its default and is reported as such, as is a step that only occurs in fixed
+proportion to others (priced 0, its cost carried by those).
+
+The profile file (--out) holds the profile name, the prices and their
+provenance (kernel release, machine, date, scenarios, residuals);
+rtnlsim run --profile FILE and diff --profile FILE load it.`,
+		Example: `  rtnlsim calibrate --out profile.json
+  rtnlsim calibrate --quick --repeat 2 --out /tmp/p.json
+  rtnlsim run --target sim --profile profile.json --show cost my.script`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if repeat < 1 {
+				return fmt.Errorf("--repeat must be at least 1")
+			}
+			o := calib.Options{Sizes: calib.FullSizes, Repeat: repeat, Predict: predict}
+			if quick {
+				o.Sizes = calib.QuickSizes
+			}
+			bar := progressbar.NewOptions(o.Steps(),
+				progressbar.OptionSetWriter(cmd.ErrOrStderr()),
+				progressbar.OptionSetDescription("calibrate"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetElapsedTime(true),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionSetWidth(24),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(cmd.ErrOrStderr()) }))
+			o.Plan = func(n int) { bar.ChangeMax(n) }
+			o.Before = func(name string, run int) {
+				bar.Describe(fmt.Sprintf("%s (run %d)", name, run+1))
+			}
+			o.After = func(string, int, time.Duration) { _ = bar.Add(1) }
+			res, err := calib.Run(cmd.Context(), o)
+			_ = bar.Finish()
+			if err != nil {
+				return err
+			}
+			res.WriteSummary(cmd.OutOrStdout())
+			if out != "" {
+				if err := sim.WriteProfileFile(out, res.ProfileFile()); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "\nwrote %s (load it with --profile %s)\n", out, out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile to this JSON file")
+	cmd.Flags().IntVar(&repeat, "repeat", 3, "kernel runs per scenario, each in a fresh namespace; the minimum is kept")
+	cmd.Flags().BoolVar(&predict, "predict", true, "also measure and predict the scenarios outside the calibration set (--predict=false to skip)")
+	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sizes (about a quarter of the kernel time)")
+	return cmd
 }

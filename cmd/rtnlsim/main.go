@@ -49,6 +49,7 @@ Targets:
 		SilenceErrors: true,
 	}
 	root.AddCommand(newRunCmd(), newDiffCmd(), newTrieCmd())
+	root.AddCommand(newCalibrateCmd())
 	root.AddCommand(newReproCmd())
 	root.AddCommand(newSweepCmd(), newMergeCmd())
 	return root

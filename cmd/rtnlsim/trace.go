@@ -30,7 +30,8 @@ promotions, address-list walk steps and fib_trie work (resizes, update_suffix
 and flush visits). --threads N splits the requests over N user threads as
 --show cost does. Times are virtual: the model's prices (the profile's, or
 the seed 000 fit) times the model's counts, not measurements; a step the
-profile prices at 0 shows 0. The kernel target cannot be traced.`
+profile prices at 0 shows 0. The kernel target cannot be traced.
+docs/trace.md has worked examples.`
 
 // traceRequestJSON is one request of the "trace" key.
 type traceRequestJSON struct {

@@ -1,0 +1,258 @@
+package calib
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// Row is one calibration measurement: the sim's count of every step the
+// timed requests make (one thread: the time is linear in the prices) and
+// the kernel's time.
+type Row struct {
+	Name   string
+	Counts map[sim.CostStep]int64
+	Ns     int64
+}
+
+// StepStatus says how the calibration determined a step's price.
+type StepStatus int
+
+const (
+	// Fitted: the calibration set determines the price.
+	Fitted StepStatus = iota
+	// NotExercised: no calibration scenario makes the step; the price is
+	// the base's (the default prices), not measured.
+	NotExercised
+	// NotSeparable: the step only occurs in fixed proportion to steps
+	// fitted before it (With): its cost is carried by those, its own
+	// price is 0.
+	NotSeparable
+)
+
+func (s StepStatus) String() string {
+	switch s {
+	case Fitted:
+		return "fitted"
+	case NotExercised:
+		return "not exercised (default price kept)"
+	case NotSeparable:
+		return "not separable (0; carried by the steps named)"
+	}
+	return fmt.Sprintf("StepStatus(%d)", int(s))
+}
+
+// StepFit is one step's price and how it was found.
+type StepFit struct {
+	Step   sim.CostStep
+	Ns     int64
+	Status StepStatus
+	// With are the fitted steps a NotSeparable step is proportional to.
+	With []sim.CostStep
+}
+
+// RowFit is one calibration scenario, measured and fitted.
+type RowFit struct {
+	Name       string
+	MeasuredNs int64
+	FittedNs   int64
+	Residual   float64 // (fitted - measured) / measured
+}
+
+// Fit is the outcome of FitPrices.
+type Fit struct {
+	Params sim.CostParams
+	Steps  []StepFit
+	Rows   []RowFit
+}
+
+// Undetermined lists the steps whose price the calibration did not fit,
+// with the reason, for the profile's provenance.
+func (f Fit) Undetermined() []string {
+	var out []string
+	for _, s := range f.Steps {
+		switch s.Status {
+		case NotExercised:
+			out = append(out, fmt.Sprintf("%s: not exercised by the calibration set; default price %d ns kept", s.Step, s.Ns))
+		case NotSeparable:
+			out = append(out, fmt.Sprintf("%s: occurs only in fixed proportion to %s; priced 0, its cost carried by those", s.Step, stepNames(s.With)))
+		}
+	}
+	return out
+}
+
+func stepNames(ss []sim.CostStep) string {
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.String())
+	}
+	return strings.Join(n, ", ")
+}
+
+// SetCost sets step s's price in p. CostParams has one field per step,
+// whose JSON name is the step's name with "_ns" (request_ns, ...): new
+// steps enter the fit without this package changing.
+func SetCost(p *sim.CostParams, s sim.CostStep, ns int64) error {
+	v := reflect.ValueOf(p).Elem()
+	want := s.String() + "_ns"
+	for i := 0; i < v.NumField(); i++ {
+		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == want {
+			v.Field(i).SetInt(ns)
+			if p.Cost(s) != ns {
+				return fmt.Errorf("calib: field %s does not price step %s", want, s)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("calib: sim.CostParams has no field tagged %q for step %s", want, s)
+}
+
+// FitPrices fits the price of every step of sim.CostSteps to the rows by
+// non-negative least squares on relative error (each row divided by its
+// measured time, so a 10 ms scenario weighs as much as a 10 s one). Steps
+// no row makes keep base's price (NotExercised); a step whose counts are
+// a linear combination of earlier steps' counts (in sim.CostSteps order)
+// is NotSeparable and priced 0. Small prices are rounded to whole ns one
+// at a time, smallest first, the others fitted again around each.
+func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
+	if len(rows) == 0 {
+		return Fit{}, errors.New("calib: no calibration rows")
+	}
+	for _, r := range rows {
+		if r.Ns <= 0 {
+			return Fit{}, fmt.Errorf("calib: %s: no time measured", r.Name)
+		}
+	}
+	steps := sim.CostSteps()
+	out := Fit{Params: base}
+	// Columns: the steps some row makes, each scaled by its largest
+	// relative count for the rank test.
+	x := func(i int, s sim.CostStep) float64 { return float64(rows[i].Counts[s]) / float64(rows[i].Ns) }
+	var cols []sim.CostStep
+	status := map[sim.CostStep]StepFit{}
+	for _, s := range steps {
+		used := false
+		for i := range rows {
+			used = used || rows[i].Counts[s] != 0
+		}
+		if !used {
+			status[s] = StepFit{Step: s, Ns: base.Cost(s), Status: NotExercised}
+			continue
+		}
+		with, ok := independent(rows, cols, s, x)
+		if !ok {
+			status[s] = StepFit{Step: s, Status: NotSeparable, With: with}
+			continue
+		}
+		cols = append(cols, s)
+	}
+	if len(cols) > len(rows) {
+		return out, fmt.Errorf("calib: %d prices to fit from %d scenarios", len(cols), len(rows))
+	}
+	xs := make([][]float64, len(rows))
+	for i := range rows {
+		for _, s := range cols {
+			xs[i] = append(xs[i], x(i, s))
+		}
+	}
+	fixed := map[int]float64{}
+	best := sim.NonNegLeastSquares(xs, fixed)
+	if best == nil {
+		return out, errors.New("calib: no non-negative fit")
+	}
+	// Round the small prices one at a time, smallest first.
+	for {
+		j := -1
+		for c := range cols {
+			if _, ok := fixed[c]; !ok && best[c] < 1000 && (j < 0 || best[c] < best[j]) {
+				j = c
+			}
+		}
+		if j < 0 {
+			break
+		}
+		fixed[j] = math.Round(best[j])
+		if b := sim.NonNegLeastSquares(xs, fixed); b != nil {
+			best = b
+		} else {
+			best[j] = fixed[j]
+		}
+	}
+	for c, s := range cols {
+		status[s] = StepFit{Step: s, Ns: int64(math.Round(best[c])), Status: Fitted}
+	}
+	for _, s := range steps {
+		sf := status[s]
+		if err := SetCost(&out.Params, s, sf.Ns); err != nil {
+			return out, err
+		}
+		out.Steps = append(out.Steps, sf)
+	}
+	for _, r := range rows {
+		var t int64
+		for s, n := range r.Counts {
+			t += n * out.Params.Cost(s)
+		}
+		out.Rows = append(out.Rows, RowFit{Name: r.Name, MeasuredNs: r.Ns, FittedNs: t,
+			Residual: float64(t-r.Ns) / float64(r.Ns)})
+	}
+	return out, nil
+}
+
+// independent reports whether step s's column is outside the span of the
+// columns cols (relative tolerance 1e-9 on the singular values, columns
+// scaled to unit norm); if not, it returns the columns it depends on.
+func independent(rows []Row, cols []sim.CostStep, s sim.CostStep, x func(int, sim.CostStep) float64) ([]sim.CostStep, bool) {
+	all := append(append([]sim.CostStep(nil), cols...), s)
+	a := mat.NewDense(len(rows), len(all), nil)
+	for c, st := range all {
+		norm := 0.0
+		for i := range rows {
+			norm += x(i, st) * x(i, st)
+		}
+		norm = math.Sqrt(norm)
+		for i := range rows {
+			a.Set(i, c, x(i, st)/norm)
+		}
+	}
+	if len(all) > len(rows) {
+		return dependsOn(a, cols), false
+	}
+	var svd mat.SVD
+	if !svd.Factorize(a, mat.SVDNone) {
+		return nil, true
+	}
+	v := svd.Values(nil)
+	if v[len(v)-1] > 1e-9*v[0] {
+		return nil, true
+	}
+	return dependsOn(a, cols), false
+}
+
+// dependsOn names the columns with a noticeable coefficient when the last
+// column of a is written as a combination of the others.
+func dependsOn(a *mat.Dense, cols []sim.CostStep) []sim.CostStep {
+	r, c := a.Dims()
+	if c == 1 {
+		return nil
+	}
+	lhs := a.Slice(0, r, 0, c-1)
+	rhs := mat.Col(nil, c-1, a)
+	var sol mat.VecDense
+	if err := sol.SolveVec(lhs, mat.NewVecDense(r, rhs)); err != nil {
+		return cols
+	}
+	var out []sim.CostStep
+	for i, s := range cols {
+		if math.Abs(sol.AtVec(i)) > 1e-6 {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package calib
+
+import (
+	"testing"
+
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// Every step has a CostParams field SetCost can reach.
+func TestSetCostEveryStep(t *testing.T) {
+	var p sim.CostParams
+	for i, s := range sim.CostSteps() {
+		if err := SetCost(&p, s, int64(1000+i)); err != nil {
+			t.Fatal(err)
+		}
+		if p.Cost(s) != int64(1000+i) {
+			t.Fatalf("%s: %d", s, p.Cost(s))
+		}
+	}
+}
+
+// The fit recovers known prices from exact times, keeps the base price of
+// steps no row makes, and names steps it cannot separate.
+func TestFitPricesRecovers(t *testing.T) {
+	truth := map[sim.CostStep]int64{sim.StepRequest: 17_000, sim.StepRCUBarrier: 15_000_000, sim.StepUnregisterDevice: 90_000, sim.StepFibOp: 1_500}
+	mk := func(name string, c map[sim.CostStep]int64) Row {
+		var ns int64
+		for s, n := range c {
+			ns += n * truth[s]
+		}
+		return Row{Name: name, Counts: c, Ns: ns}
+	}
+	rows := []Row{
+		mk("del1 100", map[sim.CostStep]int64{sim.StepRequest: 100, sim.StepRCUBarrier: 100, sim.StepUnregisterDevice: 100, sim.StepNotification: 100}),
+		mk("group 1000", map[sim.CostStep]int64{sim.StepRequest: 1, sim.StepRCUBarrier: 1, sim.StepUnregisterDevice: 1000, sim.StepNotification: 1000}),
+		mk("group 2000", map[sim.CostStep]int64{sim.StepRequest: 1, sim.StepRCUBarrier: 1, sim.StepUnregisterDevice: 2000, sim.StepNotification: 2000}),
+		mk("route 1000", map[sim.CostStep]int64{sim.StepRequest: 1000, sim.StepFibOp: 1000}),
+		mk("route flush 1000", map[sim.CostStep]int64{sim.StepRequest: 1002, sim.StepFibOp: 1000}),
+	}
+	base := sim.CostParams{TrieSuffixVisitNs: 7}
+	fit, err := FitPrices(base, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, want := range truth {
+		if got := fit.Params.Cost(s); got < want*99/100 || got > want*101/100 {
+			t.Errorf("%s: fitted %d, true %d", s, got, want)
+		}
+	}
+	st := map[sim.CostStep]StepFit{}
+	for _, s := range fit.Steps {
+		st[s.Step] = s
+	}
+	if s := st[sim.StepTrieSuffixVisit]; s.Status != NotExercised || s.Ns != 7 {
+		t.Errorf("trie_suffix_visit: %+v, want not exercised with the base price", s)
+	}
+	if s := st[sim.StepNotification]; s.Status != NotSeparable || len(s.With) != 1 || s.With[0] != sim.StepUnregisterDevice || s.Ns != 0 {
+		t.Errorf("notification: %+v, want not separable from unregister_device", s)
+	}
+	if len(fit.Undetermined()) != len(sim.CostSteps())-len(truth) {
+		t.Errorf("undetermined: %q", fit.Undetermined())
+	}
+	for _, r := range fit.Rows {
+		if r.Residual > 0.01 || r.Residual < -0.01 {
+			t.Errorf("%s: residual %v", r.Name, r.Residual)
+		}
+	}
+	if _, err := FitPrices(base, nil); err == nil {
+		t.Error("no rows must fail")
+	}
+}
+
+// SimWork puts the kernel target's name lookups before the requests that
+// make them, and the counts follow the scenario.
+func TestSimWorkLookups(t *testing.T) {
+	run, err := SimWork(sim.MustParseProfile(sim.DefaultProfile), GroupMove(10, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Threads) != 1 || len(run.Threads[0]) != 20 {
+		t.Fatalf("want 10 lookups and 10 moves, got %d entries", len(run.Threads[0]))
+	}
+	if c := run.Counts(); c[sim.StepRequest] != 20 {
+		t.Fatalf("requests %d, want 20", c[sim.StepRequest])
+	}
+	run, err = SimWork(sim.MustParseProfile(sim.DefaultProfile), DelOneByOne(12, 4, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Threads) != 4 {
+		t.Fatalf("threads %d", len(run.Threads))
+	}
+	for i, th := range run.Threads {
+		if len(th) != 3 {
+			t.Fatalf("thread %d: %d requests, want 3 (deletes by name make no lookup)", i, len(th))
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package calib
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
+)
+
+// The scenarios. Every one runs in a fresh namespace on ifb devices (this
+// machine has no dummy module). Devices are g0, g1, ...; "UP" devices are
+// brought up in the setup with IPv6 on (the kernel's default: each gets a
+// link-local address and IPv6 routes, which is the work UP adds), "DOWN"
+// ones stay down. The address and route scenarios turn IPv6 off (the
+// model prices IPv4 there).
+
+func parse(src string) []rtnl.Request {
+	reqs, err := script.ParseString(src)
+	if err != nil {
+		panic("calib: a generated script does not parse: " + err.Error())
+	}
+	return reqs
+}
+
+func state(up bool) string {
+	if up {
+		return "UP"
+	}
+	return "DOWN"
+}
+
+var noIPv6 = map[string]string{"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"}
+
+// devices is the setup of n ifb devices g0..g(n-1), up when asked, in
+// group 10 when group is set.
+func devices(n int, up, group bool) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "link add g%d type ifb\n", i)
+		if group {
+			fmt.Fprintf(&b, "link set dev g%d group 10\n", i)
+		}
+		if up {
+			fmt.Fprintf(&b, "link set dev g%d up\n", i)
+		}
+	}
+	return b.String()
+}
+
+// split deals lines to threads in contiguous runs, the first len%threads
+// threads one more (sim.SplitInOrder's rule).
+func split(lines []string, threads int) [][]rtnl.Request {
+	threads = max(threads, 1)
+	out := make([][]rtnl.Request, threads)
+	per, extra := len(lines)/threads, len(lines)%threads
+	i := 0
+	for t := range out {
+		k := per
+		if t < extra {
+			k++
+		}
+		out[t] = parse(strings.Join(lines[i:i+k], "\n") + "\n")
+		i += k
+	}
+	return out
+}
+
+// DelOneByOne is `link del gI` for each of n devices, dealt to threads
+// user threads (one rtnetlink socket each).
+func DelOneByOne(n, threads int, up bool) kmeasure.Scenario {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link del g%d", i)
+	}
+	return kmeasure.Scenario{
+		Name:  fmt.Sprintf("del one-by-one n=%d %s threads=%d", n, state(up), threads),
+		Setup: parse(devices(n, up, false)),
+		Timed: split(lines, threads),
+	}
+}
+
+// DelGroup is `link del group 10` of n devices in group 10: one request,
+// one unregister batch.
+func DelGroup(n int, up bool) kmeasure.Scenario {
+	return kmeasure.Scenario{
+		Name:  fmt.Sprintf("del group n=%d %s", n, state(up)),
+		Setup: parse(devices(n, up, true)),
+		Timed: [][]rtnl.Request{parse("link del group 10\n")},
+	}
+}
+
+// GroupMove is `link set dev gI group 10` for each of n devices (the first
+// half of seed 000's group delete).
+func GroupMove(n int, up bool) kmeasure.Scenario {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link set dev g%d group 10", i)
+	}
+	return kmeasure.Scenario{
+		Name:  fmt.Sprintf("group move n=%d %s", n, state(up)),
+		Setup: parse(devices(n, up, false)),
+		Timed: split(lines, 1),
+	}
+}
+
+// addr24 is 10.a.b.1/24 for the i-th /24.
+func addr24(i int) netip.Prefix {
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 8), byte(i), 1}), 24)
+}
+
+// DelAddressed deletes n UP devices that each hold an IPv4 address in a
+// /24 of its own (so the FIB holds a prefix, a local and a broadcast
+// route per device), by group (one batch) or one by one.
+func DelAddressed(n int, group bool) kmeasure.Scenario {
+	var b strings.Builder
+	b.WriteString(devices(n, true, group))
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "addr add %s dev g%d\n", addr24(i), i)
+	}
+	s := kmeasure.Scenario{Sysctls: noIPv6, Setup: parse(b.String())}
+	if group {
+		s.Name = fmt.Sprintf("del group of addressed n=%d UP", n)
+		s.Timed = [][]rtnl.Request{parse("link del group 10\n")}
+		return s
+	}
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link del g%d", i)
+	}
+	s.Name = fmt.Sprintf("del one-by-one of addressed n=%d UP", n)
+	s.Timed = split(lines, 1)
+	return s
+}
+
+// AddrFlush is seed 001's `addr flush dev kmeas0` of n addresses in one
+// /8 on an UP device (internal/kmeasure's setup), promote_secondaries 0 or
+// 1, IPv6 off.
+func AddrFlush(n int, promote bool) kmeasure.Scenario {
+	setup, err := kmeasure.Setup(kmeasure.Config{N: n, Promote: promote, Up: true})
+	if err != nil {
+		panic("calib: " + err.Error())
+	}
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("addr flush n=%d promote=%d", n, b2i(promote)),
+		Sysctls: noIPv6,
+		Setup:   setup,
+		Timed:   [][]rtnl.Request{{kmeasure.Flush}},
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// routeLines are n `route add 11.a.b.0/24 dev r0` lines.
+func routeLines(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("route add 11.%d.%d.0/24 dev r0", (i>>8)&255, i&255)
+	}
+	return lines
+}
+
+const routeDev = "link add r0 type ifb\nlink set dev r0 up\n"
+
+// RouteAdd adds n /24 routes through an UP device, one request each.
+func RouteAdd(n int) kmeasure.Scenario {
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("route add n=%d", n),
+		Sysctls: noIPv6,
+		Setup:   parse(routeDev),
+		Timed:   split(routeLines(n), 1),
+	}
+}
+
+// RouteFlush is `route flush dev r0` of n /24 routes: a dump, one
+// RTM_DELROUTE per route, a dump that finds none.
+func RouteFlush(n int) kmeasure.Scenario {
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("route flush n=%d", n),
+		Sysctls: noIPv6,
+		Setup:   parse(routeDev + strings.Join(routeLines(n), "\n") + "\n"),
+		Timed:   [][]rtnl.Request{parse("route flush dev r0\n")},
+	}
+}
