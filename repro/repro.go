@@ -79,7 +79,17 @@ type Options struct {
 	MachineName string
 	// Progress receives one line per long step (nil: discard).
 	Progress io.Writer
+	// FiguresOnly allows a seed whose model takes long (seed 003: about
+	// 30 s) to return its rows with the published figures and without
+	// running the model: such model cells are NotModelled with the text
+	// SkippedText. Tests use it to check the citations cheaply; a seed may
+	// ignore it.
+	FiguresOnly bool
 }
+
+// SkippedText is the model cell of a row whose model was not run
+// (Options.FiguresOnly).
+const SkippedText = "model not run (figures only)"
 
 // Runs is KernelRuns with its default.
 func (o Options) Runs() int {

@@ -52,14 +52,17 @@ func parseQuote(q string) (float64, bool) {
 	return 0, false
 }
 
+// slowSeeds take long to model (seed 003: about 30 s on an idle
+// machine, minutes under load; sim's TestSeed003Table covers that model):
+// the tests run them with FiguresOnly unless RTNLSIM_REPRO_FULL=1.
+var slowSeeds = map[string]bool{"003": true}
+
 func tables(t *testing.T) map[string]*Table {
 	t.Helper()
 	out := map[string]*Table{}
 	for _, s := range Seeds() {
-		if testing.Short() && s.ID == "003" {
-			continue
-		}
-		tb, err := Run(context.Background(), s.ID, Options{})
+		o := Options{FiguresOnly: slowSeeds[s.ID] && os.Getenv("RTNLSIM_REPRO_FULL") != "1"}
+		tb, err := Run(context.Background(), s.ID, o)
 		require.NoError(t, err, "seed %s", s.ID)
 		out[s.ID] = tb
 	}
@@ -104,6 +107,9 @@ func TestSeedRows(t *testing.T) {
 				found = found || r.Seed.Value == v
 			}
 			require.True(t, found, "seed %s: no row publishes %v", id, v)
+		}
+		if tb.Profile == SkippedText {
+			continue
 		}
 		fitted := 0
 		for _, r := range tb.Rows {

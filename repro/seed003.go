@@ -97,7 +97,39 @@ func seed003Fig(line int, quote string, v float64) Figure {
 	return Figure{Quote: quote, File: seed003File, Line: line, Value: v}
 }
 
+const (
+	seed003GroupOne = "10K dummies with a /24 each: `ip link del dev dummy6666`"
+	seed003GroupAll = "10K dummies: delete all one by one (tdel-dummy.sh)"
+	seed003GroupAdd = "10K dummies: create, address, up (tadd-dummy.sh)"
+)
+
+type seed003Figure struct {
+	group, scenario string
+	fig             Figure
+}
+
+// seed003Figures are the seed's figures in the table's row order.
+func seed003Figures() []seed003Figure {
+	return []seed003Figure{
+		{seed003GroupOne, "v3.19", seed003Fig(68, "real    0m0.064s", 0.064)},
+		{seed003GroupOne, "4.2-rc3", seed003Fig(83, "real\t0m0.441s", 0.441)},
+		{seed003GroupAll, "v3.19: all 10K", seed003Fig(60, "real    7m18.207s", 438.207)},
+		{seed003GroupAll, "4.2-rc3: ~150 devices", seed003Fig(102, "In 4.2.0-rc3 it seems to take about 60 seconds to delete 150 interfaces", 60)},
+		{seed003GroupAll, "4.2-rc3: killed after 14m10s, 2178 deleted", seed003Fig(93, "real\t14m10.000s", 850)},
+		{seed003GroupAdd, "v3.19", seed003Fig(53, "real    3m8.896s", 188.896)},
+		{seed003GroupAdd, "4.2-rc3", seed003Fig(77, "real\t2m51.044s", 171.044)},
+	}
+}
+
 func seed003Rows(ctx context.Context, o Options) (*Table, error) {
+	if o.FiguresOnly {
+		t := &Table{Profile: SkippedText}
+		for _, r := range seed003Figures() {
+			t.Rows = append(t.Rows, Row{Group: r.group, Scenario: r.scenario, Unit: "s", Seed: r.fig,
+				Model: Cell{Text: SkippedText}, Role: NotModelled})
+		}
+		return t, nil
+	}
 	o.Progressf("seed 003: 10K devices on the sim target, delete one under 4.2-rc3 and 4.2, delete all 10K, the first %d under rc3 (about 30 s) ...", seed003Sample)
 	start := time.Now()
 	done := make(chan struct{})
@@ -125,11 +157,7 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 	t := &Table{Profile: fmt.Sprintf("update_suffix slot visit %d ns, fitted to the two one-device rows together (0.441 s - 0.064 s over the model's extra visits); "+
 		"rcu_barrier %.2f ms, per-device unregister %.2f ms and the rest: the seed-000 fit. FIB of the row's profile, the rest of the model is 6.18's",
 		p.TrieSuffixVisitNs, float64(p.RCUBarrierNs)/1e6, float64(p.UnregisterDeviceNs)/1e6)}
-	const (
-		gOne = "10K dummies with a /24 each: `ip link del dev dummy6666`"
-		gAll = "10K dummies: delete all one by one (tdel-dummy.sh)"
-		gAdd = "10K dummies: create, address, up (tadd-dummy.sh)"
-	)
+	figs := seed003Figures()
 	sec := func(ns int64) *float64 { v := float64(ns) / 1e9; return &v }
 	visits := func(r sim.Seed003Row) string {
 		return fmt.Sprintf("%s: %d deleted, %.3g update_suffix visits, %.3g flush leaf visits", r.Profile, r.Deleted,
@@ -139,27 +167,27 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 	perRc3 := float64(rc3Some.Ns) / float64(rc3Some.Deleted) / 1e9
 	rc150 := perRc3 * 150
 	rows := []Row{
-		{Group: gOne, Scenario: "v3.19", Unit: "s", Seed: seed003Fig(68, "real    0m0.064s", 0.064),
+		{Group: figs[0].group, Scenario: figs[0].scenario, Unit: "s", Seed: figs[0].fig,
 			Model: Cell{Value: sec(fixOne.Ns)}, Role: Fitted,
 			Note: "model: the fixed FIB (linux-4.2) stands for v3.19; " + visits(fixOne) + ". The one-device rows fall short by the ~40 ms the seed's ip process and machine add to every delete"},
-		{Group: gOne, Scenario: "4.2-rc3", Unit: "s", Seed: seed003Fig(83, "real\t0m0.441s", 0.441),
+		{Group: figs[1].group, Scenario: figs[1].scenario, Unit: "s", Seed: figs[1].fig,
 			Model: Cell{Value: sec(rc3One.Ns)}, Role: Fitted, Note: visits(rc3One)},
-		{Group: gAll, Scenario: "v3.19: all 10K", Unit: "s", Seed: seed003Fig(60, "real    7m18.207s", 438.207),
+		{Group: figs[2].group, Scenario: figs[2].scenario, Unit: "s", Seed: figs[2].fig,
 			Model: Cell{Value: sec(fixAll.Ns)}, Role: Predicted,
 			Note: "model: linux-4.2 (the fix) for v3.19; " + visits(fixAll)},
-		{Group: gAll, Scenario: "4.2-rc3: ~150 devices", Unit: "s",
-			Seed:  seed003Fig(102, "In 4.2.0-rc3 it seems to take about 60 seconds to delete 150 interfaces", 60),
+		{Group: figs[3].group, Scenario: figs[3].scenario, Unit: "s",
+			Seed:  figs[3].fig,
 			Model: Num(rc150), Role: Extrapolated,
 			Note: fmt.Sprintf("model: the mean of the first %d rc3 deletions of 10K (%.3f s each) x 150; the seed's figure is approximate", rc3Some.Deleted, perRc3)},
-		{Group: gAll, Scenario: "4.2-rc3: killed after 14m10s, 2178 deleted", Unit: "s",
-			Seed:  seed003Fig(93, "real\t14m10.000s", 850),
+		{Group: figs[4].group, Scenario: figs[4].scenario, Unit: "s",
+			Seed:  figs[4].fig,
 			Model: Num(perRc3 * 2178), Role: Extrapolated,
 			Note: fmt.Sprintf("2178 = 10000 - 7822 left (line 100); model: the mean of the first %d rc3 deletions x 2178 (sim.Seed003Table extrapolates to 2.2K: %.1f s)",
 				rc3Some.Deleted, float64(rc3Some.Ns)/1e9)},
-		{Group: gAdd, Scenario: "v3.19", Unit: "s", Seed: seed003Fig(53, "real    3m8.896s", 188.896),
+		{Group: figs[5].group, Scenario: figs[5].scenario, Unit: "s", Seed: figs[5].fig,
 			Model: Cell{Text: "the script forks ip and ifconfig 30,000 times (user space, process start-up); the model prices kernel work only, and the seed-era fits price a bare request at 0"},
 			Role:  NotModelled},
-		{Group: gAdd, Scenario: "4.2-rc3", Unit: "s", Seed: seed003Fig(77, "real\t2m51.044s", 171.044),
+		{Group: figs[6].group, Scenario: figs[6].scenario, Unit: "s", Seed: figs[6].fig,
 			Model: Cell{Text: "the script forks ip and ifconfig 30,000 times (user space, process start-up); the model prices kernel work only, and the seed-era fits price a bare request at 0"},
 			Role:  NotModelled},
 	}
