@@ -1,5 +1,14 @@
 package sim
 
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
 // IPv6 in the cost model. The sim has no IPv6 state (IPv6 requests stop a
 // run as not modelled), but the kernel's IPv6 does work on every netdev
 // event that is proportional to ALL of the namespace's IPv6 state, and that
@@ -65,6 +74,9 @@ type ipv6Est struct {
 	walk  int64 // StepIPv6Walk entries
 	notes int64 // IPv6 (and netconf) notifications the sim does not send
 
+	// dfltOff is net.ipv6.conf.default.disable_ipv6, which new devices
+	// take.
+	dfltOff bool
 	// inBatch: dev_close_many of an unregister batch is running, whose
 	// RTM_DELADDR of the link-local addresses UnregisterRequestWork
 	// counts.
@@ -136,12 +148,15 @@ func (e *ipv6Est) flushTrees() { e.walk += e.nodes() }
 // v6LinkReady is addrconf_link_ready plus what gives a device its
 // link-local address: an inet6_dev (mtu), an ethernet-like type.
 func (n *Netns) v6LinkReady(d *Device) bool {
-	return d != n.lo && d.Up() && d.operUp() && d.qdisc != "noop" && d.MTU >= IPv6MinMTU
+	return d != n.lo && !d.v6Off && d.Up() && d.operUp() && d.qdisc != "noop" && d.MTU >= IPv6MinMTU
 }
 
 // v6Up is addrconf_notify's NETDEV_UP.
 func (n *Netns) v6Up(d *Device) {
 	e := &n.v6
+	if d.v6Off {
+		return // idev->cnf.disable_ipv6: nothing
+	}
 	if d == n.lo {
 		if d.MTU >= IPv6MinMTU {
 			e.loUp = true
@@ -169,6 +184,9 @@ func (n *Netns) v6Config(d *Device) {
 
 // v6Change is addrconf_notify's NETDEV_CHANGE (sent for UP devices only).
 func (n *Netns) v6Change(d *Device) {
+	if d.v6Off {
+		return
+	}
 	if d == n.lo {
 		n.v6.cleanAll()
 		return
@@ -228,4 +246,62 @@ func (n *Netns) v6ChangeMTU(d *Device) {
 		return
 	}
 	n.v6.cleanAll()
+}
+
+// sysctlIPv6 writes net.ipv6.conf.{all,default,DEV}.disable_ipv6 (the
+// only net.ipv6 key the model knows; others are ENOENT as before), which
+// the cost estimate follows as addrconf_disable_ipv6 does: default is what
+// new devices take; all sets default and every device that has an
+// inet6_dev; a device's own key that device. A device whose setting
+// changes gets dev_disable_change: addrconf_ifdown when turned off, the
+// NETDEV_UP path when turned on (nothing unless it is up and ready).
+// ENOENT for a device without an inet6_dev (mtu below 1280), EINVAL for a
+// value that is not a number.
+func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
+	i := strings.LastIndex(rest, ".")
+	if i <= 0 || rest[i+1:] != "disable_ipv6" {
+		return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+	}
+	dev := rest[:i]
+	var d *Device
+	if dev != "all" && dev != "default" {
+		if d = n.ByName(dev); d == nil || d.MTU < IPv6MinMTU {
+			return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+		}
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(op.Value))
+	if err != nil {
+		return &rtnl.Error{Errno: unix.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
+	}
+	n.sysctls[op.Key] = op.Value
+	off := v != 0
+	switch dev {
+	case "default":
+		n.v6.dfltOff = off
+	case "all":
+		n.v6.dfltOff = off
+		for _, x := range append([]*Device(nil), n.devs...) {
+			if n.alive(x) && x.MTU >= IPv6MinMTU {
+				n.v6Disable(x, off)
+			}
+		}
+	default:
+		n.v6Disable(d, off)
+	}
+	return nil
+}
+
+// v6Disable is dev_disable_change after a device's disable_ipv6 changed.
+func (n *Netns) v6Disable(d *Device, off bool) {
+	if d.v6Off == off {
+		return
+	}
+	d.v6Off = off
+	if off {
+		n.v6IfDown(d, true)
+		return
+	}
+	if d.Up() {
+		n.v6Up(d)
+	}
 }

@@ -73,8 +73,9 @@ type Device struct {
 	// qdisc had an enqueue (not noqueue), so dev_deactivate_many waits.
 	upAtUnregister, v6AtUnregister, queueAtUnregister bool
 	// v6: the cost model's estimate says the kernel gave it a link-local
-	// address and three IPv6 routes (sim/ipv6cost.go).
-	v6 bool
+	// address and three IPv6 routes (sim/ipv6cost.go); v6Off is its
+	// net.ipv6.conf.DEV.disable_ipv6.
+	v6, v6Off bool
 	// features is a bridge's feature class (brUpdateFeatures).
 	features uint8
 }

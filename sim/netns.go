@@ -163,7 +163,8 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 		n.rfc2863(d)
 	}
 	n.ev.trace.netdev(d, "NETDEV_POST_INIT", "NETDEV_REGISTER")
-	n.inetdevInit(d) // NETDEV_REGISTER
+	n.inetdevInit(d)       // NETDEV_REGISTER
+	d.v6Off = n.v6.dfltOff // ipv6_add_dev copies net.ipv6.conf.default
 	return nil
 }
 

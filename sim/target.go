@@ -266,6 +266,9 @@ func (t *Target) Cost(threads int) (CostResult, error) {
 // IPv4 (an mtu below 68 takes it away); ENOENT otherwise, as the missing
 // /proc/sys file is.
 func (n *Netns) sysctl(op rtnl.Sysctl) error {
+	if rest, ok := strings.CutPrefix(op.Key, "net.ipv6.conf."); ok {
+		return n.sysctlIPv6(op, rest) // disable_ipv6 only (sim/ipv6cost.go)
+	}
 	rest, ok := strings.CutPrefix(op.Key, "net.ipv4.conf.")
 	i := strings.LastIndex(rest, ".")
 	if !ok || i <= 0 {
