@@ -30,9 +30,12 @@ type traceRec struct {
 	// preUninit: the unregister path calls NETDEV_PRE_UNINIT per device
 	// (UnregisterSteps.PreUninit).
 	preUninit bool
-	cur       traceCollect
-	done      []traceCollect
-	last      traceSnapshot
+	// ev is the target's log, whose deferred flag says linkwatch's work
+	// is running.
+	ev   *eventLog
+	cur  traceCollect
+	done []traceCollect
+	last traceSnapshot
 }
 
 // traceCollect is what one kernel request raised, in first-seen order.
@@ -59,7 +62,7 @@ func (r *traceRec) netdev(d *Device, evs ...string) {
 		return
 	}
 	for _, ev := range evs {
-		r.cur.netdev = addTraceEvent(r.cur.netdev, ev, d.Name)
+		r.cur.netdev = addTraceEvent(r.cur.netdev, ev+r.linkwatch(), d.Name)
 	}
 }
 
@@ -80,6 +83,7 @@ func (r *traceRec) sent(typ, family string) {
 	if family == "bridge" {
 		typ += " (bridge)"
 	}
+	typ += r.linkwatch()
 	for i := range r.cur.sent {
 		if r.cur.sent[i].Name == typ {
 			r.cur.sent[i].Count++
@@ -87,6 +91,16 @@ func (r *traceRec) sent(typ, family string) {
 		}
 	}
 	r.cur.sent = append(r.cur.sent, TraceCount{Name: typ, Count: 1})
+}
+
+// linkwatch marks what linkwatch's deferred work raises: the kernel runs
+// it later from a workqueue (under rtnl_lock of its own), the model at the
+// end of the request that queued it, and prices it with that request.
+func (r *traceRec) linkwatch() string {
+	if r.ev != nil && r.ev.deferred {
+		return " (linkwatch)"
+	}
+	return ""
 }
 
 // endPart closes the record of the kernel request just priced.
@@ -256,7 +270,7 @@ func (t *Target) StartTrace() {
 		steps = *t.opts.Unregister
 	}
 	n := t.Netns()
-	t.ev.trace = &traceRec{base: len(t.work), preUninit: steps.PreUninit}
+	t.ev.trace = &traceRec{base: len(t.work), preUninit: steps.PreUninit, ev: t.ev}
 	t.ev.trace.last = n.traceSnapshot()
 }
 

@@ -206,3 +206,14 @@ func TestTraceBridgePort(t *testing.T) {
 	requireInOrder(t, []string{"NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER"}, eventNames(tr.Requests[3].NetdevEvents))
 	require.Contains(t, tr.Requests[3].Notifications, TraceCount{Name: "RTM_DELLINK (bridge)", Count: 1})
 }
+
+// What linkwatch raises is marked: the kernel runs it later, from a
+// workqueue; the model at the end of the request that queued it.
+func TestTraceLinkwatchMarked(t *testing.T) {
+	_, tr := traceRun(t, Options{Seed: 1}, "link add v0 type veth peer name v1\nlink set v0 up\nlink set v1 up\n", 1)
+	q := tr.Requests[2]
+	requireInOrder(t, []string{"NETDEV_PRE_UP", "NETDEV_UP", "NETDEV_CHANGE (linkwatch)"}, eventNames(q.NetdevEvents))
+	require.Equal(t, []string{"v1", "v0"}, q.NetdevEvents[2].Devices)
+	require.Contains(t, q.Notifications, TraceCount{Name: "RTM_NEWLINK (linkwatch)", Count: 2})
+	require.Contains(t, q.Notifications, TraceCount{Name: "RTM_NEWLINK", Count: 1})
+}
