@@ -57,6 +57,27 @@ type Seed struct {
 	Summary string
 	// Rows builds the seed's table.
 	Rows func(ctx context.Context, o Options) (*Table, error)
+	// Sizes are the kernel sizes Options.KernelSizes can override (for
+	// the help text and --size); optional.
+	Sizes []Size
+}
+
+// Size is one kernel size a seed measures at with --kernel.
+type Size struct {
+	Key     string // "000/one-by-one"
+	Default int
+	What    string // what the number counts
+}
+
+// sizeOf is the default of key in sizes; it panics on an unknown key (a
+// programming error in a seed file).
+func sizeOf(sizes []Size, key string) int {
+	for _, s := range sizes {
+		if s.Key == key {
+			return s.Default
+		}
+	}
+	panic("repro: unknown size key " + key)
 }
 
 // Options are what a seed's Rows may use.

@@ -17,10 +17,7 @@ package repro
 //     UP device's NETDEV_CHANGE and NETDEV_DOWN make) to the UP move
 //     (48.6 s); the deletes and Ido's rows are predictions.
 //
-// Kernel sizes (Options.KernelSizes keys): "000/one-by-one" (default 200
-// UP ifb devices, deleted one by one from the row's thread count),
-// "000/group" (2000 UP ifb devices, one group delete), "000/16k" (2000
-// ifb devices for the move and group-delete rows, DOWN and UP).
+// Kernel sizes: seed000Sizes (the keys of Options.KernelSizes and --size).
 
 import (
 	"context"
@@ -43,7 +40,14 @@ func init() {
 		Title:   "rtnetlink: Support fine-grained netdevice bulk deletion (2021)",
 		Summary: "10K devices deleted one by one (1/10/50 threads) vs one group request; 16K group move and delete, DOWN and UP",
 		Rows:    seed000Rows,
+		Sizes:   seed000Sizes,
 	})
+}
+
+var seed000Sizes = []Size{
+	{"000/one-by-one", 200, "UP ifb devices deleted one by one, from the row's thread count"},
+	{"000/group", 2000, "UP ifb devices deleted by one group request"},
+	{"000/16k", 2000, "ifb devices moved into a group and deleted by group, DOWN and UP"},
 }
 
 // seed000Figure cites the seed file.
@@ -271,11 +275,11 @@ func seed000Kernel(ctx context.Context, o Options, t *Table, era sim.CostParams)
 		case strings.HasPrefix(r.Scenario, "one by one"):
 			threads := 1
 			fmt.Sscanf(strings.TrimPrefix(r.Scenario, "one by one, "), "%d", &threads)
-			kc = &kernelCase{Key: "000/one-by-one", N: 200,
+			kc = &kernelCase{Key: "000/one-by-one", N: sizeOf(seed000Sizes, "000/one-by-one"),
 				Size:     func(n int) string { return fmt.Sprintf("N=%d ifb up, %d thread(s)", n, threads) },
 				Scenario: func(n int) (kmeasure.Scenario, error) { return seed000OneByOne(n, threads) }}
 		case r.Scenario == "group":
-			kc = &kernelCase{Key: "000/group", N: 2000,
+			kc = &kernelCase{Key: "000/group", N: sizeOf(seed000Sizes, "000/group"),
 				Size:     func(n int) string { return fmt.Sprintf("N=%d ifb up", n) },
 				Scenario: seed000Group}
 		case strings.HasPrefix(r.Scenario, "list"):
@@ -287,7 +291,7 @@ func seed000Kernel(ctx context.Context, o Options, t *Table, era sim.CostParams)
 			if up {
 				state = "up"
 			}
-			kc = &kernelCase{Key: "000/16k", N: 2000,
+			kc = &kernelCase{Key: "000/16k", N: sizeOf(seed000Sizes, "000/16k"),
 				Size: func(n int) string { return fmt.Sprintf("N=%d ifb %s", n, state) },
 				Scenario: func(n int) (kmeasure.Scenario, error) {
 					mv, del, err := seed000GroupScenarios(n, "ifb", up)

@@ -20,10 +20,7 @@ package repro
 // addresses must have had few secondaries per subnet, which the thread
 // does not say.
 //
-// Kernel sizes (Options.KernelSizes keys): "001/promote" (default 1000
-// addresses in one /8, promote_secondaries=1), "001/no-promote" (2000,
-// promote_secondaries=0: this kernel has no IFA_F_FLUSH, whose effect is
-// no promotion).
+// Kernel sizes: seed001Sizes (the keys of Options.KernelSizes and --size).
 
 import (
 	"context"
@@ -44,7 +41,13 @@ func init() {
 		Title:   "ipv4: Don't promote secondaries when flushing addresses (2018 RFC)",
 		Summary: "flush of 40,000 addresses: 30.6 s with promote_secondaries vs 7.6 s with IFA_F_FLUSH",
 		Rows:    seed001Rows,
+		Sizes:   seed001Sizes,
 	})
+}
+
+var seed001Sizes = []Size{
+	{"001/promote", 1000, "addresses in one /8 flushed with promote_secondaries=1"},
+	{"001/no-promote", 2000, "addresses in one /8 flushed with promote_secondaries=0 (this kernel has no IFA_F_FLUSH)"},
 }
 
 // Seed001Issue6 is this machine's fit of the flush prices in issue 6
@@ -155,7 +158,7 @@ func seed001Rows(ctx context.Context, o Options) (*Table, error) {
 			key     string
 			n       int
 			promote bool
-		}{{"001/promote", 1000, true}, {"001/no-promote", 2000, false}} {
+		}{{"001/promote", sizeOf(seed001Sizes, "001/promote"), true}, {"001/no-promote", sizeOf(seed001Sizes, "001/no-promote"), false}} {
 			c := c
 			kc := kernelCase{Key: c.key, N: c.n,
 				Size: func(n int) string {

@@ -16,9 +16,7 @@ package repro
 // modelled: the script forks ip and ifconfig 30,000 times, and the
 // seed-era prices price a bare request at 0.
 //
-// Kernel sizes (Options.KernelSizes keys): "003/delete-one" (default
-// 2000 ifb devices, each up with a /24, one deleted), "003/delete-all"
-// (default 300, all deleted one by one). This kernel has the fix.
+// Kernel sizes: seed003Sizes (the keys of Options.KernelSizes and --size). This kernel has the fix.
 
 import (
 	"context"
@@ -39,7 +37,13 @@ func init() {
 		Title:   "increase in time to delete an interface with 4.x kernels (2015)",
 		Summary: "10K dummies with a /24 each: delete one 0.064 s (3.19) vs 0.441 s (4.2-rc3); delete all 7m18s vs killed after 14 min (fib_trie update_suffix); ~30 s",
 		Rows:    seed003Rows,
+		Sizes:   seed003Sizes,
 	})
+}
+
+var seed003Sizes = []Size{
+	{"003/delete-one", 2000, "ifb devices, each up with a /24; one deleted"},
+	{"003/delete-all", 300, "ifb devices, each up with a /24; all deleted one by one"},
 }
 
 // seed003Sample is how many rc3 deletions of all 10K are simulated before
@@ -202,7 +206,7 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 		era := p
 		const eraName = "the seed-003 fit"
 		fixedText := "this kernel has the fix; see the v3.19 row"
-		one, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-one", N: 2000,
+		one, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-one", N: sizeOf(seed003Sizes, "003/delete-one"),
 			Size:     func(n int) string { return fmt.Sprintf("one of N=%d ifb, /24 each, up", n) },
 			Scenario: seed003DeleteOne}, era, eraName)
 		if err != nil {
@@ -210,7 +214,7 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 		}
 		t.Rows[0].Kernel = one
 		t.Rows[1].Kernel = &Kernel{Size: "-", Text: fixedText}
-		all, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-all", N: 300,
+		all, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-all", N: sizeOf(seed003Sizes, "003/delete-all"),
 			Size:     func(n int) string { return fmt.Sprintf("all N=%d ifb one by one", n) },
 			Scenario: seed003DeleteAll}, era, eraName)
 		if err != nil {

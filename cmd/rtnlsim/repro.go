@@ -39,7 +39,8 @@ the column, beside the model's prediction for the same scenario and size.
 That prediction uses the prices of --profile, a profile file written by
 ` + "`rtnlsim calibrate`" + `; without one it uses the seed-era prices, and
 says so. Kernel times are the minimum of --runs runs; on a busy machine
-they are noisy.`,
+they are noisy. Sizes (--size KEY=N overrides the default):
+` + sizeList(),
 		Example: `  rtnlsim repro 000
   rtnlsim repro 001 --format json
   sudo rtnlsim repro 000 --kernel --profile profile.json --runs 3
@@ -56,7 +57,8 @@ they are noisy.`,
 			default:
 				return fmt.Errorf("--format %q: want table, json or csv", format)
 			}
-			if _, err := repro.Lookup(args[0]); err != nil {
+			seed, err := repro.Lookup(args[0])
+			if err != nil {
 				return err
 			}
 			o := repro.Options{Kernel: kernel, KernelRuns: runs}
@@ -85,9 +87,19 @@ they are noisy.`,
 					k, v, ok := strings.Cut(s, "=")
 					n, err := strconv.Atoi(v)
 					if !ok || err != nil || n < 1 {
-						return fmt.Errorf("--size %q: want KEY=N with N >= 1 (keys are listed in the package comment of each repro/seedNNN.go)", s)
+						return fmt.Errorf("--size %q: want KEY=N with N >= 1 (keys: see rtnlsim repro --help)", s)
 					}
-					o.KernelSizes[strings.TrimSpace(k)] = n
+					k = strings.TrimSpace(k)
+					known := len(seed.Sizes) == 0
+					var keys []string
+					for _, z := range seed.Sizes {
+						known = known || z.Key == k
+						keys = append(keys, z.Key)
+					}
+					if !known {
+						return fmt.Errorf("--size %s: seed %s has no size %q (its sizes: %s)", s, seed.ID, k, strings.Join(keys, ", "))
+					}
+					o.KernelSizes[k] = n
 				}
 			}
 			if runs < 1 {
@@ -105,7 +117,7 @@ they are noisy.`,
 	f.StringVar(&format, "format", "table", "output format: table, json or csv")
 	f.StringVar(&profile, "profile", "", "a profile file from `rtnlsim calibrate`: its prices give the model's prediction beside each kernel measurement (default: the seed-era prices)")
 	f.IntVar(&runs, "runs", 3, "with --kernel, how many times each kernel scenario runs (the minimum is kept)")
-	f.StringSliceVar(&sizes, "size", nil, "with --kernel, KEY=N overrides a kernel size (e.g. 000/one-by-one=100; keys in each seed's documentation)")
+	f.StringSliceVar(&sizes, "size", nil, "with --kernel, KEY=N overrides a kernel size (e.g. 000/one-by-one=100; keys listed above)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")
 	return cmd
 }
@@ -115,6 +127,17 @@ func seedList() string {
 	var b strings.Builder
 	for _, s := range repro.Seeds() {
 		fmt.Fprintf(&b, "  %s  %s\n", s.ID, s.Summary)
+	}
+	return b.String()
+}
+
+// sizeList lists the --size keys of the registered seeds.
+func sizeList() string {
+	var b strings.Builder
+	for _, s := range repro.Seeds() {
+		for _, z := range s.Sizes {
+			fmt.Fprintf(&b, "  %-16s %5d  %s\n", z.Key, z.Default, z.What)
+		}
 	}
 	return b.String()
 }

@@ -68,6 +68,8 @@ func TestReproErrors(t *testing.T) {
 	require.ErrorContains(t, err, "calibrate")
 	_, _, err = runCLI(t, "", "repro", "000", "--kernel", "--size", "000/group", "-q")
 	require.ErrorContains(t, err, "KEY=N")
+	_, _, err = runCLI(t, "", "repro", "000", "--kernel", "--size", "001/promote=5", "-q")
+	require.ErrorContains(t, err, "000/one-by-one")
 }
 
 func TestReproHelpListsSeeds(t *testing.T) {
