@@ -60,7 +60,7 @@ linux-6.18 without switches only.`,
 			if err != nil {
 				return err
 			}
-			if err := checkTrace(cmd, f, &show); err != nil {
+			if err := checkTrace(cmd, &f, &show); err != nil {
 				return err
 			}
 			if f.format != "text" && f.format != "json" {
