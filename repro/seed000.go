@@ -224,15 +224,16 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 		note     string
 	}
 	ido := "Ido Schimmel's VM (device state not given; Lahav: \"When they are DOWN I get similar numbers to yours\"): model row is the DOWN one"
-	downDel := "the per-device unregister price (3.00 ms) was fitted to UP loopbacks that hold IPv6 link-local addresses; a DOWN dummy has no close or IPv6 teardown to do, " +
-		"and the model has no separate price for that work, so it overprices DOWN deletes"
+	downDel := fmt.Sprintf("the per-device unregister price (%.2f ms) comes from the 10K fit, whose work (sim.UnregisterRequestWork) has no other per-device step: "+
+		"it carries those loopbacks' close and IPv6 teardown, which a DOWN dummy does not do, so the model overprices DOWN deletes (the seed's DOWN delete is %.2f ms per device)",
+		float64(p.UnregisterDeviceNs)/1e6, 5.324e3/seed000Devices16K)
 	upMove := "the IPv6 walk price is fitted to this row: every UP device's group change walks the namespace's whole IPv6 state (addrconf NETDEV_CHANGE -> rt6_sync_up), N walks of about 5N entries"
 	upMoveRole := Fitted
 	if !ipv6 {
 		upMove = "the model counts no IPv6 work for an UP group change here, so it prices the UP move like the DOWN one"
 		upMoveRole = Predicted
 	}
-	upDel := "the per-device price (fitted on UP loopbacks) plus the IPv6 walks of NETDEV_DOWN (rt6_disable_ip, the address hash walk, fib6_flush_trees per address deleted), priced at the UP move's fit"
+	upDel := "the per-device price (fitted on UP loopbacks, so it already holds some IPv6 teardown) plus the IPv6 walks of NETDEV_DOWN (rt6_disable_ip, the address hash walk, fib6_flush_trees per address deleted) at the UP move's price"
 	for _, r := range []r16{
 		{"move, Ido", "move", false, seed000Figure(453, "real 1.91", 1.91), Predicted, ido},
 		{"delete group, Ido", "delete", false, seed000Figure(460, "real 6.15", 6.15), Predicted, ido + "; " + downDel},

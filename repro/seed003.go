@@ -21,6 +21,7 @@ package repro
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
@@ -55,11 +56,11 @@ func seed003Setup(n int) (string, error) {
 	if n > 10000 {
 		return "", fmt.Errorf("seed 003: at most 10,000 devices (the seed's address plan), not %d", n)
 	}
-	var src string
+	var b strings.Builder
 	for l := 1; l <= n; l++ {
-		src += fmt.Sprintf("link add dev dummy%d type ifb\naddr add %s dev dummy%d\nlink set dev dummy%d up\n", l, sim.Seed003Addr(l), l, l)
+		fmt.Fprintf(&b, "link add dev dummy%d type ifb\naddr add %s dev dummy%d\nlink set dev dummy%d up\n", l, sim.Seed003Addr(l), l, l)
 	}
-	return src, nil
+	return b.String(), nil
 }
 
 // seed003DeleteOne deletes device 2n/3 of n (the seed: dummy6666 of 10K).

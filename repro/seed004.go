@@ -24,7 +24,7 @@ package repro
 // seed's container shape and at a grid of sizes, fits the prices at
 // kmeasure.Seed004FitGrid and predicts the rest. Options.KernelSizes keys:
 // "004/containers" caps the containers of every size (default 1000),
-// "004/reads" the reads per block (200), "004/repeats" the blocks (15);
+// "004/reads" the reads per block (50), "004/repeats" the blocks (60);
 // the minimum block mean is the measurement.
 
 import (
@@ -158,7 +158,7 @@ func seed004Us(ns int64) float64 { return float64(ns) / 1e3 }
 // and fills the Kernel cells and the notes.
 func seed004Kernel(ctx context.Context, o Options, t *Table) error {
 	maxK := o.Size("004/containers", 1000)
-	reads, repeats := o.Size("004/reads", 200), o.Size("004/repeats", 15)
+	reads, repeats := o.Size("004/reads", 50), o.Size("004/repeats", 60)
 	fitSet := map[string]bool{}
 	var sizes []kmeasure.Seed004Config
 	add := func(c kmeasure.Seed004Config, fit bool) {
