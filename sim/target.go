@@ -202,6 +202,17 @@ func (t *Target) requestWork(n *Netns) CostWork {
 		steps = *t.opts.Unregister
 	}
 	w := UnregisterRequestWork(steps, batch)
+	// The formula counts the RTM_NEWLINK of each closed device and the
+	// RTM_DELLINK of each; what else the sim sent in the batch (IPv4
+	// RTM_DELADDR and RTM_DELROUTE of the devices' addresses, bridge
+	// port and macvlan lower notifications) is charged on top.
+	formula := int64(len(batch))
+	for _, d := range batch {
+		if d.Up {
+			formula++
+		}
+	}
+	w.AddLocked(StepNotification, sent-formula)
 	iw.addTo(&w)
 	return w
 }
