@@ -372,3 +372,21 @@ func compareIPv6Estimate(t *testing.T, src string) {
 	require.Equal(t, est.Routes, routes, "fib_rt_entries")
 	t.Logf("estimate %+v, kernel fib_nodes %d fib_rt_entries %d", est, nodes, routes)
 }
+
+// Deleting an UP ifb that holds a /24 sends, on 6.18 (ip monitor all):
+// RTM_NEWLINK, RTM_DELADDR and the local route's RTM_DELROUTE (inet),
+// RTM_DELNETCONF inet and inet6, RTM_DELLINK; with IPv6 on also three
+// RTM_DELROUTE, an RTM_DELNEIGH (ff02::2) and an RTM_DELADDR (inet6). The
+// batch's work counts them all.
+func TestDeleteAddressedNotifications(t *testing.T) {
+	for _, c := range []struct {
+		pre  string
+		want int64
+	}{{"", 11}, {"sysctl net.ipv6.conf.default.disable_ipv6=1\n", 6}} {
+		tg, errs := runMixed(t, c.pre+"link add g1 type ifb\nlink set dev g1 up\naddr add 10.0.1.1/24 dev g1\nlink del g1\n")
+		for _, e := range errs {
+			require.Empty(t, e)
+		}
+		require.Equal(t, c.want, sumLastWork(tg, 1).Count(StepNotification), c.pre)
+	}
+}
