@@ -88,7 +88,7 @@ func TestSeed004NonStrictIgnoresNetnsid(t *testing.T) {
 // a grid of sizes. It runs only with RTNLSIM_KMEASURE=1 (root).
 // RTNLSIM_SEED004_GRID="K:D:A[:veth],..." sets the grid (default
 // 1:1:1,1:1:10,1:1:100,1:10:10,100:1:10,1000:1:10,1:1:10:veth,100:1:10:veth,1000:1:10:veth),
-// RTNLSIM_SEED004_READS (2000) and RTNLSIM_SEED004_REPEATS (5).
+// RTNLSIM_SEED004_READS (50) and RTNLSIM_SEED004_REPEATS (60).
 func TestSeed004KernelTable(t *testing.T) {
 	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
 		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to measure seed 004")
@@ -98,7 +98,7 @@ func TestSeed004KernelTable(t *testing.T) {
 	if s := os.Getenv("RTNLSIM_SEED004_GRID"); s != "" {
 		grid = s
 	}
-	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 2000), envInt(t, "RTNLSIM_SEED004_REPEATS", 5)
+	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 50), envInt(t, "RTNLSIM_SEED004_REPEATS", 60)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| K | D | A | veth | method | min us/read | median us/read | recvmsg link+addr | bytes link+addr |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range strings.Split(grid, ",") {
@@ -140,14 +140,14 @@ func envInt(t *testing.T, key string, def int) int {
 // time for every method at the second within 25% of the kernel's (minima
 // of the repeats' means). It runs only with RTNLSIM_KMEASURE=1 (root;
 // about a minute: 1000 namespaces are made twice).
-// RTNLSIM_SEED004_READS (200) and RTNLSIM_SEED004_REPEATS (25) set the
+// RTNLSIM_SEED004_READS (50) and RTNLSIM_SEED004_REPEATS (60) set the
 // blocks.
 func TestSeed004Prediction(t *testing.T) {
 	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
 		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to check the seed 004 prediction")
 	}
 	seed004NeedRoot(t)
-	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 200), envInt(t, "RTNLSIM_SEED004_REPEATS", 25)
+	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 50), envInt(t, "RTNLSIM_SEED004_REPEATS", 60)
 	fitSet := map[string]bool{}
 	var ms []Seed004Measurement
 	for i, g := range append(append([]string{}, Seed004FitGrid...), Seed004PredictGrid...) {
