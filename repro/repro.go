@@ -29,6 +29,14 @@
 // package needs to change: the command, the formats and the tests walk
 // the registry.
 //
+// Optional parts of a Seed: Sizes lists the kernel sizes --size can
+// override (shown in the help); a seed whose model takes long may honour
+// Options.FiguresOnly (the tests then check its citations cheaply).
+// Helpers for the Kernel cells: measureKernel runs one kmeasure.Scenario
+// on this kernel (kmeasure.RunScenarioMin) and on the sim (calib.SimWork)
+// and fills the cell; qualitative rows set Agrees from the model's
+// outcome.
+//
 // Formats: Text (a readable table, text/tabwriter), JSON (the Table as
 // is) and CSV (one line per row, with a header).
 package repro
