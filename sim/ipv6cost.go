@@ -305,3 +305,39 @@ func (n *Netns) v6Disable(d *Device, off bool) {
 		n.v6Up(d)
 	}
 }
+
+// BatchIPv6Work is the ipv6_walk entries and the IPv6 and netconf
+// notifications of one unregister batch of devs (those Up with IPv6LLA
+// hold a link-local address and three routes) while rest other devices
+// hold theirs and lo is down, counted as the sim target's estimate counts
+// them: dev_close_many's NETDEV_DOWN of each UP device in order
+// (addrconf_ifdown: a fib6_clean_all, the address hash, a fib6_flush_trees
+// once its address went; RTM_DELROUTE x3 and RTM_DELNEIGH, the RTM_DELADDR
+// being UnregisterRequestWork's), then each device's NETDEV_UNREGISTER
+// (addrconf_ifdown again; RTM_DELNETCONF inet and inet6).
+func BatchIPv6Work(devs []UnregDev, rest int) (walk, notes int64) {
+	e := ipv6Est{ready: rest}
+	for _, d := range devs {
+		if d.Up && d.IPv6LLA {
+			e.ready++
+		}
+	}
+	for _, d := range devs {
+		if !d.Up {
+			continue
+		}
+		e.cleanAll()
+		e.walk += e.addrs()
+		if d.IPv6LLA {
+			e.ready--
+			e.notes += 4
+			e.flushTrees()
+		}
+	}
+	for range devs {
+		e.cleanAll()
+		e.walk += e.addrs()
+		e.notes += 2
+	}
+	return e.walk, e.notes
+}

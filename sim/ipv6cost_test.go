@@ -390,3 +390,35 @@ func TestDeleteAddressedNotifications(t *testing.T) {
 		require.Equal(t, c.want, sumLastWork(tg, 1).Count(StepNotification), c.pre)
 	}
 }
+
+// The seed 000 builders (Seed000Devices: UP with a link-local address,
+// lo down) count the same IPv6 walks and notifications as the sim target
+// deleting as many UP ifb devices, one by one or in one group request.
+func TestSeed000BuildersIPv6MatchSimTarget(t *testing.T) {
+	n := 40
+	devs := Seed000DevicesIPv6Walks(n)
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "link add g%d group 10 type ifb\nlink set dev g%d up\n", i, i)
+	}
+	tg, _ := runProfile(t, "linux-6.18", b.String()+"link del group 10\n")
+	got := sumLastWork(tg, 1)
+	want := Seed000Batch(UnregisterStepsV618, devs)[0][0]
+	require.Positive(t, want.Count(StepIPv6Walk))
+	require.Equal(t, want.Count(StepIPv6Walk), got.Count(StepIPv6Walk))
+	require.Equal(t, want.Count(StepNotification), got.Count(StepNotification))
+
+	b.Reset()
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "link add g%d type ifb\nlink set dev g%d up\n", i, i)
+	}
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "link del g%d\n", i)
+	}
+	tg, _ = runProfile(t, "linux-6.18", b.String())
+	one := Seed000OneByOne(UnregisterStepsV618, devs, 1)[0]
+	for i, w := range tg.work[len(tg.work)-n:] {
+		require.Equal(t, one[i].Count(StepIPv6Walk), w.Count(StepIPv6Walk), "deletion %d", i+1)
+		require.Equal(t, one[i].Count(StepNotification), w.Count(StepNotification), "deletion %d", i+1)
+	}
+}
