@@ -228,13 +228,13 @@ type Seed004Read struct {
 	Work                 CostWork
 }
 
-// chunkRounds packs messages in order into skbs: the first holds first
+// seed004ChunkRounds packs messages in order into skbs: the first holds first
 // bytes, the others next. It returns the rounds with data and the indexes
 // of the messages that start a round after the first: each of them was
 // built once in the round before, found not to fit, cancelled
 // (nlmsg_cancel) and built again (the dump callback stops at the first
 // fill that fails with EMSGSIZE and resumes with it).
-func chunkRounds(sizes []int, first, next int) (rounds int, retried []int) {
+func seed004ChunkRounds(sizes []int, first, next int) (rounds int, retried []int) {
 	if len(sizes) == 0 {
 		return 0, nil
 	}
@@ -330,7 +330,7 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 	if !c.AddrsOnly {
 		requests = 2
 		var retried []int
-		linkData, retried = chunkRounds(linkSizes, first, seed004RecvBuf)
+		linkData, retried = seed004ChunkRounds(linkSizes, first, seed004RecvBuf)
 		rd.LinkRounds = linkData + 1
 		first = seed004RecvBuf // the socket has received now
 		// A retried message is built twice; the failed build is priced as
@@ -348,7 +348,7 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 		}
 		locked.AddLocked(StepNsidWalk, int64(walk))
 	}
-	addrData, addrRetried := chunkRounds(addrSizes, first, seed004RecvBuf)
+	addrData, addrRetried := seed004ChunkRounds(addrSizes, first, seed004RecvBuf)
 	rd.AddrRounds = addrData + 1
 	locked.AddLocked(StepAddrFill, int64(len(addrSizes)+len(addrRetried)))
 	locked.AddLocked(StepDumpChunk, int64(rd.LinkRounds+rd.AddrRounds))
@@ -492,7 +492,7 @@ func FitSeed004(base CostParams, rows []Seed004Measured, cache Seed004Cache) (Co
 	}
 	out := base
 	for j, s := range Seed004Params {
-		setCost(&out, s, int64(math.Round(best[j])))
+		seed004SetCost(&out, s, int64(math.Round(best[j])))
 	}
 	return out, nil
 }
@@ -506,8 +506,8 @@ func seed004Fitted(s CostStep) bool {
 	return false
 }
 
-// setCost sets the price of one of the seed 004 steps.
-func setCost(p *CostParams, s CostStep, v int64) {
+// seed004SetCost sets the price of one of the seed 004 steps.
+func seed004SetCost(p *CostParams, s CostStep, v int64) {
 	switch s {
 	case StepSetns:
 		p.SetnsNs = v
@@ -598,7 +598,7 @@ func FitSeed004SeedEra(machine CostParams, asPrinted bool) (Seed004SeedEra, erro
 	era := Seed004SeedEra{Scale: s, SetnsPathUs: path / 1e3, Printed: asPrinted}
 	p := machine
 	for _, st := range Seed004Params {
-		setCost(&p, st, int64(math.Round(float64(machine.Cost(st))*s)))
+		seed004SetCost(&p, st, int64(math.Round(float64(machine.Cost(st))*s)))
 	}
 	noSetns := p
 	noSetns.SetnsNs = 0

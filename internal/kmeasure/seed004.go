@@ -216,7 +216,7 @@ func seed004OnThread(ctx context.Context, c Seed004Config) (m Seed004Measurement
 			back = false
 			return
 		}
-		back = sameNetns(w.orig)
+		back = seed004SameNetns(w.orig)
 	}()
 	t0 := time.Now()
 	if err = seed004Setup(ctx, c, w); err != nil {
@@ -228,7 +228,7 @@ func seed004OnThread(ctx context.Context, c Seed004Config) (m Seed004Measurement
 }
 
 // sameNetns reports whether the thread is in the namespace fd names.
-func sameNetns(fd int) bool {
+func seed004SameNetns(fd int) bool {
 	var a, b unix.Stat_t
 	if unix.Fstat(fd, &a) != nil || unix.Stat("/proc/thread-self/ns/net", &b) != nil {
 		return false
@@ -236,7 +236,7 @@ func sameNetns(fd int) bool {
 	return a.Ino == b.Ino && a.Dev == b.Dev
 }
 
-func progress(c Seed004Config, format string, args ...any) {
+func seed004Progress(c Seed004Config, format string, args ...any) {
 	if c.Progress != nil {
 		c.Progress(fmt.Sprintf(format, args...))
 	}
@@ -252,10 +252,10 @@ func seed004Setup(ctx context.Context, c Seed004Config, w *seed004World) error {
 	if w.host, err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
 		return err
 	}
-	if sameNetns(w.orig) {
+	if seed004SameNetns(w.orig) {
 		return errors.New("kmeasure seed 004: the host namespace is the original one; refusing")
 	}
-	progress(c, "seed 004 setup: %d container namespaces, %d ifb x %d addresses each", c.Containers, c.Devices, c.Addrs)
+	seed004Progress(c, "seed 004 setup: %d container namespaces, %d ifb x %d addresses each", c.Containers, c.Devices, c.Addrs)
 	for k := 0; k < c.Containers; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -275,7 +275,7 @@ func seed004Setup(ctx context.Context, c Seed004Config, w *seed004World) error {
 			return fmt.Errorf("kmeasure seed 004: container %d: %w", k, err)
 		}
 		if c.Progress != nil && c.Containers >= 100 && (k+1)%(c.Containers/10) == 0 {
-			progress(c, "seed 004 setup: %d/%d containers", k+1, c.Containers)
+			seed004Progress(c, "seed 004 setup: %d/%d containers", k+1, c.Containers)
 		}
 	}
 	if err := unix.Setns(w.host, unix.CLONE_NEWNET); err != nil {
@@ -288,8 +288,8 @@ func seed004Setup(ctx context.Context, c Seed004Config, w *seed004World) error {
 	defer unix.Close(s.fd)
 	for k, fd := range w.ctr {
 		// RTM_NEWNSID: rtgenmsg, NETNSA_NSID k, NETNSA_FD fd.
-		b := nlMsg(unix.RTM_NEWNSID, unix.NLM_F_REQUEST|unix.NLM_F_ACK, []byte{unix.AF_UNSPEC, 0, 0, 0},
-			nlAttr(unix.NETNSA_NSID, le32(uint32(k))), nlAttr(unix.NETNSA_FD, le32(uint32(fd))))
+		b := seed004Msg(unix.RTM_NEWNSID, unix.NLM_F_REQUEST|unix.NLM_F_ACK, []byte{unix.AF_UNSPEC, 0, 0, 0},
+			seed004Attr(unix.NETNSA_NSID, seed004Le32(uint32(k))), seed004Attr(unix.NETNSA_FD, seed004Le32(uint32(fd))))
 		if err := s.do(b); err != nil {
 			return fmt.Errorf("kmeasure seed 004: RTM_NEWNSID %d: %w", k, err)
 		}
@@ -307,31 +307,31 @@ func seed004FillContainer(c Seed004Config, w *seed004World, k int) error {
 	defer unix.Close(s.fd)
 	for j := 0; j < c.Devices; j++ {
 		ifindex := int32(2 + j)
-		b := nlMsg(unix.RTM_NEWLINK, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
-			ifinfomsg(ifindex),
-			nlAttr(unix.IFLA_IFNAME, cstr(fmt.Sprintf("d%d", j))),
-			nlAttr(unix.IFLA_LINKINFO, nlAttr(unix.IFLA_INFO_KIND, cstr("ifb"))))
+		b := seed004Msg(unix.RTM_NEWLINK, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
+			seed004Ifinfomsg(ifindex),
+			seed004Attr(unix.IFLA_IFNAME, seed004Cstr(fmt.Sprintf("d%d", j))),
+			seed004Attr(unix.IFLA_LINKINFO, seed004Attr(unix.IFLA_INFO_KIND, seed004Cstr("ifb"))))
 		if err := s.do(b); err != nil {
 			return fmt.Errorf("ifb d%d: %w", j, err)
 		}
 		for i := 0; i < c.Addrs; i++ {
 			a := []byte{10, byte(j), byte(i / 250), byte(i%250 + 1)}
-			b := nlMsg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
-				ifaddrmsg(unix.AF_INET, 16, uint32(ifindex)),
-				nlAttr(unix.IFA_LOCAL, a), nlAttr(unix.IFA_ADDRESS, a))
+			b := seed004Msg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
+				seed004Ifaddrmsg(unix.AF_INET, 16, uint32(ifindex)),
+				seed004Attr(unix.IFA_LOCAL, a), seed004Attr(unix.IFA_ADDRESS, a))
 			if err := s.do(b); err != nil {
 				return fmt.Errorf("address %d on d%d: %w", i, j, err)
 			}
 		}
 	}
 	if c.Veth {
-		peer := append(ifinfomsg(0), nlAttr(unix.IFLA_IFNAME, cstr(fmt.Sprintf("h%d", k)))...)
-		peer = append(peer, nlAttr(unix.IFLA_NET_NS_FD, le32(uint32(w.host)))...)
-		b := nlMsg(unix.RTM_NEWLINK, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
-			ifinfomsg(int32(2+c.Devices)),
-			nlAttr(unix.IFLA_IFNAME, cstr("eth0")),
-			nlAttr(unix.IFLA_LINKINFO, append(nlAttr(unix.IFLA_INFO_KIND, cstr("veth")),
-				nlAttr(unix.IFLA_INFO_DATA, nlAttr(1 /* VETH_INFO_PEER */, peer))...)))
+		peer := append(seed004Ifinfomsg(0), seed004Attr(unix.IFLA_IFNAME, seed004Cstr(fmt.Sprintf("h%d", k)))...)
+		peer = append(peer, seed004Attr(unix.IFLA_NET_NS_FD, seed004Le32(uint32(w.host)))...)
+		b := seed004Msg(unix.RTM_NEWLINK, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
+			seed004Ifinfomsg(int32(2+c.Devices)),
+			seed004Attr(unix.IFLA_IFNAME, seed004Cstr("eth0")),
+			seed004Attr(unix.IFLA_LINKINFO, append(seed004Attr(unix.IFLA_INFO_KIND, seed004Cstr("veth")),
+				seed004Attr(unix.IFLA_INFO_DATA, seed004Attr(1 /* VETH_INFO_PEER */, peer))...)))
 		if err := s.do(b); err != nil {
 			return fmt.Errorf("veth: %w", err)
 		}
@@ -340,9 +340,9 @@ func seed004FillContainer(c Seed004Config, w *seed004World, k int) error {
 			// only device is its veth.
 			for i := 0; i < c.Addrs; i++ {
 				a := []byte{10, 0, byte(i / 250), byte(i%250 + 1)}
-				b := nlMsg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
-					ifaddrmsg(unix.AF_INET, 16, 2),
-					nlAttr(unix.IFA_LOCAL, a), nlAttr(unix.IFA_ADDRESS, a))
+				b := seed004Msg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
+					seed004Ifaddrmsg(unix.AF_INET, 16, 2),
+					seed004Attr(unix.IFA_LOCAL, a), seed004Attr(unix.IFA_ADDRESS, a))
 				if err := s.do(b); err != nil {
 					return fmt.Errorf("address %d on eth0: %w", i, err)
 				}
@@ -381,7 +381,7 @@ func seed004Time(ctx context.Context, c Seed004Config, w *seed004World) ([]Seed0
 	defer unix.Close(shared.fd)
 	shared.buf = buf
 	for rep := 0; rep < c.Repeats; rep++ {
-		progress(c, "seed 004 %s: repeat %d/%d (%d reads per method)", c, rep+1, c.Repeats, c.Reads)
+		seed004Progress(c, "seed 004 %s: repeat %d/%d (%d reads per method)", c, rep+1, c.Repeats, c.Reads)
 		for i, m := range Seed004Methods {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -449,8 +449,8 @@ func seed004Time(ctx context.Context, c Seed004Config, w *seed004World) ([]Seed0
 	return res, nil
 }
 
-// nlSock is a bound rtnetlink socket.
-type nlSock struct {
+// seed004Sock is a bound rtnetlink socket.
+type seed004Sock struct {
 	fd  int
 	pid uint32
 	seq uint32
@@ -459,7 +459,7 @@ type nlSock struct {
 
 // seed004Dial is glibc's __netlink_open (socket, bind, getsockname), with
 // NETLINK_GET_STRICT_CHK when strict.
-func seed004Dial(strict bool) (*nlSock, error) {
+func seed004Dial(strict bool) (*seed004Sock, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
 	if err != nil {
 		return nil, err
@@ -484,7 +484,7 @@ func seed004Dial(strict bool) (*nlSock, error) {
 		unix.Close(fd)
 		return nil, errors.New("getsockname: not a netlink address")
 	}
-	return &nlSock{fd: fd, pid: nl.Pid, seq: uint32(time.Now().Unix())}, nil
+	return &seed004Sock{fd: fd, pid: nl.Pid, seq: uint32(time.Now().Unix())}, nil
 }
 
 // seed004Getifaddrs is one getifaddrs: a socket of its own in the current
@@ -501,18 +501,18 @@ func seed004Getifaddrs(buf []byte, nsid int32) (Seed004Read, error) {
 }
 
 // read sends the link dump then the address dump and reads both.
-func (s *nlSock) read(nsid int32) (Seed004Read, error) {
+func (s *seed004Sock) read(nsid int32) (Seed004Read, error) {
 	var rd Seed004Read
 	var link, addr []byte
 	if nsid < 0 {
 		// glibc: struct { nlmsghdr; rtgenmsg; } of 20 bytes.
-		link = nlMsg(unix.RTM_GETLINK, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, []byte{unix.AF_UNSPEC, 0, 0, 0})
-		addr = nlMsg(unix.RTM_GETADDR, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, []byte{unix.AF_UNSPEC, 0, 0, 0})
+		link = seed004Msg(unix.RTM_GETLINK, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, []byte{unix.AF_UNSPEC, 0, 0, 0})
+		addr = seed004Msg(unix.RTM_GETADDR, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, []byte{unix.AF_UNSPEC, 0, 0, 0})
 	} else {
-		link = nlMsg(unix.RTM_GETLINK, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, ifinfomsg(0),
-			nlAttr(unix.IFLA_TARGET_NETNSID, le32(uint32(nsid))))
-		addr = nlMsg(unix.RTM_GETADDR, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, ifaddrmsg(unix.AF_UNSPEC, 0, 0),
-			nlAttr(unix.IFA_TARGET_NETNSID, le32(uint32(nsid))))
+		link = seed004Msg(unix.RTM_GETLINK, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, seed004Ifinfomsg(0),
+			seed004Attr(unix.IFLA_TARGET_NETNSID, seed004Le32(uint32(nsid))))
+		addr = seed004Msg(unix.RTM_GETADDR, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, seed004Ifaddrmsg(unix.AF_UNSPEC, 0, 0),
+			seed004Attr(unix.IFA_TARGET_NETNSID, seed004Le32(uint32(nsid))))
 	}
 	var err error
 	if rd.LinkRecvs, rd.LinkBytes, err = s.dump(link, unix.RTM_NEWLINK, &rd.Links, rd.LinkSizes[:]); err != nil {
@@ -529,7 +529,7 @@ func (s *nlSock) read(nsid int32) (Seed004Read, error) {
 // dump sends one dump request and reads it to NLMSG_DONE as glibc's
 // __netlink_request does, counting messages of type want and noting the
 // sizes of the first len(sizes) of them.
-func (s *nlSock) dump(req []byte, want uint16, n *int, sizes []int) (recvs, bytes int, err error) {
+func (s *seed004Sock) dump(req []byte, want uint16, n *int, sizes []int) (recvs, bytes int, err error) {
 	s.seq++
 	binary.NativeEndian.PutUint32(req[8:], s.seq)
 	if err := unix.Sendto(s.fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
@@ -588,7 +588,7 @@ func (s *nlSock) dump(req []byte, want uint16, n *int, sizes []int) (recvs, byte
 }
 
 // do sends a request with NLM_F_ACK and waits for its acknowledgement.
-func (s *nlSock) do(req []byte) error {
+func (s *seed004Sock) do(req []byte) error {
 	s.seq++
 	binary.NativeEndian.PutUint32(req[8:], s.seq)
 	if err := unix.Sendto(s.fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
@@ -626,7 +626,7 @@ func (s *nlSock) do(req []byte) error {
 	}
 }
 
-func nlMsg(typ, flags uint16, hdr []byte, attrs ...[]byte) []byte {
+func seed004Msg(typ, flags uint16, hdr []byte, attrs ...[]byte) []byte {
 	b := make([]byte, unix.NLMSG_HDRLEN, 64)
 	b = append(b, hdr...)
 	for _, a := range attrs {
@@ -638,7 +638,7 @@ func nlMsg(typ, flags uint16, hdr []byte, attrs ...[]byte) []byte {
 	return b
 }
 
-func nlAttr(typ uint16, data []byte) []byte {
+func seed004Attr(typ uint16, data []byte) []byte {
 	l := 4 + len(data)
 	b := make([]byte, (l+3)&^3)
 	binary.NativeEndian.PutUint16(b[0:], uint16(l))
@@ -647,26 +647,26 @@ func nlAttr(typ uint16, data []byte) []byte {
 	return b
 }
 
-func ifinfomsg(index int32) []byte {
+func seed004Ifinfomsg(index int32) []byte {
 	b := make([]byte, unix.SizeofIfInfomsg)
 	binary.NativeEndian.PutUint32(b[4:], uint32(index))
 	return b
 }
 
-func ifaddrmsg(family, prefixlen uint8, index uint32) []byte {
+func seed004Ifaddrmsg(family, prefixlen uint8, index uint32) []byte {
 	b := make([]byte, unix.SizeofIfAddrmsg)
 	b[0], b[1] = family, prefixlen
 	binary.NativeEndian.PutUint32(b[4:], index)
 	return b
 }
 
-func le32(v uint32) []byte {
+func seed004Le32(v uint32) []byte {
 	b := make([]byte, 4)
 	binary.NativeEndian.PutUint32(b, v)
 	return b
 }
 
-func cstr(s string) []byte { return append([]byte(s), 0) }
+func seed004Cstr(s string) []byte { return append([]byte(s), 0) }
 
 // Seed004NonStrictCheck sets up one container with one address and reads
 // it by netnsid from a socket without NETLINK_GET_STRICT_CHK: it returns
@@ -694,7 +694,7 @@ func Seed004NonStrictCheck(ctx context.Context) (nonStrict, strict int, err erro
 			defer unix.Close(w.orig)
 			defer w.close()
 			defer func() {
-				if e := unix.Setns(w.orig, unix.CLONE_NEWNET); e == nil && sameNetns(w.orig) {
+				if e := unix.Setns(w.orig, unix.CLONE_NEWNET); e == nil && seed004SameNetns(w.orig) {
 					back = true
 				} else {
 					o.err = errors.Join(o.err, fmt.Errorf("kmeasure seed 004: back to the original namespace: %v", e))

@@ -98,7 +98,7 @@ func TestSeed004KernelTable(t *testing.T) {
 	if s := os.Getenv("RTNLSIM_SEED004_GRID"); s != "" {
 		grid = s
 	}
-	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 50), envInt(t, "RTNLSIM_SEED004_REPEATS", 60)
+	reads, repeats := seed004EnvInt(t, "RTNLSIM_SEED004_READS", 50), seed004EnvInt(t, "RTNLSIM_SEED004_REPEATS", 60)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| K | D | A | veth | method | min us/read | median us/read | recvmsg link+addr | bytes link+addr |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range strings.Split(grid, ",") {
@@ -114,15 +114,15 @@ func TestSeed004KernelTable(t *testing.T) {
 		}
 		for _, r := range m.Results {
 			fmt.Fprintf(&b, "| %d | %d | %d | %v | %s | %.2f | %.2f | %d+%d | %d+%d |\n", c.Containers, c.Devices, c.Addrs, c.Veth,
-				r.Method, us(r.Min), us(r.Median), r.Read.LinkRecvs, r.Read.AddrRecvs, r.Read.LinkBytes, r.Read.AddrBytes)
+				r.Method, seed004Micro(r.Min), seed004Micro(r.Median), r.Read.LinkRecvs, r.Read.AddrRecvs, r.Read.LinkBytes, r.Read.AddrBytes)
 		}
 	}
 	t.Log(b.String())
 }
 
-func us(d time.Duration) float64 { return float64(d) / 1e3 }
+func seed004Micro(d time.Duration) float64 { return float64(d) / 1e3 }
 
-func envInt(t *testing.T, key string, def int) int {
+func seed004EnvInt(t *testing.T, key string, def int) int {
 	t.Helper()
 	s := os.Getenv(key)
 	if s == "" {
@@ -147,7 +147,7 @@ func TestSeed004Prediction(t *testing.T) {
 		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to check the seed 004 prediction")
 	}
 	seed004NeedRoot(t)
-	reads, repeats := envInt(t, "RTNLSIM_SEED004_READS", 50), envInt(t, "RTNLSIM_SEED004_REPEATS", 60)
+	reads, repeats := seed004EnvInt(t, "RTNLSIM_SEED004_READS", 50), seed004EnvInt(t, "RTNLSIM_SEED004_REPEATS", 60)
 	fitSet := map[string]bool{}
 	var ms []Seed004Measurement
 	for i, g := range append(append([]string{}, Seed004FitGrid...), Seed004PredictGrid...) {
@@ -181,7 +181,7 @@ func TestSeed004Prediction(t *testing.T) {
 		} else {
 			worst = math.Max(worst, math.Abs(r.ErrPct))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %.1f | %.1f | %.1f | %+.1f%% |\n", r.Config, r.Method, role, us(r.Measured), us(r.Median), r.ModelNs/1e3, r.ErrPct)
+		fmt.Fprintf(&b, "| %s | %s | %s | %.1f | %.1f | %.1f | %+.1f%% |\n", r.Config, r.Method, role, seed004Micro(r.Measured), seed004Micro(r.Median), r.ModelNs/1e3, r.ErrPct)
 	}
 	t.Log(b.String())
 	if worst > 25 {
