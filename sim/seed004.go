@@ -42,8 +42,10 @@ package sim
 //     until it finds the link net (idr_for_each), allocating an id at the
 //     end when there is none. Read from the host by netnsid, a container's
 //     veth names the host itself, whose self-id is allocated after the K
-//     container ids: every veth filled walks K+1 entries. Read after setns,
-//     the reader is the container, whose table holds the host alone.
+//     container ids: every veth filled walks K+1 entries (on 6.18 the host
+//     holds K+1 ids after such reads: kmeasure's RTM_GETNSID dump). Read
+//     after setns, the reader is the container, whose table holds the host
+//     alone.
 //   - A message that does not fit in a round's skb is built, cancelled and
 //     built again in the next round: a veth that starts a round walks the
 //     ids twice (on 6.18, K=1000: about +20 us per read when eth0 fits in

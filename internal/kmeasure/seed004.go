@@ -132,6 +132,10 @@ type Seed004Measurement struct {
 	Results []Seed004Result `json:"results"`
 	// SetupTime is the untimed setup (namespaces, devices, addresses).
 	SetupTime time.Duration `json:"setup_ns"`
+	// HostIDs is how many ids the host's netns_ids holds after the reads
+	// (an RTM_GETNSID dump, `ip netns list-id`): the K container ids, and
+	// with veths one more, the host's own (peernet2id_alloc(host, host)).
+	HostIDs int `json:"host_ids"`
 }
 
 // Result returns m's result for method.
@@ -223,8 +227,28 @@ func seed004OnThread(ctx context.Context, c Seed004Config) (m Seed004Measurement
 		return m, err, false
 	}
 	m.SetupTime = time.Since(t0)
-	m.Results, err = seed004Time(ctx, c, w)
+	if m.Results, err = seed004Time(ctx, c, w); err != nil {
+		return m, err, false
+	}
+	m.HostIDs, err = seed004CountNsids()
 	return m, err, false
+}
+
+// seed004CountNsids dumps the current namespace's netns ids.
+func seed004CountNsids() (int, error) {
+	s, err := seed004Dial(false)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(s.fd)
+	s.buf = make([]byte, 1<<16)
+	n := 0
+	_, _, err = s.dump(seed004Msg(unix.RTM_GETNSID, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, []byte{unix.AF_UNSPEC, 0, 0, 0}),
+		unix.RTM_NEWNSID, &n, nil)
+	if err != nil {
+		return 0, fmt.Errorf("kmeasure seed 004: RTM_GETNSID dump: %w", err)
+	}
+	return n, nil
 }
 
 // sameNetns reports whether the thread is in the namespace fd names.

@@ -31,7 +31,8 @@ func seed004NeedRoot(t *testing.T) {
 // of 10 addresses; 1 container with a veth holding 5 addresses; 20 or 5
 // reads, 2 repeats: about 0.1 s) and checks that
 // each read returned the container's links and addresses, and that the
-// model's dump rounds (recvmsg calls) and bytes are the kernel's.
+// model's dump rounds (recvmsg calls) and bytes are the kernel's, and
+// that the host gave itself an id when a veth was read by netnsid.
 func TestSeed004KernelTiny(t *testing.T) {
 	seed004NeedRoot(t)
 	for _, c := range []Seed004Config{
@@ -45,6 +46,15 @@ func TestSeed004KernelTiny(t *testing.T) {
 		}
 		if len(m.Results) != len(Seed004Methods) {
 			t.Fatalf("%d results, want %d", len(m.Results), len(Seed004Methods))
+		}
+		// The host knows the containers, and itself once a veth was
+		// read by netnsid (peernet2id_alloc of its own namespace).
+		wantIDs := c.Containers
+		if c.Veth {
+			wantIDs++
+		}
+		if m.HostIDs != wantIDs {
+			t.Fatalf("%s: the host holds %d netns ids, want %d", c, m.HostIDs, wantIDs)
 		}
 		wantL, wantA := seed004Want(c)
 		for _, r := range m.Results {
