@@ -26,39 +26,48 @@ import (
 //	del group (one batch), DOWN and UP, two sizes       per-device unregister work,
 //	                                                   notifier calls; UP prices the
 //	                                                   IPv6 work of taking devices down
+//	link set down of UP devices with a /24 each, two    fib_flush_leaf (every NETDEV_DOWN
+//	sizes (IPv6 off)                                    flushes the whole FIB), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
 //	                                                   notifications (seed 001)
-//	route add of N /24s, two sizes                      request, fib_op
-//	route flush dev of N /24s, two sizes                fib_op, trie work of deletes
+//	route add of N /24s, two sizes                      request, fib_op, name lookups
+//	route flush dev of N /24s, two sizes 8x apart       fib_op, trie work of deletes (the
+//	                                                   trie's update_suffix visits grow as
+//	                                                   N^2: a wide pair pins their price)
 //
 // The prediction set (PredictionSet), never fitted: one-by-one deletion
 // with 2 and 4 threads (rtnl_lock contention, rcu_barrier sharing), group
 // move UP vs DOWN (IPv6's NETDEV_CHANGE work), deleting UP devices that
-// hold an address in a /24 each (the FIB flush on unregister), and a
-// route flush at a size not calibrated.
+// hold an address in a /24 each (the FIB flush on unregister), and
+// route flushes at sizes not calibrated (one between the calibrated
+// sizes, one twice the larger).
 
 // Sizes are the scenario sizes of a calibration.
 type Sizes struct {
 	OneByOne   [2]int // devices, one-by-one deletion (about 20 ms each)
 	Group      [2]int // devices, group deletion
 	Flush      [2]int // addresses, addr flush (promote 1 grows as N^2..N^3)
-	Route      [2]int // routes, add and flush
+	Route      [2]int // routes, route add
+	Flush2     [2]int // routes, route flush (a wide pair: the trie's suffix work grows faster than N)
+	Down       [2]int // addressed devices taken down one by one
 	Threads    int    // devices for the 2- and 4-thread deletions
 	Move       [2]int // devices, group move
 	Addressed  int    // UP devices with an address each, group deletion
 	AddressedO int    // the same, one by one
-	RouteFlush int    // routes, the uncalibrated flush size
+	RouteFlush []int  // routes, the uncalibrated flush sizes
 }
 
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
 var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000},
-	Route: [2]int{1000, 2000}, Threads: 200, Move: [2]int{1000, 2000}, Addressed: 1000, AddressedO: 100, RouteFlush: 4000}
+	Route: [2]int{1000, 2000}, Flush2: [2]int{1000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
+	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 16000}}
 
 // QuickSizes is --quick and the CI test: smaller sizes, about 15 s of
 // kernel time per repeat.
 var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500},
-	Route: [2]int{500, 1000}, Threads: 100, Move: [2]int{500, 1000}, Addressed: 500, AddressedO: 50, RouteFlush: 2000}
+	Route: [2]int{500, 1000}, Flush2: [2]int{500, 4000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{500, 1000},
+	Addressed: 500, AddressedO: 50, RouteFlush: []int{1500, 8000}}
 
 // CalibrationSet is the scenarios the prices are fitted to.
 func CalibrationSet(z Sizes) []kmeasure.Scenario {
@@ -73,6 +82,9 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 			out = append(out, DelGroup(n, up))
 		}
 	}
+	for _, n := range z.Down {
+		out = append(out, DownAddressed(n))
+	}
 	for _, p := range []bool{false, true} {
 		for _, n := range z.Flush {
 			out = append(out, AddrFlush(n, p))
@@ -81,7 +93,7 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 	for _, n := range z.Route {
 		out = append(out, RouteAdd(n))
 	}
-	for _, n := range z.Route {
+	for _, n := range z.Flush2 {
 		out = append(out, RouteFlush(n))
 	}
 	return out
@@ -113,8 +125,10 @@ func PredictionSet(z Sizes) []Predicted {
 		out = append(out, Predicted{GroupMoveUp, GroupMove(n, false)}, Predicted{GroupMoveUp, GroupMove(n, true)})
 	}
 	out = append(out, Predicted{GroupAddressed, DelAddressed(z.Addressed, true)},
-		Predicted{GroupAddressed, DelAddressed(z.AddressedO, false)},
-		Predicted{GroupFlushSize, RouteFlush(z.RouteFlush)})
+		Predicted{GroupAddressed, DelAddressed(z.AddressedO, false)})
+	for _, n := range z.RouteFlush {
+		out = append(out, Predicted{GroupFlushSize, RouteFlush(n)})
+	}
 	return out
 }
 
@@ -149,6 +163,7 @@ type PredictionRow struct {
 	PredictedNs int64
 	MeasuredNs  int64
 	Error       float64 // (predicted - measured) / measured
+	Runs        int     // kernel runs behind MeasuredNs
 }
 
 // Result is a calibration.
@@ -176,8 +191,8 @@ func (o Options) Steps() int {
 }
 
 // shortNs is the time under which a scenario is short: a short scenario
-// runs ShortRuns times per round instead of once (a 10 ms time is easily
-// doubled by a neighbour's burst; a few more runs cost little).
+// runs ShortRuns times as many rounds (a 10 ms time is easily doubled by
+// a neighbour's burst; a few more runs cost little).
 const (
 	shortNs   = 300 * time.Millisecond
 	ShortRuns = 3
@@ -186,9 +201,9 @@ const (
 // Run measures the calibration set on this machine's kernel, fits the
 // prices, and (with Predict) measures and predicts the prediction set.
 // The kernel runs go round-robin: Repeat rounds, each running every
-// scenario once (a short one ShortRuns times), so that a burst of other
-// load does not hit every run of one scenario; each scenario keeps its
-// minimum.
+// scenario once, and short scenarios (under 300 ms) go on for
+// Repeat x ShortRuns rounds, so that a burst of other load does not hit
+// every run of one scenario; each scenario keeps its minimum.
 func Run(ctx context.Context, o Options) (Result, error) {
 	o.Repeat = max(o.Repeat, 1)
 	prof := sim.MustParseProfile(sim.DefaultProfile)
@@ -233,34 +248,37 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Plan != nil {
 		o.Plan(total)
 	}
-	for round := 0; round < o.Repeat; round++ {
+	planned := func(it *item) int {
+		if it.short {
+			return o.Repeat * ShortRuns
+		}
+		return o.Repeat
+	}
+	for round := 0; round < o.Repeat*ShortRuns; round++ {
 		for _, it := range items {
-			runs := 1
-			if it.short {
-				runs = ShortRuns
+			n := len(it.m.All)
+			if n >= planned(it) || n > round {
+				continue
 			}
-			for k := 0; k < runs; k++ {
-				n := len(it.m.All)
-				if o.Before != nil {
-					o.Before(it.s.Name, n)
-				}
-				d, err := kmeasure.RunScenario(ctx, it.s)
-				if err != nil {
-					return res, err
-				}
-				if o.After != nil {
-					o.After(it.s.Name, n, d)
-				}
-				it.m.All = append(it.m.All, d.Nanoseconds())
-				if n == 0 || d.Nanoseconds() < it.m.Ns {
-					it.m.Ns = d.Nanoseconds()
-				}
-				if n == 0 && d < shortNs && o.Repeat > 1 {
-					it.short = true
-					total += (ShortRuns - 1) * (o.Repeat - 1)
-					if o.Plan != nil {
-						o.Plan(total)
-					}
+			if o.Before != nil {
+				o.Before(it.s.Name, n)
+			}
+			d, err := kmeasure.RunScenario(ctx, it.s)
+			if err != nil {
+				return res, err
+			}
+			if o.After != nil {
+				o.After(it.s.Name, n, d)
+			}
+			it.m.All = append(it.m.All, d.Nanoseconds())
+			if n == 0 || d.Nanoseconds() < it.m.Ns {
+				it.m.Ns = d.Nanoseconds()
+			}
+			if n == 0 && d < shortNs && o.Repeat > 1 {
+				it.short = true
+				total += o.Repeat * (ShortRuns - 1)
+				if o.Plan != nil {
+					o.Plan(total)
 				}
 			}
 		}
@@ -287,7 +305,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return res, err
 		}
 		res.Predictions = append(res.Predictions, PredictionRow{Group: it.group, Name: it.s.Name,
-			PredictedNs: c.VirtualNs, MeasuredNs: it.m.Ns, Error: float64(c.VirtualNs-it.m.Ns) / float64(it.m.Ns)})
+			PredictedNs: c.VirtualNs, MeasuredNs: it.m.Ns, Error: float64(c.VirtualNs-it.m.Ns) / float64(it.m.Ns), Runs: len(it.m.All)})
 	}
 	for k := range ignored {
 		res.Ignored = append(res.Ignored, k)
@@ -327,8 +345,8 @@ func (r Result) ProfileFile() sim.ProfileFile {
 // WriteSummary prints the prices, the calibration residuals and the
 // predictions.
 func (r Result) WriteSummary(w io.Writer) {
-	fmt.Fprintf(w, "calibration of %s on kernel %s (%s), %s; kernel times are the minimum of %d runs\n\n",
-		r.Profile, r.Kernel, r.Machine, r.Date.Format(time.RFC3339), r.Repeat)
+	fmt.Fprintf(w, "calibration of %s on kernel %s (%s), %s; each kernel time is the minimum of its runs (%d rounds; x%d for scenarios under %v)\n\n",
+		r.Profile, r.Kernel, r.Machine, r.Date.Format(time.RFC3339), r.Repeat, ShortRuns, shortNs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "parameter\tprice\thow\t")
 	for _, s := range r.Fit.Steps {
@@ -341,9 +359,13 @@ func (r Result) WriteSummary(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "calibration scenario\tmeasured\tfitted\tresidual\t")
-	for _, row := range r.Fit.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f%%\t\n", row.Name, msText(row.MeasuredNs), msText(row.FittedNs), 100*row.Residual)
+	fmt.Fprintln(tw, "calibration scenario\truns\tmeasured\tfitted\tresidual\t")
+	for i, row := range r.Fit.Rows {
+		runs := 0
+		if i < len(r.Calibration) {
+			runs = len(r.Calibration[i].All)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%+.1f%%\t\n", row.Name, runs, msText(row.MeasuredNs), msText(row.FittedNs), 100*row.Residual)
 	}
 	tw.Flush()
 	if len(r.Predictions) == 0 {
@@ -356,9 +378,9 @@ func (r Result) WriteSummary(w io.Writer) {
 // WritePredictions prints the prediction table.
 func (r Result) WritePredictions(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "group\tscenario\tpredicted\tmeasured\terror\t")
+	fmt.Fprintln(tw, "group\tscenario\truns\tpredicted\tmeasured\terror\t")
 	for _, p := range r.Predictions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.1f%%\t\n", p.Group, p.Name, msText(p.PredictedNs), msText(p.MeasuredNs), 100*p.Error)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%+.1f%%\t\n", p.Group, p.Name, p.Runs, msText(p.PredictedNs), msText(p.MeasuredNs), 100*p.Error)
 	}
 	tw.Flush()
 }

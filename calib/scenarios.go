@@ -106,6 +106,43 @@ func GroupMove(n int, up bool) kmeasure.Scenario {
 	}
 }
 
+// LinkUp is `link set dev gI up` for each of n DOWN devices: every
+// NETDEV_UP configures IPv6 (a link-local address, its routes) and walks
+// the namespace's IPv6 routes (rt6_sync_up), so the work grows as N^2.
+func LinkUp(n int) kmeasure.Scenario {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link set dev g%d up", i)
+	}
+	return kmeasure.Scenario{
+		Name:  fmt.Sprintf("link up n=%d", n),
+		Setup: parse(devices(n, false, false)),
+		Timed: split(lines, 1),
+	}
+}
+
+// DownAddressed takes n UP devices that each hold an IPv4 address in a
+// /24 of their own down, one `link set dev gI down` each (IPv6 off): each
+// NETDEV_DOWN flushes the FIB (fib_disable_ip -> fib_flush, every leaf of
+// the merged main/local trie), so the work grows as N^2.
+func DownAddressed(n int) kmeasure.Scenario {
+	var b strings.Builder
+	b.WriteString(devices(n, true, false))
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "addr add %s dev g%d\n", addr24(i), i)
+	}
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link set dev g%d down", i)
+	}
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("link down of addressed n=%d", n),
+		Sysctls: noIPv6,
+		Setup:   parse(b.String()),
+		Timed:   split(lines, 1),
+	}
+}
+
 // addr24 is 10.a.b.1/24 for the i-th /24.
 func addr24(i int) netip.Prefix {
 	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 8), byte(i), 1}), 24)

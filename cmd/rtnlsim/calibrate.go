@@ -46,25 +46,29 @@ count x price.
 The calibration set (sizes: default / --quick):
   link del one by one, 1 thread, devices DOWN and UP    100,200 / 50,100 devices
   link del group 10 (one batch), DOWN and UP            1000,2000 / 500,1000 devices
+  link set dev X down of UP devices with a /24 each     500,1000 / 250,500 devices
   addr flush of one /8, promote_secondaries 0 and 1     500,1000 / 250,500 addresses
   route add of /24s through one device                  1000,2000 / 500,1000 routes
-  route flush dev of those routes                       1000,2000 / 500,1000 routes
+  route flush dev of such routes                        1000,8000 / 500,4000 routes
 UP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
-adds. The address and route scenarios turn IPv6 off.
+adds. The address and route scenarios turn IPv6 off. Every request that
+names a device costs the kernel target a lookup (RTM_GETLINK by name):
+priced as a request plus a link fill.
 
 With --predict (the default) it then measures scenarios NOT in the set and
 prints the model's prediction from the fitted prices beside each: deletion
 one by one with 2 and 4 threads (rtnl_lock contention and rcu_barrier
 sharing, simulated), group move (link set dev X group 10) UP vs DOWN,
-deleting UP devices that each hold an address in a /24 of their own, and a
-route flush at a size the fit did not see.
+deleting UP devices that each hold an address in a /24 of their own, and
+route flushes at sizes the fit did not see (3000 and 16000 / 1500 and 8000).
 
 Each kernel time is the minimum of its runs (the machine is shared: the
-least disturbed run): --repeat rounds, each running every scenario once
-(three times when it takes under 300 ms), round-robin, so that a burst of
-other load does not hit every run of one scenario. A price no calibration scenario exercises keeps
-its default and is reported as such, as is a step that only occurs in fixed
-proportion to others (priced 0, its cost carried by those).
+least disturbed run): --repeat rounds, each running every scenario once,
+round-robin, so that a burst of other load does not hit every run of one
+scenario; scenarios under 300 ms get three times as many rounds. A price no
+calibration scenario exercises keeps its default and is reported as such,
+as is a step that only occurs in fixed proportion to others (priced 0, its
+cost carried by those).
 
 The profile file (--out) holds the profile name, the prices and their
 provenance (kernel release, machine, date, scenarios, residuals);
@@ -110,8 +114,8 @@ rtnlsim run --profile FILE and diff --profile FILE load it.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile to this JSON file")
-	cmd.Flags().IntVar(&repeat, "repeat", 3, "kernel runs per scenario, each in a fresh namespace; the minimum is kept")
+	cmd.Flags().IntVar(&repeat, "repeat", 3, "rounds of kernel runs (each scenario once per round, in a fresh namespace; x3 for scenarios under 300 ms); the minimum is kept")
 	cmd.Flags().BoolVar(&predict, "predict", true, "also measure and predict the scenarios outside the calibration set (--predict=false to skip)")
-	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sizes (about a quarter of the kernel time)")
+	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sizes (about a third of the kernel time; the CI test's sizes)")
 	return cmd
 }

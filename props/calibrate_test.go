@@ -1,0 +1,68 @@
+package props
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rtnlsim/rtnlsim/calib"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// TestCalibratePredictsUnfitted is must-show 1 of issue 7: calibrate the
+// cost model on this machine's kernel at the --quick sizes (calib.QuickSizes,
+// 3 rounds; scenarios under 300 ms 9), then predict from the
+// fitted prices four groups of scenarios the fit never saw (parallel
+// one-by-one deletion with 2 and 4 threads, group move UP vs DOWN,
+// deleting devices that hold addresses, a route flush at an uncalibrated
+// size) and require each prediction within 25% of the kernel's time. The
+// table is logged. About a minute of wall time on a 2-core machine.
+func TestCalibratePredictsUnfitted(t *testing.T) {
+	requireKernel(t)
+	start := time.Now()
+	res, err := calib.Run(context.Background(), calib.Options{Sizes: calib.QuickSizes, Repeat: 3, Predict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	res.WriteSummary(&b)
+	t.Logf("calibration and predictions (%v wall):\n%s", time.Since(start).Round(time.Second), b.String())
+
+	// Every group of must-show 1 is predicted, and every prediction is
+	// within 25% of the kernel.
+	groups := map[string]int{}
+	for _, p := range res.Predictions {
+		groups[p.Group]++
+		if p.MeasuredNs <= 0 || p.PredictedNs <= 0 {
+			t.Errorf("%s: predicted %d ns, measured %d ns", p.Name, p.PredictedNs, p.MeasuredNs)
+			continue
+		}
+		if p.Error > 0.25 || p.Error < -0.25 {
+			t.Errorf("%s (%s): predicted %.1f ms, measured %.1f ms: error %+.1f%% (limit 25%%)",
+				p.Name, p.Group, float64(p.PredictedNs)/1e6, float64(p.MeasuredNs)/1e6, 100*p.Error)
+		}
+	}
+	for _, g := range []string{calib.GroupThreads, calib.GroupMoveUp, calib.GroupAddressed, calib.GroupFlushSize} {
+		if groups[g] == 0 {
+			t.Errorf("no prediction of %q", g)
+		}
+	}
+
+	// The profile file round-trips into a sim target's prices.
+	path := filepath.Join(t.TempDir(), "profile.json")
+	if err := sim.WriteProfileFile(path, res.ProfileFile()); err != nil {
+		t.Fatal(err)
+	}
+	p, err := sim.LoadProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Cost == nil || *p.Cost != res.Fit.Params || p.Options(0).Cost == nil || *p.Options(0).Cost != res.Fit.Params {
+		t.Errorf("profile file %s does not carry the fitted prices", path)
+	}
+	if len(p.Provenance.Scenarios) != len(res.Fit.Rows) {
+		t.Errorf("provenance has %d scenarios, the fit %d", len(p.Provenance.Scenarios), len(res.Fit.Rows))
+	}
+}
