@@ -56,7 +56,8 @@ seed: seed000 prices the December 2021 kernel's unregister steps with the
 seed 000 fit (FitSeed000); seed001 prices linux-6.18 with the issue-6 fit of
 seed 001 to this machine (request 13.0 us, list step 5 ns, FIB op 1.31 us);
 seed003 prices the seed 000 fit plus the update_suffix visit fitted to the
-seed's two one-device deletions (FitSeed003: about 30 s at start). For
+seed's two one-device deletions (FitSeed003, 10K devices on the sim target:
+seconds to half a minute at start). For
 seed003 the curves are the FIB eras; a profile brings prices only.
 A profile name (` + sim.ProfileNames() + `)
 takes the scenario's seed-era prices; a profile file from rtnlsim calibrate
