@@ -98,6 +98,11 @@ const (
 	// StepNsidWalk is one netns_ids entry visited by __peernet2id
 	// (idr_for_each), e.g. for a veth's IFLA_LINK_NETNSID.
 	StepNsidWalk
+	// StepIPv6WalkFar is one entry of a whole-FIB IPv6 walk beyond the
+	// first IPv6WalkCacheEntries of that walk: the part of a big walk
+	// that no longer fits the cache, priced on top of StepIPv6Walk
+	// (sim/ipv6cost.go).
+	StepIPv6WalkFar
 
 	numCostSteps
 )
@@ -123,6 +128,7 @@ var costStepNames = [numCostSteps]string{
 	StepAddrFill:                "addr_fill",
 	StepPeerLookup:              "peer_lookup",
 	StepNsidWalk:                "nsid_walk",
+	StepIPv6WalkFar:             "ipv6_walk_far",
 }
 
 // CostSteps lists every step in order.
@@ -164,6 +170,7 @@ type CostParams struct {
 	AddrFillNs                int64 `json:"addr_fill_ns"`
 	PeerLookupNs              int64 `json:"peer_lookup_ns"`
 	NsidWalkNs                int64 `json:"nsid_walk_ns"`
+	IPv6WalkFarNs             int64 `json:"ipv6_walk_far_ns"`
 }
 
 // Cost returns the virtual nanoseconds of one s.
@@ -209,6 +216,8 @@ func (p CostParams) Cost(s CostStep) int64 {
 		return p.PeerLookupNs
 	case StepNsidWalk:
 		return p.NsidWalkNs
+	case StepIPv6WalkFar:
+		return p.IPv6WalkFarNs
 	}
 	panic(fmt.Sprintf("sim: cost of unknown step %d", s))
 }
@@ -317,6 +326,7 @@ type CostCounters struct {
 	AddrFill                int64 `json:"addr_fill"`
 	PeerLookup              int64 `json:"peer_lookup"`
 	NsidWalk                int64 `json:"nsid_walk"`
+	IPv6WalkFar             int64 `json:"ipv6_walk_far"`
 }
 
 func (c *CostCounters) field(s CostStep) *int64 {
@@ -361,6 +371,8 @@ func (c *CostCounters) field(s CostStep) *int64 {
 		return &c.PeerLookup
 	case StepNsidWalk:
 		return &c.NsidWalk
+	case StepIPv6WalkFar:
+		return &c.IPv6WalkFar
 	}
 	panic(fmt.Sprintf("sim: counter of unknown step %d", s))
 }

@@ -72,6 +72,7 @@ type ipv6Est struct {
 	ready int  // devices holding a link-local address and three routes
 
 	walk  int64 // StepIPv6Walk entries
+	far   int64 // StepIPv6WalkFar entries
 	notes int64 // IPv6 (and netconf) notifications the sim does not send
 
 	// dfltOff is net.ipv6.conf.default.disable_ipv6, which new devices
@@ -139,11 +140,30 @@ func (e *ipv6Est) addrs() int64 {
 	return a
 }
 
+// IPv6WalkCacheEntries is how many entries of one whole-FIB IPv6 walk are
+// priced at StepIPv6Walk alone; the rest of a bigger walk also counts
+// StepIPv6WalkFar. It stands for the cache: this machine's L2 is 512 KiB
+// per core, about 10,000 fib6 nodes and routes at ~50 bytes touched each.
+// FACTS.md of issue 7 shows the price per entry rising past that size:
+// (UP - DOWN) time per walked entry of a group move is ~30 ns at 1,000 and
+// 2,000 devices (walks of 5,000 and 10,000 entries) and ~47 ns at 4,000
+// (20,000), and a group delete of 4,000, whose walks shrink from 20,000
+// entries, sits in between; a price for entries beyond 10,000 fits both.
+// A calibration can only fix StepIPv6WalkFar's price from a scenario
+// whose walks are bigger than this (more than ~2,000 UP devices).
+const IPv6WalkCacheEntries = 10_000
+
+// entries counts one walk of s entries.
+func (e *ipv6Est) entries(s int64) {
+	e.walk += s
+	e.far += max(0, s-IPv6WalkCacheEntries)
+}
+
 // cleanAll is fib6_clean_all with a callback: every node, every route.
-func (e *ipv6Est) cleanAll() { e.walk += e.nodes() + e.routes() }
+func (e *ipv6Est) cleanAll() { e.entries(e.nodes() + e.routes()) }
 
 // flushTrees is fib6_flush_trees (rt_genid_bump_ipv6): every node.
-func (e *ipv6Est) flushTrees() { e.walk += e.nodes() }
+func (e *ipv6Est) flushTrees() { e.entries(e.nodes()) }
 
 // v6LinkReady is addrconf_link_ready plus what gives a device its
 // link-local address: an inet6_dev (mtu), an ethernet-like type.
@@ -315,7 +335,7 @@ func (n *Netns) v6Disable(d *Device, off bool) {
 // once its address went; RTM_DELROUTE x3 and RTM_DELNEIGH, the RTM_DELADDR
 // being UnregisterRequestWork's), then each device's NETDEV_UNREGISTER
 // (addrconf_ifdown again; RTM_DELNETCONF inet and inet6).
-func BatchIPv6Work(devs []UnregDev, rest int) (walk, notes int64) {
+func BatchIPv6Work(devs []UnregDev, rest int) (walk, far, notes int64) {
 	e := ipv6Est{ready: rest}
 	for _, d := range devs {
 		if d.Up && d.IPv6LLA {
@@ -339,5 +359,5 @@ func BatchIPv6Work(devs []UnregDev, rest int) (walk, notes int64) {
 		e.walk += e.addrs()
 		e.notes += 2
 	}
-	return e.walk, e.notes
+	return e.walk, e.far, e.notes
 }

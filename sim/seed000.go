@@ -160,8 +160,9 @@ func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) CostWork {
 		for _, d := range devs {
 			rest = max(rest, d.IPv6Rest)
 		}
-		walk, notes := BatchIPv6Work(devs, int(rest))
+		walk, far, notes := BatchIPv6Work(devs, int(rest))
 		w.AddLocked(StepIPv6Walk, walk)
+		w.AddLocked(StepIPv6WalkFar, far)
 		w.AddLocked(StepNotification, notes)
 	}
 	// netdev_run_todo after __rtnl_unlock.

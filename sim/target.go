@@ -222,12 +222,13 @@ func (t *Target) requestWork(n *Netns) CostWork {
 type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
-	v6Walk, v6Notes                         int64
+	v6Walk, v6Far, v6Notes                  int64
 }
 
 // addTo charges the work under rtnl_lock.
 func (iw inetWork) addTo(w *CostWork) {
 	w.AddLocked(StepIPv6Walk, iw.v6Walk)
+	w.AddLocked(StepIPv6WalkFar, iw.v6Far)
 	w.AddLocked(StepNotification, iw.v6Notes)
 	w.AddLocked(StepIfaWalk, iw.walk)
 	w.AddLocked(StepFibOp, iw.fibOps)
@@ -239,9 +240,10 @@ func (iw inetWork) addTo(w *CostWork) {
 func (n *Netns) takeInetWork() inetWork {
 	inet, fc, tc := n.inetCount, n.fibCount, n.fib.Counters()
 	last := n.lastInet
-	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.notes}
+	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.far, n.v6.notes}
 	return inetWork{
 		v6Walk:       n.v6.walk - last.v6Walk,
+		v6Far:        n.v6.far - last.v6Far,
 		v6Notes:      n.v6.notes - last.v6Notes,
 		requests:     inet.Requests - last.inet.Requests,
 		walk:         int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
@@ -253,10 +255,10 @@ func (n *Netns) takeInetWork() inetWork {
 
 // inetSnapshot is the counters at the end of the last request.
 type inetSnapshot struct {
-	inet            DevinetCounters
-	fib             FibCounters
-	trie            fibtrie.Counters
-	v6Walk, v6Notes int64
+	inet                   DevinetCounters
+	fib                    FibCounters
+	trie                   fibtrie.Counters
+	v6Walk, v6Far, v6Notes int64
 }
 
 // Cost runs the requests applied so far through the cost engine, split in
