@@ -283,6 +283,10 @@ func seed000Kernel(ctx context.Context, o Options, t *Table, era sim.CostParams)
 			kc = &kernelCase{Key: "000/group", N: sizeOf(seed000Sizes, "000/group"),
 				Size:     func(n int) string { return fmt.Sprintf("N=%d ifb up", n) },
 				Scenario: seed000Group}
+		case strings.HasSuffix(r.Scenario, "Ido"):
+			r.Kernel = &Kernel{Size: "-", Text: "the same scenarios as the DOWN rows below"}
+		case r.Scenario == "one rcu_barrier call":
+			r.Kernel = &Kernel{Size: "-", Text: "rcu_barrier is not timed alone from user space: it is the bulk of each one-by-one delete above"}
 		case strings.HasPrefix(r.Scenario, "list"):
 			r.Kernel = &Kernel{Size: "-", Text: "this kernel has no IFLA_IFINDEX list delete (sim profile +bulk-ifindex only)"}
 		case strings.HasSuffix(r.Scenario, "DOWN") || strings.HasSuffix(r.Scenario, "UP"):
