@@ -109,6 +109,8 @@ func FormatValue(v float64, unit string) string {
 	a := math.Abs(v)
 	var s string
 	switch {
+	case unit != "s" && unit != "ns" && v == math.Trunc(v):
+		s = strconv.FormatFloat(v, 'f', 0, 64)
 	case unit == "ns":
 		s = strconv.FormatFloat(v, 'f', 1, 64)
 	case a >= 1e5:

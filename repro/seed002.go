@@ -291,6 +291,15 @@ func seed002Rows(ctx context.Context, o Options) (*Table, error) {
 		t.Notes = append(t.Notes, "crossover: with the fitted prices the hash never costs more than the xarray at the table's sizes")
 	}
 
+	t.Rows = append(t.Rows, Row{Group: gLookup, Scenario: "random order: where the xarray starts to win", Unit: "devs",
+		Seed: Figure{Quote: "random xa starts to win at 512 devices already.", File: seed002File, Line: 66, Value: 512},
+		Model: Cell{Text: fmt.Sprintf("the model's work per lookup is the same in any order (in order the fitted prices cross at %d devices); "+
+			"what a random order changes is how much the cache and the prefetcher hide, which the model does not count", hi)},
+		Role: NotModelled})
+	if o.Kernel {
+		t.Rows[len(t.Rows)-1].Kernel = &Kernel{Size: "-", Text: notMeasurable}
+	}
+
 	// Dump consistency on the model.
 	const gDump = "chunked link dumps with a device deleted between chunks"
 	abc := seed002Dump{k: 2, after: []string{"del B"}}
