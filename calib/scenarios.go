@@ -143,6 +143,22 @@ func DownAddressed(n int) kmeasure.Scenario {
 	}
 }
 
+// MTUChange is `link set dev gI mtu 1400` for each of n UP devices (IPv6
+// on): every NETDEV_CHANGEMTU walks the namespace's IPv6 routes
+// (rt6_mtu_change, fib6_clean_all), the walk a group move's NETDEV_CHANGE
+// makes (rt6_sync_up), so the work grows as N^2.
+func MTUChange(n int) kmeasure.Scenario {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("link set dev g%d mtu 1400", i)
+	}
+	return kmeasure.Scenario{
+		Name:  fmt.Sprintf("mtu change n=%d UP", n),
+		Setup: parse(devices(n, true, false)),
+		Timed: split(lines, 1),
+	}
+}
+
 // addr24 is 10.a.b.1/24 for the i-th /24.
 func addr24(i int) netip.Prefix {
 	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 8), byte(i), 1}), 24)

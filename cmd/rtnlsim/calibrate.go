@@ -48,8 +48,8 @@ The calibration set (sizes: default / --quick):
   link del group 10 (one batch), DOWN and UP            1000,2000 / 500,1000 devices
   link set dev X down of UP devices with a /24 each     500,1000 / 250,500 devices
   addr flush of one /8, promote_secondaries 0 and 1     500,1000 / 250,500 addresses
-  route add of /24s through one device                  1000,2000 / 500,1000 routes
-  route flush dev of such routes                        1000,8000 / 500,4000 routes
+  route add of /24s through one device                  1000,2000 / 1000,2000 routes
+  route flush dev of such routes                        2000,8000 / 1000,4000 routes
 UP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
 adds. The address and route scenarios turn IPv6 off. Every request that
 names a device costs the kernel target a lookup (RTM_GETLINK by name):
@@ -60,7 +60,7 @@ prints the model's prediction from the fitted prices beside each: deletion
 one by one with 2 and 4 threads (rtnl_lock contention and rcu_barrier
 sharing, simulated), group move (link set dev X group 10) UP vs DOWN,
 deleting UP devices that each hold an address in a /24 of their own, and
-route flushes at sizes the fit did not see (3000 and 16000 / 1500 and 8000).
+route flushes at sizes the fit did not see (4000 and 16000 / 2000 and 8000).
 
 Each kernel time is the minimum of its runs (the machine is shared: the
 least disturbed run): --repeat rounds, each running every scenario once,
