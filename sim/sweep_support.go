@@ -8,13 +8,14 @@ import (
 
 // Seed001FlushWith is Seed001Flush on a target made with o (a profile's
 // Options: its seed, netdev index and FIB era); c.IfaFlush overrides
-// o.IfaFlush. It is what `rtnlsim sweep seed001` runs for each point.
-func Seed001FlushWith(c Seed001Case, o Options) (Seed001Result, error) {
+// o.IfaFlush. It is what `rtnlsim sweep seed001` runs for each point; ctx
+// stops it between requests.
+func Seed001FlushWith(ctx context.Context, c Seed001Case, o Options) (Seed001Result, error) {
 	o.IfaFlush = c.IfaFlush
 	t := New(o)
 	defer t.Close()
 	for _, r := range Seed001Requests(c) {
-		if err := t.Apply(context.Background(), r); err != nil {
+		if err := t.Apply(ctx, r); err != nil {
 			return Seed001Result{}, fmt.Errorf("seed 001 %s: line %d %q: %w", c, r.Line, r.Text, err)
 		}
 	}

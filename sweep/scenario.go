@@ -324,7 +324,7 @@ func seed001Curves(o Options, profs []profile) ([]Curve, error) {
 			c := Curve{Name: curveName(m.name, pr, several), Profile: pr.label, Prices: pr.priceS,
 				run: func(ctx context.Context, n int, seed int64) (Result, error) {
 					opts := pr.p.Options(seed)
-					res, err := sim.Seed001FlushWith(sim.Seed001Case{N: n, Promote: m.promote, Up: true, IfaFlush: m.ifaFlush}, opts)
+					res, err := sim.Seed001FlushWith(ctx, sim.Seed001Case{N: n, Promote: m.promote, Up: true, IfaFlush: m.ifaFlush}, opts)
 					if err != nil {
 						return Result{}, err
 					}

@@ -153,16 +153,17 @@ func (p *Plan) ShardPoints(s Shard) []Point {
 	return out
 }
 
-// Progress is told when a point starts and when it ends (err nil, or the
-// point's error; wall is its wall time).
+// Progress is told when a point starts and when it ends (its row, its
+// wall time, and err nil or the point's error).
 type Progress interface {
 	Start(pt Point)
-	Done(pt Point, wall time.Duration, err error)
+	Done(pt Point, row Row, wall time.Duration, err error)
 }
 
 // Run runs the shard's points, jobs at a time (at least 1), and returns
 // their rows in point order. Skipped points are rows too (status
-// "skipped"). The first error stops the run.
+// "skipped"). The first error (or the context's end) stops the run; the
+// rows of the points that finished are returned with it.
 func (p *Plan) Run(ctx context.Context, s Shard, jobs int, prog Progress) ([]Row, error) {
 	pts := p.ShardPoints(s)
 	rows := make([]Row, len(pts))
@@ -222,7 +223,7 @@ func (p *Plan) Run(ctx context.Context, s Shard, jobs int, prog Progress) ([]Row
 					}
 				}
 				if prog != nil {
-					prog.Done(pt, time.Since(t0), err)
+					prog.Done(pt, row, time.Since(t0), err)
 				}
 				if err != nil {
 					fail(err)
@@ -236,7 +237,14 @@ func (p *Plan) Run(ctx context.Context, s Shard, jobs int, prog Progress) ([]Row
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return nil, firstErr
+		// The points that finished, for a partial CSV.
+		var done []Row
+		for _, r := range rows {
+			if r.Sweep != "" {
+				done = append(done, r)
+			}
+		}
+		return done, firstErr
 	}
 	return rows, nil
 }

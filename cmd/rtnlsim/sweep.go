@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -153,6 +155,12 @@ func runSweep(cmd *cobra.Command, scenario string, f *sweepFlags) error {
 	rows, err := plan.Run(cmd.Context(), shard, f.jobs, prog)
 	prog.finish()
 	if err != nil {
+		if errors.Is(err, context.Canceled) && len(rows) > 0 && f.csv != "-" {
+			// Interrupted: keep what is done; merge --partial takes it.
+			if werr := writeCSVTo(cmd, f.csv, plan.Scenario, rows); werr == nil {
+				return fmt.Errorf("%w: the %d points done of %d are in %s (rtnlsim merge --partial reads it)", err, len(rows), len(pts), f.csv)
+			}
+		}
 		return err
 	}
 	wall := time.Since(t0)
@@ -269,13 +277,13 @@ func (p *sweepProgress) describe() string {
 	return strings.Join(parts, "; ")
 }
 
-func (p *sweepProgress) Done(pt sweep.Point, wall time.Duration, err error) {
+func (p *sweepProgress) Done(pt sweep.Point, row sweep.Row, wall time.Duration, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.running, pt.Index)
 	p.done++
 	if p.lines != nil {
-		status := "ok"
+		status := fmt.Sprintf("virtual %.6g s", float64(row.VirtualNs)/1e9)
 		switch {
 		case err != nil:
 			status = "error: " + err.Error()
