@@ -222,7 +222,9 @@ func ReadCSV(rd io.Reader, name string) (CSV, error) {
 		return CSV{}, err
 	}
 	if len(recs) < 2 {
-		return CSV{}, fmt.Errorf("%s: a header and no rows", name)
+		// A shard can be empty (more shards than points): its CSV is
+		// the header alone, which Merge accepts.
+		return out, nil
 	}
 	if len(recs[1]) <= 3 {
 		return CSV{}, fmt.Errorf("%s: line 2 has %d fields", name, len(recs[1]))
@@ -300,12 +302,22 @@ func Merge(ins []CSV, partial bool) (CSV, error) {
 		byPoint = map[int]string{}
 		out     []Row
 	)
-	for _, in := range ins {
-		if in.Scenario.Name != ins[0].Scenario.Name {
-			return CSV{}, fmt.Errorf("merge: %s is a sweep of %s, %s of %s: not shards of one sweep", in.Name, in.Scenario.Name, ins[0].Name, ins[0].Scenario.Name)
+	var ref *CSV // the first CSV with rows
+	for i := range ins {
+		if len(ins[i].Rows) > 0 {
+			ref = &ins[i]
+			break
 		}
-		if err := checkHeader(in.Header, ins[0].Header, in.Name); err != nil {
-			return CSV{}, fmt.Errorf("merge: %w (%s has another header)", err, ins[0].Name)
+	}
+	if ref == nil {
+		return CSV{}, fmt.Errorf("merge: the CSV files have no rows")
+	}
+	for _, in := range ins {
+		if len(in.Rows) > 0 && in.Scenario.Name != ref.Scenario.Name {
+			return CSV{}, fmt.Errorf("merge: %s is a sweep of %s, %s of %s: not shards of one sweep", in.Name, in.Scenario.Name, ref.Name, ref.Scenario.Name)
+		}
+		if err := checkHeader(in.Header, ref.Header, in.Name); err != nil {
+			return CSV{}, fmt.Errorf("merge: %w (%s has another header)", err, ref.Name)
 		}
 		for _, r := range in.Rows {
 			if first == nil {
@@ -338,5 +350,5 @@ func Merge(ins []CSV, partial bool) (CSV, error) {
 		return CSV{}, fmt.Errorf("merge: %d of the sweep's %d points are missing (first: %s): a shard is missing or failed (--partial merges anyway)",
 			first.Points-len(out), first.Points, strings.Join(missing, ", "))
 	}
-	return CSV{Name: "merged", Scenario: ins[0].Scenario, Header: ins[0].Header, Rows: out}, nil
+	return CSV{Name: "merged", Scenario: ref.Scenario, Header: ref.Header, Rows: out}, nil
 }

@@ -5,15 +5,16 @@
 // A sweep is a list of points (curve, N), numbered in curve order then N.
 // A point's result depends on the point alone: its seed is derived from
 // the sweep's seed, the scenario, the curve and N (not from a shard), so a
-// sweep can be split into shards (--shard i/n: the points whose hash
-// falls in shard i) that run anywhere, and Merge of the shards' CSVs is
-// byte for byte the CSV of the whole sweep.
+// sweep can be split into shards (--shard i/n: Plan.ShardOf deals the
+// points to n shards, largest N first) that run anywhere, and Merge of the
+// shards' CSVs is byte for byte the CSV of the whole sweep.
 package sweep
 
 import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,23 +131,44 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.I, s.N)
 }
 
-// Has reports whether the point belongs to the shard: a hash of the
-// scenario, the curve and N, modulo the number of shards. It depends on
-// the point alone, not on the sizes or curves around it.
-func (s Shard) Has(scenario string, pt Point) bool {
-	if s.N <= 1 {
-		return true
+// ShardOf returns the shard (0 <= shard < n) of every point, by index.
+// The points that run are dealt round-robin in order of N, largest
+// first (ties in point order), so that every shard gets a share of the
+// expensive sizes; skipped points are dealt after them, in point order.
+// It depends on the sweep's definition only (its points and limits), not
+// on where or when a shard runs.
+func (p *Plan) ShardOf(n int) []int {
+	out := make([]int, len(p.Points))
+	if n <= 1 {
+		return out
 	}
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%s|%d", scenario, pt.Curve.Name, pt.N)
-	return int(h.Sum64()%uint64(s.N)) == s.I
+	order := make([]int, 0, len(p.Points))
+	for i, pt := range p.Points {
+		if !pt.Skip {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return p.Points[order[a]].N > p.Points[order[b]].N })
+	for i, pt := range p.Points {
+		if pt.Skip {
+			order = append(order, i)
+		}
+	}
+	for rank, i := range order {
+		out[i] = rank % n
+	}
+	return out
 }
 
-// Points returns the shard's points, in order.
+// ShardPoints returns the shard's points, in point order.
 func (p *Plan) ShardPoints(s Shard) []Point {
+	if s.N <= 1 {
+		return append([]Point(nil), p.Points...)
+	}
+	of := p.ShardOf(s.N)
 	var out []Point
-	for _, pt := range p.Points {
-		if s.Has(p.Scenario.Name, pt) {
+	for i, pt := range p.Points {
+		if of[i] == s.I {
 			out = append(out, pt)
 		}
 	}

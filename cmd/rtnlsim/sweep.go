@@ -65,7 +65,8 @@ A profile name (` + sim.ProfileNames() + `)
 takes the scenario's seed-era prices; a profile file from rtnlsim calibrate
 brings its own. The chart title and the CSV's prices column say which.
 
-Sharding: --shard i/n runs only the points that hash to shard i (0 <= i < n);
+Sharding: --shard i/n runs only shard i (0 <= i < n) of the points, dealt
+round-robin largest N first (the same sweep always deals them the same way);
 a point's seed comes from --seed and the point, so the shards' CSVs, given to
 rtnlsim merge, make exactly the CSV of the whole sweep.`,
 		Example: `  rtnlsim sweep seed000 --n 100..100000 --threads 1,10,50 --csv s0.csv --plot s0.svg
