@@ -201,12 +201,36 @@ const (
 	ShortRuns = 3
 )
 
+// settleRatio is how far apart the two best runs of a scenario may be
+// before it is run again.
+const settleRatio = 1.2
+
+// settled reports whether the two smallest times agree within settleRatio.
+func settled(all []int64) bool {
+	if len(all) < 2 {
+		return false
+	}
+	a, b := all[0], all[1]
+	if a > b {
+		a, b = b, a
+	}
+	for _, x := range all[2:] {
+		if x < a {
+			a, b = x, a
+		} else if x < b {
+			b = x
+		}
+	}
+	return float64(b) <= settleRatio*float64(a)
+}
+
 // Run measures the calibration set on this machine's kernel, fits the
 // prices, and (with Predict) measures and predicts the prediction set.
 // The kernel runs go round-robin: Repeat rounds, each running every
-// scenario once, and short scenarios (under 300 ms) go on for
-// Repeat x ShortRuns rounds, so that a burst of other load does not hit
-// every run of one scenario; each scenario keeps its minimum.
+// scenario once, and short scenarios (under 300 ms) and unsettled ones
+// (two best runs more than 20% apart) go on for Repeat x ShortRuns rounds,
+// so that a burst of other load does not hit every run of one scenario;
+// each scenario keeps its minimum.
 func Run(ctx context.Context, o Options) (Result, error) {
 	o.Repeat = max(o.Repeat, 1)
 	prof := sim.MustParseProfile(sim.DefaultProfile)
@@ -222,7 +246,6 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		group string // "" for a calibration scenario
 		run   SimRun
 		m     Measurement
-		short bool
 	}
 	var items []*item
 	for _, s := range CalibrationSet(o.Sizes) {
@@ -251,8 +274,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Plan != nil {
 		o.Plan(total)
 	}
+	// A scenario gets Repeat x ShortRuns runs while its best time so far
+	// is under shortNs (a burst that slows its first run does not make it
+	// long), or while its two best runs disagree by more than settleRatio
+	// (other work on the machine, which may hold the global rtnl_lock,
+	// slowed both).
 	planned := func(it *item) int {
-		if it.short {
+		if o.Repeat > 1 && len(it.m.All) > 0 && (it.m.Ns < shortNs.Nanoseconds() || !settled(it.m.All)) {
 			return o.Repeat * ShortRuns
 		}
 		return o.Repeat
@@ -260,7 +288,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	for round := 0; round < o.Repeat*ShortRuns; round++ {
 		for _, it := range items {
 			n := len(it.m.All)
-			if n >= planned(it) || n > round {
+			if (n > 0 && n >= planned(it)) || n > round {
 				continue
 			}
 			if o.Before != nil {
@@ -277,12 +305,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			if n == 0 || d.Nanoseconds() < it.m.Ns {
 				it.m.Ns = d.Nanoseconds()
 			}
-			if n == 0 && d < shortNs && o.Repeat > 1 {
-				it.short = true
-				total += o.Repeat * (ShortRuns - 1)
-				if o.Plan != nil {
-					o.Plan(total)
-				}
+		}
+		if o.Plan != nil {
+			t := 0
+			for _, it := range items {
+				t += max(planned(it), len(it.m.All))
+			}
+			if t != total {
+				total = t
+				o.Plan(total)
 			}
 		}
 	}

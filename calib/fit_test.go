@@ -96,3 +96,14 @@ func TestSimWorkLookups(t *testing.T) {
 		}
 	}
 }
+
+func TestSettled(t *testing.T) {
+	for _, c := range []struct {
+		all  []int64
+		want bool
+	}{{[]int64{100}, false}, {[]int64{100, 119}, true}, {[]int64{100, 121}, false}, {[]int64{300, 100, 115}, true}, {[]int64{1000, 900, 100}, false}} {
+		if got := settled(c.all); got != c.want {
+			t.Errorf("settled(%v) = %v", c.all, got)
+		}
+	}
+}

@@ -65,7 +65,8 @@ route flushes at sizes the fit did not see (4000 and 16000 / 2000 and 8000).
 Each kernel time is the minimum of its runs (the machine is shared: the
 least disturbed run): --repeat rounds, each running every scenario once,
 round-robin, so that a burst of other load does not hit every run of one
-scenario; scenarios under 300 ms get three times as many rounds. A price no
+scenario; scenarios under 300 ms, and those whose two best runs are more
+than 20% apart, get three times as many rounds. A price no
 calibration scenario exercises keeps its default and is reported as such,
 as is a step that only occurs in fixed proportion to others (priced 0, its
 cost carried by those).
