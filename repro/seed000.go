@@ -125,6 +125,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{}
+	threads := map[int]int{} // row index -> user threads, for the kernel cells
 	const g10 = "10K loopbacks, UP with IPv6 link-local addresses, deleted (Lahav Schlesinger, the patch)"
 	cites := []Figure{
 		seed000Figure(35, "1. Deleting one-by-one using 1 thread : 243 seconds", 243),
@@ -142,6 +143,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 		}
 		row := Row{Group: g10, Scenario: r.Scenario, Unit: "s", Seed: cites[i], Model: Num(float64(r.PredictedNs) / 1e9),
 			Role: Predicted}
+		threads[len(t.Rows)] = r.Threads
 		if r.Fitted {
 			row.Role = Fitted
 		}
@@ -255,7 +257,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 	}
 
 	if o.Kernel {
-		if err := seed000Kernel(ctx, o, t, p16); err != nil {
+		if err := seed000Kernel(ctx, o, t, threads, p16); err != nil {
 			return nil, err
 		}
 	}
@@ -267,15 +269,17 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 
 // seed000Kernel adds the kernel cells: one by one at the row's thread
 // count, group delete, and the 16K experiment at an affordable size.
-func seed000Kernel(ctx context.Context, o Options, t *Table, era sim.CostParams) error {
+func seed000Kernel(ctx context.Context, o Options, t *Table, threads map[int]int, era sim.CostParams) error {
 	const eraName = "the seed-000 fit"
 	for i := range t.Rows {
 		r := &t.Rows[i]
 		var kc *kernelCase
 		switch {
 		case strings.HasPrefix(r.Scenario, "one by one"):
-			threads := 1
-			fmt.Sscanf(strings.TrimPrefix(r.Scenario, "one by one, "), "%d", &threads)
+			threads := threads[i]
+			if threads < 1 {
+				return fmt.Errorf("seed 000: row %q: no thread count", r.Scenario)
+			}
 			kc = &kernelCase{Key: "000/one-by-one", N: sizeOf(seed000Sizes, "000/one-by-one"),
 				Size:     func(n int) string { return fmt.Sprintf("N=%d ifb up, %d thread(s)", n, threads) },
 				Scenario: func(n int) (kmeasure.Scenario, error) { return seed000OneByOne(n, threads) }}

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/kernel"
@@ -152,9 +153,11 @@ func (d seed002Dump) run(opts sim.NetdevIndexOptions) ([][]string, error) {
 						return nil, fmt.Errorf("del %s: not present", f[1])
 					}
 				case "add":
-					var id uint32
-					fmt.Sscanf(f[2], "%d", &id)
-					if _, err := idx.Add(id, f[1]); err != nil {
+					id, err := strconv.ParseUint(f[2], 10, 32)
+					if err != nil {
+						return nil, err
+					}
+					if _, err := idx.Add(uint32(id), f[1]); err != nil {
 						return nil, err
 					}
 				}

@@ -169,6 +169,11 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 			float64(r.UpdateSuffixVisits), float64(r.FlushLeafVisits))
 	}
 	rc3One, fixOne, fixAll, rc3Some := simRows[0], simRows[1], simRows[2], simRows[3]
+	for i, want := range []string{"linux-4.2-rc3", "linux-4.2", "linux-4.2", "linux-4.2-rc3"} {
+		if simRows[i].Profile != want {
+			return nil, fmt.Errorf("sim.Seed003Table row %d (%q) has profile %s, want %s", i, simRows[i].Scenario, simRows[i].Profile, want)
+		}
+	}
 	perRc3 := float64(rc3Some.Ns) / float64(rc3Some.Deleted) / 1e9
 	rc150 := perRc3 * 150
 	rows := []Row{
