@@ -181,6 +181,9 @@ type Result struct {
 	Repeat      int
 	// Ignored are sysctls of the scenarios the sim does not model.
 	Ignored []string
+	// ShareWindowSource says where the rcu_barrier sharing window (one
+	// jiffy) came from.
+	ShareWindowSource string
 }
 
 // Steps is the number of kernel runs Run makes with o at least (short
@@ -329,6 +332,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	fit.Params.RCUBarrierShareWindowNs, res.ShareWindowSource = Jiffy()
 	res.Fit = fit
 	for _, it := range items {
 		if it.group == "" {
@@ -369,7 +373,8 @@ func (r Result) ProfileFile() sim.ProfileFile {
 		f.Provenance.Scenarios = append(f.Provenance.Scenarios, sim.ProvenanceScenario{Name: row.Name,
 			MeasuredNs: row.MeasuredNs, FittedNs: row.FittedNs, Residual: row.Residual})
 	}
-	f.Provenance.Notes = append(f.Provenance.Notes, fmt.Sprintf("each kernel time is the minimum of %d runs, each in a fresh namespace", r.Repeat))
+	f.Provenance.Notes = append(f.Provenance.Notes, fmt.Sprintf("each kernel time is the minimum of %d runs, each in a fresh namespace", r.Repeat),
+		"rcu_barrier_share_window_ns is one jiffy, not fitted: "+r.ShareWindowSource)
 	if len(r.Ignored) > 0 {
 		f.Provenance.Notes = append(f.Provenance.Notes, "sysctls the model does not act on: "+strings.Join(r.Ignored, ", "))
 	}
@@ -390,6 +395,7 @@ func (r Result) WriteSummary(w io.Writer) {
 		}
 		fmt.Fprintf(tw, "%s_ns\t%s\t%s\t\n", s.Step, nsText(s.Ns), how)
 	}
+	fmt.Fprintf(tw, "rcu_barrier_share_window_ns\t%s\tone jiffy, read: %s\t\n", nsText(r.Fit.Params.RCUBarrierShareWindowNs), r.ShareWindowSource)
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

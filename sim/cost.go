@@ -22,6 +22,9 @@ package sim
 //     one ends and every later arrival before that start shares (they find
 //     rcu_seq_done true once they get the mutex: the "EarlyExit" path). Calls
 //     and executed barriers are counted apart.
+//   - except within RCUBarrierShareWindowNs of a barrier's start: its grace
+//     period has not begun yet, so a caller's callbacks queued by then are
+//     done when it ends, and that caller returns with it.
 //
 // Costs are virtual nanoseconds per step, from a CostParams (a profile's
 // parameter set). Nothing here reads a clock.
@@ -171,6 +174,18 @@ type CostParams struct {
 	PeerLookupNs              int64 `json:"peer_lookup_ns"`
 	NsidWalkNs                int64 `json:"nsid_walk_ns"`
 	IPv6WalkFarNs             int64 `json:"ipv6_walk_far_ns"`
+
+	// RCUBarrierShareWindowNs is not a step price but a latency: how long
+	// after a barrier starts its grace period can still take the callbacks
+	// of later callers. New callbacks get their grace period started by
+	// rcu_core on a later scheduling-clock tick, and rcu_barrier entrains
+	// its callback behind the last queued one, so a caller that queued its
+	// callbacks before that grace period began rides on it and returns
+	// with the running barrier (its own barrier then finds nothing to wait
+	// for). Calibration sets it to one jiffy of the machine's CONFIG_HZ;
+	// 0 keeps the older rule (a caller arriving while a barrier runs
+	// always needs the next one).
+	RCUBarrierShareWindowNs int64 `json:"rcu_barrier_share_window_ns,omitempty"`
 }
 
 // Cost returns the virtual nanoseconds of one s.
@@ -228,6 +243,9 @@ func (p CostParams) Validate() error {
 		if p.Cost(s) < 0 {
 			return fmt.Errorf("cost params: %s is negative (%d ns)", s, p.Cost(s))
 		}
+	}
+	if p.RCUBarrierShareWindowNs < 0 {
+		return fmt.Errorf("cost params: rcu_barrier_share_window is negative (%d ns)", p.RCUBarrierShareWindowNs)
 	}
 	return nil
 }
@@ -666,6 +684,10 @@ func (s *costSim) rcuBarrier(at int64) (end int64, shared bool) {
 		// The next barrier is already queued behind barrier_mutex by a
 		// caller that arrived while the running one ran: its snapshot is
 		// ours, so its barrier is ours (EarlyExit once we get the mutex).
+		return s.barEnd, true
+	case s.barrier && at < s.barEnd && at < s.barStart+s.p.RCUBarrierShareWindowNs:
+		// A barrier runs but its grace period had not started when our
+		// callbacks were queued: they ride on it, and we return with it.
 		return s.barEnd, true
 	case s.barrier && at < s.barEnd:
 		// A barrier runs: we need the next one; we are its first caller,

@@ -124,6 +124,31 @@ func TestCostBarrierSharing(t *testing.T) {
 	require.Equal(t, int64(201), res.VirtualNs)
 }
 
+func TestCostBarrierShareWindow(t *testing.T) {
+	// The five threads of TestCostBarrierSharing with a 3 ns window: thread
+	// 0's barrier starts at 1, threads 1 and 2 arrive at 2 and 3, inside
+	// the window, and return with it at 101; thread 3 arrives at 4, past
+	// the window, and starts the next barrier at 101, which thread 4 shares.
+	p := simpleParams(1, 100)
+	p.RCUBarrierShareWindowNs = 3
+	w := simpleWork()
+	res, err := SimulateCost(p, [][]CostWork{{w}, {w}, {w}, {w}, {w}})
+	require.NoError(t, err)
+	require.Equal(t, int64(2), res.Counters.RCUBarrierExecuted)
+	want := []int64{101, 101, 101, 201, 201}
+	wantShared := []int64{0, 1, 1, 0, 1}
+	for i, rq := range res.Requests {
+		require.Equal(t, want[i], rq.End, "thread %d", i)
+		require.Equal(t, wantShared[i], rq.BarriersShared, "thread %d", i)
+	}
+	// One thread alone is untouched by the window.
+	one, err := SimulateCost(p, [][]CostWork{{w, w, w}})
+	require.NoError(t, err)
+	require.Equal(t, int64(3*101), one.VirtualNs)
+	p.RCUBarrierShareWindowNs = -1
+	require.Error(t, p.Validate())
+}
+
 func TestCostBarrierSharingManyThreads(t *testing.T) {
 	// 50 threads x 40 requests, lock 1 ns, barrier 100 ns: the lock is far
 	// from saturated, so almost every call shares. Barriers run back to
