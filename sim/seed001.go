@@ -109,22 +109,7 @@ type Seed001Result struct {
 // Seed001Flush runs the scenario on a fresh sim target and returns the
 // flush's work. The addresses must all be gone afterwards.
 func Seed001Flush(c Seed001Case) (Seed001Result, error) {
-	t := New(Options{IfaFlush: c.IfaFlush})
-	defer t.Close()
-	reqs := Seed001Requests(c)
-	for _, r := range reqs {
-		if err := t.Apply(context.Background(), r); err != nil {
-			return Seed001Result{}, fmt.Errorf("seed 001 %s: line %d %q: %w", c, r.Line, r.Text, err)
-		}
-	}
-	n := t.Netns()
-	if d := n.ByName("i0"); d == nil || d.in == nil || d.in.head != nil {
-		return Seed001Result{}, errors.New("seed 001: addresses left after the flush")
-	}
-	w := t.work[len(t.work)-1]
-	return Seed001Result{Case: c, Requests: w.Count(StepRequest), IfaWalk: w.Count(StepIfaWalk),
-		FibOps: w.Count(StepFibOp), Notifications: w.Count(StepNotification),
-		Promotions: n.inetCount.Promotions, Work: w}, nil
+	return Seed001FlushWith(context.Background(), c, Options{})
 }
 
 // Seed001Measured is the kernel's time for a case (wall time of the

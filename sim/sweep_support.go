@@ -6,10 +6,12 @@ import (
 	"fmt"
 )
 
-// Seed001FlushWith is Seed001Flush on a target made with o (a profile's
-// Options: its seed, netdev index and FIB era); c.IfaFlush overrides
-// o.IfaFlush. It is what `rtnlsim sweep seed001` runs for each point; ctx
-// stops it between requests.
+// Seed001FlushWith runs the scenario on a fresh sim target made with o (a
+// profile's Options: its seed, netdev index and FIB era) and returns the
+// flush's work; the addresses must all be gone afterwards. c.IfaFlush
+// overrides o.IfaFlush: +ifa-flush is one of seed 001's cases, not only a
+// profile switch. ctx stops it between requests, so that an interrupted
+// `rtnlsim sweep seed001` stops inside a long promoting flush.
 func Seed001FlushWith(ctx context.Context, c Seed001Case, o Options) (Seed001Result, error) {
 	o.IfaFlush = c.IfaFlush
 	t := New(o)

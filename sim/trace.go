@@ -365,6 +365,7 @@ func (t *Target) Trace(threads int) (Trace, error) {
 			RCUBarriers: w.Count(StepRCUBarrier), BarriersShared: c.BarriersShared,
 			SynchronizeNet: w.Count(StepSynchronizeNet), SynchronizeNetExpedited: w.Count(StepSynchronizeNetExpedited),
 			NetdevEvents: r.done[i].netdev, Notifications: r.done[i].sent,
+			Fib: r.done[i].fib, Trie: r.done[i].trie,
 		}
 		if q.NetdevEvents == nil {
 			q.NetdevEvents = []TraceEvent{}
@@ -372,7 +373,6 @@ func (t *Target) Trace(threads int) (Trace, error) {
 		if q.Notifications == nil {
 			q.Notifications = []TraceCount{}
 		}
-		q.Fib, q.Trie = r.done[i].fib, r.done[i].trie
 		tr.Requests[i] = q
 	}
 	return tr, nil

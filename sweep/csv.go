@@ -46,32 +46,34 @@ var fixedColumns = []string{"point", "points", "sweep", "scenario", "profile", "
 // rcu_barrier column counts calls).
 const RCUBarrierExecuted = "rcu_barrier_executed"
 
-// counterOf returns the counter named col of c.
-func counterOf(c sim.CostCounters, col string) (int64, bool) {
+// counterOf returns the counter named col of c: a step's name (its
+// calls) or RCUBarrierExecuted. The CSV's header is checked against
+// Scenario.Counters before a row is read or written, so col is known.
+func counterOf(c sim.CostCounters, col string) int64 {
 	if col == RCUBarrierExecuted {
-		return c.RCUBarrierExecuted, true
+		return c.RCUBarrierExecuted
 	}
-	for _, s := range sim.CostSteps() {
-		if s.String() == col {
-			return c.Get(s), true
-		}
-	}
-	return 0, false
+	return c.Get(stepNamed(col))
 }
 
-// setCounter sets the counter named col of c.
-func setCounter(c *sim.CostCounters, col string, v int64) bool {
+// setCounter sets the counter named col of c (as counterOf names it).
+func setCounter(c *sim.CostCounters, col string, v int64) {
 	if col == RCUBarrierExecuted {
 		c.RCUBarrierExecuted = v
-		return true
+		return
 	}
+	s := stepNamed(col)
+	c.Add(s, v-c.Get(s))
+}
+
+// stepNamed is the cost step whose name is col.
+func stepNamed(col string) sim.CostStep {
 	for _, s := range sim.CostSteps() {
 		if s.String() == col {
-			c.Add(s, v-c.Get(s))
-			return true
+			return s
 		}
 	}
-	return false
+	panic("sweep: no cost step " + strconv.Quote(col) + " (a Scenario.Counters entry that is not a step)")
 }
 
 // Header is the CSV header of a scenario's sweep.
@@ -118,8 +120,7 @@ func (r Row) Record(header []string) []string {
 	if r.Status == StatusOK {
 		rec = append(rec, seconds(r.VirtualNs), seconds(r.LockHeldNs))
 		for _, col := range counters {
-			v, _ := counterOf(r.Counters, col)
-			rec = append(rec, strconv.FormatInt(v, 10))
+			rec = append(rec, strconv.FormatInt(counterOf(r.Counters, col), 10))
 		}
 	} else {
 		for range 2 + len(counters) {
@@ -131,16 +132,15 @@ func (r Row) Record(header []string) []string {
 
 // parseRow reads a record written by Record under header.
 func parseRow(header, rec []string) (Row, error) {
-	h := header
-	if len(rec) != len(h) {
-		return Row{}, fmt.Errorf("%d fields, the header has %d", len(rec), len(h))
+	if len(rec) != len(header) {
+		return Row{}, fmt.Errorf("%d fields, the header has %d", len(rec), len(header))
 	}
 	var r Row
 	var err error
 	atoi := func(col int) int {
 		v, e := strconv.Atoi(rec[col])
 		if e != nil && err == nil {
-			err = fmt.Errorf("column %s: %q is not an integer", h[col], rec[col])
+			err = fmt.Errorf("column %s: %q is not an integer", header[col], rec[col])
 		}
 		return v
 	}
@@ -168,12 +168,12 @@ func parseRow(header, rec []string) (Row, error) {
 	if r.LockHeldNs, err = parseSeconds(rec[11]); err != nil {
 		return r, fmt.Errorf("column lock_held_s: %w", err)
 	}
-	for col := len(fixedColumns); col < len(h)-1; col++ {
+	for col := len(fixedColumns); col < len(header)-1; col++ {
 		v, e := strconv.ParseInt(rec[col], 10, 64)
 		if e != nil {
-			return r, fmt.Errorf("column %s: %q is not an integer", h[col], rec[col])
+			return r, fmt.Errorf("column %s: %q is not an integer", header[col], rec[col])
 		}
-		setCounter(&r.Counters, h[col], v)
+		setCounter(&r.Counters, header[col], v)
 	}
 	return r, nil
 }
@@ -227,7 +227,7 @@ func ReadCSV(rd io.Reader, name string) (CSV, error) {
 		return out, nil
 	}
 	if len(recs[1]) <= 3 {
-		return CSV{}, fmt.Errorf("%s: line 2 has %d fields", name, len(recs[1]))
+		return CSV{}, fmt.Errorf("%s: line 2 has %d fields, the header %d", name, len(recs[1]), len(recs[0]))
 	}
 	if out.Scenario, err = LookupScenario(recs[1][3]); err != nil {
 		return CSV{}, fmt.Errorf("%s: line 2: %w", name, err)
@@ -296,13 +296,9 @@ func Merge(ins []CSV, partial bool) (CSV, error) {
 	if len(ins) == 0 {
 		return CSV{}, errors.New("merge: no CSV files")
 	}
-	var (
-		first   *Row
-		firstIn string
-		byPoint = map[int]string{}
-		out     []Row
-	)
-	var ref *CSV // the first CSV with rows
+	// The first CSV with rows is the one the others must agree with
+	// (shards with the header alone can be empty).
+	var ref *CSV
 	for i := range ins {
 		if len(ins[i].Rows) > 0 {
 			ref = &ins[i]
@@ -310,8 +306,15 @@ func Merge(ins []CSV, partial bool) (CSV, error) {
 		}
 	}
 	if ref == nil {
-		return CSV{}, fmt.Errorf("merge: the CSV files have no rows")
+		names := make([]string, len(ins))
+		for i, in := range ins {
+			names[i] = in.Name
+		}
+		return CSV{}, fmt.Errorf("merge: %s: no rows, only headers (every shard empty?)", strings.Join(names, ", "))
 	}
+	first := ref.Rows[0]
+	byPoint := map[int]string{}
+	var out []Row
 	for _, in := range ins {
 		if len(in.Rows) > 0 && in.Scenario.Name != ref.Scenario.Name {
 			return CSV{}, fmt.Errorf("merge: %s is a sweep of %s, %s of %s: not shards of one sweep", in.Name, in.Scenario.Name, ref.Name, ref.Scenario.Name)
@@ -320,15 +323,11 @@ func Merge(ins []CSV, partial bool) (CSV, error) {
 			return CSV{}, fmt.Errorf("merge: %w (%s has another header)", err, ref.Name)
 		}
 		for _, r := range in.Rows {
-			if first == nil {
-				r := r
-				first, firstIn = &r, in.Name
-			}
 			switch {
 			case r.Sweep != first.Sweep:
-				return CSV{}, fmt.Errorf("merge: %s is from sweep %s, %s from sweep %s: the shards were run with different sizes, profiles, limits or --seed", in.Name, r.Sweep, firstIn, first.Sweep)
+				return CSV{}, fmt.Errorf("merge: %s is from sweep %s, %s from sweep %s: the shards were run with different sizes, profiles, limits or --seed", in.Name, r.Sweep, ref.Name, first.Sweep)
 			case r.Points != first.Points:
-				return CSV{}, fmt.Errorf("merge: %s says the sweep has %d points, %s says %d", in.Name, r.Points, firstIn, first.Points)
+				return CSV{}, fmt.Errorf("merge: %s says the sweep has %d points, %s says %d", in.Name, r.Points, ref.Name, first.Points)
 			case r.Point < 0 || r.Point >= r.Points:
 				return CSV{}, fmt.Errorf("merge: %s: point %d is outside 0..%d", in.Name, r.Point, r.Points-1)
 			}

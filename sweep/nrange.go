@@ -34,7 +34,7 @@ func ParseNs(spec string, points int) ([]int, error) {
 		return nil, fmt.Errorf("--n: empty (want a range such as 100..100000, or a list such as 100,1000,10000)")
 	}
 	if points < 0 {
-		return nil, fmt.Errorf("--points %d: must be positive", points)
+		return nil, fmt.Errorf("--points %d: must be 0 (the default: %d per decade) or more", points, PointsPerDecade)
 	}
 	if lo, hi, ok := strings.Cut(s, ".."); ok {
 		a, err := parseSize(lo)

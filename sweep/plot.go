@@ -98,10 +98,8 @@ func NewChart(rows []Row) (*plot.Plot, error) {
 		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 		p.X.Tick.Marker = logTicks{x: true}
 		p.Y.Tick.Marker = logTicks{}
-		p.Add(plotter.NewGrid())
-	} else {
-		p.Add(plotter.NewGrid())
 	}
+	p.Add(plotter.NewGrid())
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	for i, c := range curves {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -32,8 +31,10 @@ type Result struct {
 	Counters   sim.CostCounters
 }
 
-func resultOf(r sim.CostResult) Result {
-	return Result{VirtualNs: r.VirtualNs, LockHeldNs: r.LockHeldNs, Counters: r.Counters}
+// simulate prices a point's work with the cost engine.
+func simulate(prices sim.CostParams, in [][]sim.CostWork) (Result, error) {
+	r, err := sim.SimulateCost(prices, in)
+	return Result{VirtualNs: r.VirtualNs, LockHeldNs: r.LockHeldNs, Counters: r.Counters}, err
 }
 
 // Curve is one line of a sweep: a method under a profile at its prices.
@@ -105,9 +106,7 @@ var Scenarios = []Scenario{
 		About: "delete N UP devices (IPv6 LLA) one by one from T threads (--threads), by one group request, by one list request (+bulk-ifindex)",
 		Counters: []string{"request", "rcu_barrier", RCUBarrierExecuted, "synchronize_net_expedited", "unregister_device",
 			"notifier_call", "notification"},
-		curves: func(o Options, profs []profile) ([]Curve, error) {
-			return seed000Curves(o, profs)
-		},
+		curves: seed000Curves,
 	},
 	{
 		Name:     "seed001",
@@ -115,9 +114,7 @@ var Scenarios = []Scenario{
 		Unit:     "addresses",
 		About:    "ip addr flush of N addresses in one /8 on one UP device: promote_secondaries 0, 1 (stops at --promote1-max-n), and +ifa-flush",
 		Counters: []string{"request", "ifa_walk", "fib_op", "notifier_call", "notification"},
-		curves: func(o Options, profs []profile) ([]Curve, error) {
-			return seed001Curves(o, profs)
-		},
+		curves:   seed001Curves,
 	},
 	{
 		Name:  "seed003",
@@ -126,9 +123,7 @@ var Scenarios = []Scenario{
 		About: "set up N dummies (72.j.k.1/24, up), then delete them all one by one, under the linux-4.2-rc3 FIB (stops at --rc3-max-n) and the fix (linux-4.2); sim target",
 		Counters: []string{"request", "rcu_barrier", "unregister_device", "notification", "fib_op", "fib_flush_leaf",
 			"trie_suffix_visit"},
-		curves: func(o Options, profs []profile) ([]Curve, error) {
-			return seed003Curves(o, profs)
-		},
+		curves: seed003Curves,
 	},
 }
 
@@ -221,13 +216,21 @@ func fmtNs(ns float64) string {
 	return ""
 }
 
-// curveName is a method's label, with the profile's when the sweep has
-// several profiles.
-func curveName(method string, pr profile, several bool) string {
-	if several {
-		return method + " [" + pr.label + "]"
+// curve is a method's curve under the profile (NewPlan adds the
+// profile's label to the name when the sweep has several).
+func (pr profile) curve(method string, run func(ctx context.Context, n int, seed int64) (Result, error)) Curve {
+	return Curve{Name: method, Profile: pr.label, Prices: pr.priceS, run: run}
+}
+
+// curveLimit is the MaxN of a curve that stops early: v, or def for 0.
+func curveLimit(flag string, v, def int) (int, error) {
+	switch {
+	case v == 0:
+		return def, nil
+	case v < 0:
+		return 0, fmt.Errorf("--%s %d: must be at least 1 (or 0 for the default, %d)", flag, v, def)
 	}
-	return method
+	return v, nil
 }
 
 // seed000Curves: one-by-one from each thread count, group, list.
@@ -252,7 +255,6 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 			return nil, fmt.Errorf("--threads %d: must be at least 1", t)
 		}
 	}
-	several := len(profs) > 1
 	var out []Curve
 	for _, pr := range profs {
 		steps := pr.p.Unregister
@@ -262,18 +264,15 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 		}
 		prices := pr.prices
 		add := func(method string, build func(devs []sim.UnregDev) ([][]sim.CostWork, error)) {
-			out = append(out, Curve{Name: curveName(method, pr, several), Profile: pr.label, Prices: pr.priceS,
-				run: func(ctx context.Context, n int, _ int64) (Result, error) {
-					in, err := build(sim.Seed000Devices(n))
-					if err != nil {
-						return Result{}, err
-					}
-					r, err := sim.SimulateCost(prices, in)
-					return resultOf(r), err
-				}})
+			out = append(out, pr.curve(method, func(ctx context.Context, n int, _ int64) (Result, error) {
+				in, err := build(sim.Seed000Devices(n))
+				if err != nil {
+					return Result{}, err
+				}
+				return simulate(prices, in)
+			}))
 		}
 		for _, t := range threads {
-			t := t
 			name := fmt.Sprintf("one by one, %d threads", t)
 			if t == 1 {
 				name = "one by one, 1 thread"
@@ -305,32 +304,23 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 // seed001Curves: promote 0, promote 1, +ifa-flush, each a flush on the
 // sim target (sim.Seed001FlushWith) priced by sim.SimulateCost.
 func seed001Curves(o Options, profs []profile) ([]Curve, error) {
-	capN := o.Promote1MaxN
-	if capN == 0 {
-		capN = DefaultPromote1MaxN
+	capN, err := curveLimit("promote1-max-n", o.Promote1MaxN, DefaultPromote1MaxN)
+	if err != nil {
+		return nil, err
 	}
-	if capN < 0 {
-		return nil, fmt.Errorf("--promote1-max-n %d: must be positive", capN)
-	}
-	several := len(profs) > 1
 	var out []Curve
 	for _, pr := range profs {
-		pr := pr
 		for _, m := range []struct {
 			name              string
 			promote, ifaFlush bool
 		}{{"promote=0", false, false}, {"promote=1", true, false}, {"+ifa-flush", false, true}} {
-			m := m
-			c := Curve{Name: curveName(m.name, pr, several), Profile: pr.label, Prices: pr.priceS,
-				run: func(ctx context.Context, n int, seed int64) (Result, error) {
-					opts := pr.p.Options(seed)
-					res, err := sim.Seed001FlushWith(ctx, sim.Seed001Case{N: n, Promote: m.promote, Up: true, IfaFlush: m.ifaFlush}, opts)
-					if err != nil {
-						return Result{}, err
-					}
-					r, err := sim.SimulateCost(pr.prices, [][]sim.CostWork{{res.Work}})
-					return resultOf(r), err
-				}}
+			c := pr.curve(m.name, func(ctx context.Context, n int, seed int64) (Result, error) {
+				res, err := sim.Seed001FlushWith(ctx, sim.Seed001Case{N: n, Promote: m.promote, Up: true, IfaFlush: m.ifaFlush}, pr.p.Options(seed))
+				if err != nil {
+					return Result{}, err
+				}
+				return simulate(pr.prices, [][]sim.CostWork{{res.Work}})
+			})
 			if m.promote {
 				c.MaxN = capN
 				c.SkipNote = fmt.Sprintf("not run: a promoting flush walks about N^3/3 list steps in the sim; the curve stops at N=%d (--promote1-max-n; N=2000 takes about 9 s of wall time, 3200 about 40 s)", capN)
@@ -345,35 +335,27 @@ func seed001Curves(o Options, profs []profile) ([]Curve, error) {
 // (sim.Seed003Run), under the two FIB eras of the seed. The FIB era is the
 // curve's: a --profile gives the prices only (its base's FIB is not used).
 func seed003Curves(o Options, profs []profile) ([]Curve, error) {
-	capN := o.Rc3MaxN
-	if capN == 0 {
-		capN = DefaultRc3MaxN
+	capN, err := curveLimit("rc3-max-n", o.Rc3MaxN, DefaultRc3MaxN)
+	if err != nil {
+		return nil, err
 	}
-	if capN < 0 {
-		return nil, fmt.Errorf("--rc3-max-n %d: must be positive", capN)
-	}
-	several := len(profs) > 1
 	var out []Curve
 	for _, pr := range profs {
-		pr := pr
 		for _, era := range []struct {
 			name string
 			fib  fibtrie.Options
 		}{{"linux-4.2-rc3", fibtrie.Linux42rc3()}, {"linux-4.2 (the fix)", fibtrie.Linux42()}} {
-			era := era
-			c := Curve{Name: curveName(era.name, pr, several), Profile: pr.label, Prices: pr.priceS,
-				run: func(ctx context.Context, n int, _ int64) (Result, error) {
-					all := make([]int, n)
-					for i := range all {
-						all[i] = i + 1
-					}
-					w, err := sim.Seed003Run(n, era.name, era.fib, all, pr.prices)
-					if err != nil {
-						return Result{}, err
-					}
-					r, err := sim.SimulateCost(pr.prices, [][]sim.CostWork{w.Work})
-					return resultOf(r), err
-				}}
+			c := pr.curve(era.name, func(ctx context.Context, n int, _ int64) (Result, error) {
+				all := make([]int, n)
+				for i := range all {
+					all[i] = i + 1
+				}
+				w, err := sim.Seed003Run(n, era.name, era.fib, all, pr.prices)
+				if err != nil {
+					return Result{}, err
+				}
+				return simulate(pr.prices, [][]sim.CostWork{w.Work})
+			})
 			if era.fib.FlushPullsLeafSuffix {
 				c.MaxN = capN
 				c.SkipNote = fmt.Sprintf("not run: under rc3 the sim makes about N^3.5 update_suffix visits; the curve stops at N=%d (--rc3-max-n; N=2000 takes about 11 s of wall time, 4000 about 144 s)", capN)
@@ -433,14 +415,4 @@ func seedEraPrices(scenario string) (sim.CostParams, string, error) {
 		p, err := sim.FitSeed000(sim.Seed000DefaultFit)
 		return p, "seed 000 fit (FitSeed000)", err
 	}
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -39,9 +39,11 @@ type Point struct {
 	Curve *Curve
 	N     int
 	Seed  int64
-	// Skip: N is above the curve's MaxN.
-	Skip bool
 }
+
+// Skip says that N is above the curve's MaxN: the point is written as
+// skipped, not run.
+func (pt Point) Skip() bool { return pt.Curve.MaxN > 0 && pt.N > pt.Curve.MaxN }
 
 // Plan is a sweep resolved into its points.
 type Plan struct {
@@ -76,6 +78,13 @@ func NewPlan(cfg Config) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(profs) > 1 {
+		// The profile's label keeps the names distinct (they key the
+		// chart's lines and the points' seeds).
+		for i := range curves {
+			curves[i].Name += " [" + curves[i].Profile + "]"
+		}
+	}
 	p := &Plan{Config: cfg, Scenario: sc, Curves: curves}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%v|%d|", sc.Name, cfg.Ns, cfg.Seed)
@@ -84,7 +93,7 @@ func NewPlan(cfg Config) (*Plan, error) {
 		fmt.Fprintf(h, "%s|%s|%s|%d|", c.Name, c.Profile, c.Prices, c.MaxN)
 		for _, n := range cfg.Ns {
 			p.Points = append(p.Points, Point{Index: len(p.Points), Curve: c, N: n,
-				Seed: pointSeed(cfg.Seed, sc.Name, c.Name, n), Skip: c.MaxN > 0 && n > c.MaxN})
+				Seed: pointSeed(cfg.Seed, sc.Name, c.Name, n)})
 		}
 	}
 	p.ID = fmt.Sprintf("%016x", h.Sum64())
@@ -144,13 +153,13 @@ func (p *Plan) ShardOf(n int) []int {
 	}
 	order := make([]int, 0, len(p.Points))
 	for i, pt := range p.Points {
-		if !pt.Skip {
+		if !pt.Skip() {
 			order = append(order, i)
 		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return p.Points[order[a]].N > p.Points[order[b]].N })
 	for i, pt := range p.Points {
-		if pt.Skip {
+		if pt.Skip() {
 			order = append(order, i)
 		}
 	}
@@ -235,7 +244,7 @@ func (p *Plan) Run(ctx context.Context, s Shard, jobs int, prog Progress) ([]Row
 				}
 				t0 := time.Now()
 				var err error
-				if !pt.Skip {
+				if !pt.Skip() {
 					var res Result
 					res, err = pt.Curve.run(ctx, pt.N, pt.Seed)
 					if err == nil {
@@ -276,7 +285,7 @@ func (p *Plan) Run(ctx context.Context, s Shard, jobs int, prog Progress) ([]Row
 func (p *Plan) row(pt Point) Row {
 	r := Row{Point: pt.Index, Points: len(p.Points), Sweep: p.ID, Scenario: p.Scenario.Name,
 		Profile: pt.Curve.Profile, Prices: pt.Curve.Prices, Curve: pt.Curve.Name, N: pt.N, Seed: pt.Seed}
-	if pt.Skip {
+	if pt.Skip() {
 		r.Status, r.Note = StatusSkipped, pt.Curve.SkipNote
 	}
 	return r

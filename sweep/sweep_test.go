@@ -208,7 +208,7 @@ func TestShardMergeEqualsWhole(t *testing.T) {
 	count := map[int]int{}
 	for i, pt := range p.Points {
 		count[of[i]]++
-		if !pt.Skip && pt.N >= 32000 {
+		if !pt.Skip() && pt.N >= 32000 {
 			largest[of[i]] = true
 		}
 	}

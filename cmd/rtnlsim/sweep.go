@@ -22,20 +22,19 @@ import (
 )
 
 type sweepFlags struct {
-	n          string
-	points     int
-	profiles   []string
-	threads    string
-	promote1   int
-	rc3        int
-	csv        string
-	plot       string
-	shard      string
-	seed       int64
-	jobs       int
-	quiet      bool
-	verbose    bool
-	progressTo io.Writer // tests
+	n        string
+	points   int
+	profiles []string
+	threads  string
+	promote1 int
+	rc3      int
+	csv      string
+	plot     string
+	shard    string
+	seed     int64
+	jobs     int
+	quiet    bool
+	verbose  bool
 }
 
 func newSweepCmd() *cobra.Command {
@@ -147,9 +146,6 @@ func runSweep(cmd *cobra.Command, scenario string, f *sweepFlags) error {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	if f.progressTo != nil {
-		stderr = f.progressTo
-	}
 	pts := plan.ShardPoints(shard)
 	prog := newSweepProgress(stderr, len(pts), f)
 	t0 := time.Now()
@@ -158,9 +154,10 @@ func runSweep(cmd *cobra.Command, scenario string, f *sweepFlags) error {
 	if err != nil {
 		if errors.Is(err, context.Canceled) && len(rows) > 0 && f.csv != "-" {
 			// Interrupted: keep what is done; merge --partial takes it.
-			if werr := writeCSVTo(cmd, f.csv, plan.Scenario, rows); werr == nil {
-				return fmt.Errorf("%w: the %d points done of %d are in %s (rtnlsim merge --partial reads it)", err, len(rows), len(pts), f.csv)
+			if werr := writeCSVTo(cmd, f.csv, plan.Scenario, rows); werr != nil {
+				return fmt.Errorf("%w; the %d points done of %d are lost: %v", err, len(rows), len(pts), werr)
 			}
+			return fmt.Errorf("%w: the %d points done of %d are in %s (rtnlsim merge --partial reads it)", err, len(rows), len(pts), f.csv)
 		}
 		return err
 	}
@@ -288,7 +285,7 @@ func (p *sweepProgress) Done(pt sweep.Point, row sweep.Row, wall time.Duration, 
 		switch {
 		case err != nil:
 			status = "error: " + err.Error()
-		case pt.Skip:
+		case pt.Skip():
 			status = "skipped (above the curve's limit)"
 		}
 		fmt.Fprintf(p.lines, "[%d/%d] %s N=%d: %s wall, %s\n", p.done, p.total, pt.Curve.Name, pt.N, wall.Round(time.Millisecond), status)

@@ -249,7 +249,7 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 	// Column widths over the whole trace, so every table lines up.
 	stepW, fnW, nW, uW, cW := len("step"), len("kernel function"), len("count"), len("unit"), len("cost")
 	for _, q := range tr.Requests {
-		for _, s := range append(append([]sim.TraceStep(nil), q.Locked...), q.Unlocked...) {
+		for _, s := range allSteps(q) {
 			stepW, fnW = max(stepW, len(s.Step)), max(fnW, len(s.Function))
 			nW, uW, cW = max(nW, len(strconv.FormatInt(s.Count, 10))), max(uW, len(dur(s.UnitNs))), max(cW, len(dur(s.CostNs)))
 		}
@@ -261,7 +261,9 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 		}
 		fmt.Fprintln(w, line)
 	}
-	pad := strings.Repeat(" ", ck.width+4)
+	// indent puts the step tables and the labelled lines beside the
+	// timestamps' column, not under it.
+	indent := strings.Repeat(" ", 2+ck.width+4)
 	fmt.Fprintf(w, "trace: %d request(s) on %d thread(s); virtual time, from the model's prices, not measured\n", len(tr.Requests), tr.Threads)
 	for i, q := range tr.Requests {
 		line, text, fn, errno := traceSource(reqs, errs, q.Source)
@@ -280,9 +282,9 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 		} else {
 			fmt.Fprintf(w, "  %s  rtnl_lock asked and taken at once\n", ck.at(q.TakeNs))
 		}
-		row("  "+pad, "step", "kernel function", "count", "unit", "cost", "")
+		row(indent, "step", "kernel function", "count", "unit", "cost", "")
 		for _, s := range q.Locked {
-			row("  "+pad, s.Step, s.Function, strconv.FormatInt(s.Count, 10), dur(s.UnitNs), dur(s.CostNs), "")
+			row(indent, s.Step, s.Function, strconv.FormatInt(s.Count, 10), dur(s.UnitNs), dur(s.CostNs), "")
 		}
 		fmt.Fprintf(w, "  %s  rtnl_unlock (held %s)\n", ck.at(q.ReleaseNs), dur(q.LockedNs))
 		var plain int64
@@ -294,13 +296,13 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 			if s.Step == sim.StepRCUBarrier.String() {
 				note = barrierNote(q, plain)
 			}
-			row("  "+pad, s.Step, s.Function, strconv.FormatInt(s.Count, 10), dur(s.UnitNs), dur(s.CostNs), note)
+			row(indent, s.Step, s.Function, strconv.FormatInt(s.Count, 10), dur(s.UnitNs), dur(s.CostNs), note)
 		}
 		fmt.Fprintf(w, "  %s  returns: %s = lock wait %s + locked %s + after unlock %s\n",
 			ck.at(q.EndNs), dur(q.TotalNs), dur(q.LockWaitNs), dur(q.LockedNs), dur(q.UnlockedNs))
 		say := func(label, text string) {
 			if text != "" {
-				fmt.Fprintf(w, "  %s%-15s %s\n", pad, label, text)
+				fmt.Fprintf(w, "%s%-15s %s\n", indent, label, text)
 			}
 		}
 		say("netdev chain", eventList(q.NetdevEvents)+pricedNote(q, sim.StepNotifierCall, eventTotal(q.NetdevEvents), "call"))
@@ -372,6 +374,11 @@ func checkTrace(cmd *cobra.Command, f *runFlags, show *rtnl.Show) error {
 	return nil
 }
 
+// allSteps is the request's priced steps, under rtnl_lock and after.
+func allSteps(q sim.TraceRequest) []sim.TraceStep {
+	return append(append([]sim.TraceStep(nil), q.Locked...), q.Unlocked...)
+}
+
 func eventTotal(evs []sim.TraceEvent) (n int64) {
 	for _, e := range evs {
 		n += e.Count
@@ -392,7 +399,7 @@ func countTotal(cs []sim.TraceCount) (n int64) {
 // batch by UnregisterRequestWork's formula).
 func pricedNote(q sim.TraceRequest, step sim.CostStep, named int64, what string) string {
 	var priced int64
-	for _, s := range append(append([]sim.TraceStep(nil), q.Locked...), q.Unlocked...) {
+	for _, s := range allSteps(q) {
 		if s.Step == step.String() {
 			priced += s.Count
 		}
