@@ -115,7 +115,9 @@ func (r *traceRec) endPart(n *Netns) {
 	r.cur = traceCollect{}
 }
 
-// maxTraceDevices is how many device names an event keeps.
+// maxTraceDevices is how many device names an event keeps: enough to name
+// the devices of a teaching script, while a batch of thousands stays one
+// line ("x3000 (d0, d1, d2, d3, ...)").
 const maxTraceDevices = 4
 
 func addTraceEvent(list []TraceEvent, name, dev string) []TraceEvent {

@@ -95,6 +95,10 @@ type Scenario struct {
 	Counters []string
 	// curves builds the curves for the profiles (resolved, in order).
 	curves func(o Options, profiles []profile) ([]Curve, error)
+	// seedPrices are the prices fitted to the scenario's seed, and their
+	// name; called only when a profile needs them (seed003's fit takes
+	// seconds).
+	seedPrices func() (sim.CostParams, string, error)
 }
 
 // Scenarios lists the scenarios, by name.
@@ -107,6 +111,10 @@ var Scenarios = []Scenario{
 		Counters: []string{"request", "rcu_barrier", RCUBarrierExecuted, "synchronize_net_expedited", "unregister_device",
 			"notifier_call", "notification"},
 		curves: seed000Curves,
+		seedPrices: func() (sim.CostParams, string, error) {
+			p, err := sim.FitSeed000(sim.Seed000DefaultFit)
+			return p, "seed 000 fit (FitSeed000)", err
+		},
 	},
 	{
 		Name:     "seed001",
@@ -115,6 +123,9 @@ var Scenarios = []Scenario{
 		About:    "ip addr flush of N addresses in one /8 on one UP device: promote_secondaries 0, 1 (stops at --promote1-max-n), and +ifa-flush",
 		Counters: []string{"request", "ifa_walk", "fib_op", "notifier_call", "notification"},
 		curves:   seed001Curves,
+		seedPrices: func() (sim.CostParams, string, error) {
+			return Seed001MachinePrices, "issue-6 fit of seed 001 to this machine's kernel", nil
+		},
 	},
 	{
 		Name:  "seed003",
@@ -124,6 +135,10 @@ var Scenarios = []Scenario{
 		Counters: []string{"request", "rcu_barrier", "unregister_device", "notification", "fib_op", "fib_flush_leaf",
 			"trie_suffix_visit"},
 		curves: seed003Curves,
+		seedPrices: func() (sim.CostParams, string, error) {
+			p, err := seed003Prices()
+			return p, "seed 000 fit + seed 003 fit (FitSeed003)", err
+		},
 	},
 }
 
@@ -384,13 +399,10 @@ func resolveProfiles(sc Scenario, args []string) ([]profile, error) {
 	if len(args) == 0 {
 		args = []string{SeedEra}
 	}
-	// The seed-era prices are computed only when a profile needs them
-	// (seed003's fit takes seconds).
-	seedPrices := func() (sim.CostParams, string, error) { return seedEraPrices(sc.Name) }
 	var out []profile
 	seen := map[string]bool{}
 	for _, a := range args {
-		pr, err := resolveProfile(a, seedPrices)
+		pr, err := resolveProfile(a, sc.seedPrices)
 		if err != nil {
 			return nil, err
 		}
@@ -401,18 +413,4 @@ func resolveProfiles(sc Scenario, args []string) ([]profile, error) {
 		out = append(out, pr)
 	}
 	return out, nil
-}
-
-// seedEraPrices are the prices fitted to the scenario's seed.
-func seedEraPrices(scenario string) (sim.CostParams, string, error) {
-	switch scenario {
-	case "seed001":
-		return Seed001MachinePrices, "issue-6 fit of seed 001 to this machine's kernel", nil
-	case "seed003":
-		p, err := seed003Prices()
-		return p, "seed 000 fit + seed 003 fit (FitSeed003)", err
-	default:
-		p, err := sim.FitSeed000(sim.Seed000DefaultFit)
-		return p, "seed 000 fit (FitSeed000)", err
-	}
 }
