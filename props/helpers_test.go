@@ -2,7 +2,6 @@ package props
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,10 +18,7 @@ func requireKernel(t *testing.T) {
 	t.Helper()
 	tg, err := kernel.New(kernel.Options{})
 	if err != nil {
-		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-			t.Fatalf("kernel suite required but unavailable: %v", err)
-		}
-		t.Skipf("kernel suite skipped: %v", err)
+		testseed.KernelMissing(t, err)
 	}
 	tg.Close()
 }
@@ -46,15 +42,7 @@ func report(t *testing.T, props *gopter.Properties) {
 // unset; the test fails when it is not a number >= least.
 func envInt(t *testing.T, name string, def, least int) int {
 	t.Helper()
-	s := os.Getenv(name)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < least {
-		t.Fatalf("%s: want a number >= %d, not %q", name, least, s)
-	}
-	return v
+	return testseed.EnvInt(t, name, def, least)
 }
 
 // runBatch runs one on every script of a gopter case's batch, each in its

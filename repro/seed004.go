@@ -9,10 +9,11 @@ package repro
 // The benchmark as posted never resets sum between its two loops: the
 // second figure is the netnsid mean plus the setns loop's mean, so the
 // setns loop itself took 162 - 81 = 81 us (within the floors' rounding),
-// the same as netnsid. The model reproduces both printed figures only with
-// a setns of about a microsecond; read as the thread read it (162 the
-// setns mean), setns would cost ~80 us a call, 25 times what it costs on
-// this machine.
+// the same as netnsid. The model reproduces both printed figures with a
+// setns of a few microseconds (this machine's price scaled to the seed's
+// era); read as the thread read it (162 the setns mean), setns would cost
+// ~85 us a call, tens of times what it costs on this machine (row 3's note
+// gives the figures).
 //
 // The model (sim.Seed004World) counts each read's steps (setns, socket,
 // dump requests and rounds, link and address fills, target lookups, the
@@ -60,7 +61,7 @@ func init() {
 var Seed004Machine = sim.CostParams{SetnsNs: 2011, NlSocketNs: 8401, DumpRequestNs: 0, DumpChunkNs: 3144,
 	LinkFillNs: 3645, AddrFillNs: 348, PeerLookupNs: 519, NsidWalkNs: 17}
 
-// seed004Shape is the seed's container for the kernel: lo and a veth with
+// seed004KernelShape is the seed's container for the kernel: lo and a veth with
 // five IPv4 addresses (the seed's had two IPv4 and three IPv6).
 var seed004KernelShape = kmeasure.Seed004Config{Containers: 1, Devices: 0, Addrs: 5, Veth: true}
 
@@ -177,19 +178,17 @@ func seed004Kernel(ctx context.Context, o Options, t *Table) error {
 		}
 		sizes = append(sizes, c)
 	}
-	for _, g := range kmeasure.Seed004FitGrid {
-		c, err := kmeasure.ParseSeed004Size(g)
-		if err != nil {
-			return err
+	for _, grid := range []struct {
+		sizes []string
+		fit   bool
+	}{{kmeasure.Seed004FitGrid, true}, {kmeasure.Seed004PredictGrid, false}} {
+		for _, g := range grid.sizes {
+			c, err := kmeasure.ParseSeed004Size(g)
+			if err != nil {
+				return err
+			}
+			add(c, grid.fit)
 		}
-		add(c, true)
-	}
-	for _, g := range kmeasure.Seed004PredictGrid {
-		c, err := kmeasure.ParseSeed004Size(g)
-		if err != nil {
-			return err
-		}
-		add(c, false)
 	}
 	add(seed004KernelShape, false)
 	manyShape := kmeasure.Seed004Config{Containers: 1000, Devices: 0, Addrs: 5, Veth: true}
@@ -235,11 +234,11 @@ func seed004Kernel(ctx context.Context, o Options, t *Table) error {
 	seed := seed004KernelShape
 	seed.Containers = min(seed.Containers, maxK)
 	size := fmt.Sprintf("%s (lo + veth, 5 IPv4), %d x %d reads", seed, repeats, reads)
-	cell := func(meas, mod float64, text string) (*Kernel, error) {
+	cell := func(meas, mod float64, text string) *Kernel {
 		k := &Kernel{Size: size, Runs: repeats, Profile: name, Text: text}
 		k.Measured, k.Model = &meas, &mod
 		k.SetError()
-		return k, nil
+		return k
 	}
 	mn, err := model(seed, kmeasure.Seed004NetnsidSocket)
 	if err != nil {
@@ -250,15 +249,9 @@ func seed004Kernel(ctx context.Context, o Options, t *Table) error {
 		return err
 	}
 	kn, ks := measured(seed, kmeasure.Seed004NetnsidSocket), measured(seed, kmeasure.Seed004SetnsSeedClock)
-	if t.Rows[0].Kernel, err = cell(kn, mn, "netnsid+socket"); err != nil {
-		return err
-	}
-	if t.Rows[1].Kernel, err = cell(kn+ks, mn+ms1, "what the benchmark would print here: netnsid + setns loop"); err != nil {
-		return err
-	}
-	if t.Rows[2].Kernel, err = cell(ks, ms1, "setns loop, the seed's clock (setns back not timed)"); err != nil {
-		return err
-	}
+	t.Rows[0].Kernel = cell(kn, mn, "netnsid+socket")
+	t.Rows[1].Kernel = cell(kn+ks, mn+ms1, "what the benchmark would print here: netnsid + setns loop")
+	t.Rows[2].Kernel = cell(ks, ms1, "setns loop, the seed's clock (setns back not timed)")
 	t.Rows[3].Kernel = &Kernel{Size: size, Runs: repeats, Profile: name,
 		Text: fmt.Sprintf("measured setns loop / netnsid = %.2f (model %.2f)", ks/kn, ms1/mn)}
 	many := manyShape

@@ -2,7 +2,6 @@ package repro
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,12 +33,7 @@ func TestSeed004Table(t *testing.T) {
 // namespaces) and checks that every row has its kernel cell, measured.
 // Needs root; RTNLSIM_REQUIRE_KERNEL=1 makes its absence a failure.
 func TestSeed004KernelColumn(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-			t.Fatal("RTNLSIM_REQUIRE_KERNEL=1 but not root: cannot make network namespaces")
-		}
-		t.Skip("kernel column skipped: needs root")
-	}
+	kernelOK(t)
 	tb, err := Run(context.Background(), "004", Options{Kernel: true,
 		KernelSizes: map[string]int{"004/containers": 3, "004/reads": 5, "004/repeats": 2}})
 	require.NoError(t, err)

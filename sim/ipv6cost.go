@@ -54,12 +54,13 @@ import (
 // ::1 and the fe80/ff00 keys part at the table's root, which is not
 // counted), plus the fe80::/64 node of main: with U such devices, 2U+3
 // nodes and 3U+1 routes with lo up (6.18 agrees for U = 1, 2, 3, 10, 100,
-// 1000), 2U+2 and 3U with lo down (U = 1, 2, 10). Not modelled:
-// net.ipv6 sysctls (disable_ipv6, keep_addr_on_down, addr_gen_mode: the sim
-// refuses net.ipv6 keys), user IPv6 addresses and routes (refused),
-// IFF_NO_ADDRCONF slaves, L3 masters; walks are priced per entry whether
-// it is a node, a route or an address (the three cost about the same per
-// entry in the perf profile: a pointer chase and a test).
+// 1000), 2U+2 and 3U with lo down (U = 1, 2, 10). Of the net.ipv6 sysctls
+// only disable_ipv6 is followed (sysctlIPv6). Not modelled: the others
+// (keep_addr_on_down, addr_gen_mode, ...: ENOENT), user IPv6 addresses and
+// routes (refused), IFF_NO_ADDRCONF slaves, L3 masters; walks are priced
+// per entry whether it is a node, a route or an address (the three cost
+// about the same per entry in the perf profile: a pointer chase and a
+// test).
 
 // IPv6MinMTU is IPV6_MIN_MTU: below it a device has no inet6_dev.
 const IPv6MinMTU = 1280
@@ -165,6 +166,23 @@ func (e *ipv6Est) cleanAll() { e.entries(e.nodes() + e.routes()) }
 // flushTrees is fib6_flush_trees (rt_genid_bump_ipv6): every node.
 func (e *ipv6Est) flushTrees() { e.entries(e.nodes()) }
 
+// ifDownWalks are the walks addrconf_ifdown makes for any device:
+// fib6_clean_all with the device's routes still in, then the address hash
+// (inet6_addr_lst; not a FIB walk, so never StepIPv6WalkFar).
+func (e *ipv6Est) ifDownWalks() {
+	e.cleanAll()
+	e.walk += e.addrs()
+}
+
+// dropLLA is addrconf_ifdown removing a device's link-local address and
+// three routes (RTM_DELROUTE x3, RTM_DELNEIGH of ff02::2; its RTM_DELADDR
+// is the caller's to count), then fib6_flush_trees for the address.
+func (e *ipv6Est) dropLLA() {
+	e.ready--
+	e.notes += 4
+	e.flushTrees()
+}
+
 // v6LinkReady is addrconf_link_ready plus what gives a device its
 // link-local address: an inet6_dev (mtu), an ethernet-like type.
 func (n *Netns) v6LinkReady(d *Device) bool {
@@ -225,8 +243,7 @@ func (n *Netns) v6Change(d *Device) {
 // fib6_flush_trees per address deleted.
 func (n *Netns) v6IfDown(d *Device, addrNote bool) {
 	e := &n.v6
-	e.cleanAll()
-	e.walk += e.addrs()
+	e.ifDownWalks()
 	if d == n.lo {
 		if e.loUp {
 			e.loUp = false
@@ -238,12 +255,10 @@ func (n *Netns) v6IfDown(d *Device, addrNote bool) {
 		return
 	}
 	d.v6 = false
-	e.ready--
-	e.notes += 4
+	e.dropLLA()
 	if addrNote {
 		e.notes++
 	}
-	e.flushTrees()
 }
 
 // v6Down is addrconf_notify's NETDEV_DOWN.
@@ -346,17 +361,13 @@ func BatchIPv6Work(devs []UnregDev, rest int) (walk, far, notes int64) {
 		if !d.Up {
 			continue
 		}
-		e.cleanAll()
-		e.walk += e.addrs()
+		e.ifDownWalks()
 		if d.IPv6LLA {
-			e.ready--
-			e.notes += 4
-			e.flushTrees()
+			e.dropLLA()
 		}
 	}
 	for range devs {
-		e.cleanAll()
-		e.walk += e.addrs()
+		e.ifDownWalks()
 		e.notes += 2
 	}
 	return e.walk, e.far, e.notes

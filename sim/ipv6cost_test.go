@@ -3,15 +3,14 @@ package sim
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -284,54 +283,21 @@ func requireKernelTarget(t *testing.T) *kernel.Target {
 	t.Helper()
 	tg, err := kernel.New(kernel.Options{})
 	if err != nil {
-		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-			t.Fatalf("kernel target required but unavailable: %v", err)
-		}
-		t.Skipf("kernel target unavailable: %v", err)
+		testseed.KernelMissing(t, err)
 	}
 	t.Cleanup(func() { tg.Close() })
 	return tg
 }
 
-// readInNetns reads a /proc/thread-self file from inside the namespace at
-// path (a thread of its own, switched back before it is released).
+// readInNetns reads a /proc/self file (e.g. "net/rt6_stats") from inside
+// the namespace at path: a child process entered into it (nsenter), so no
+// thread of this process changes namespace.
 func readInNetns(path, rel string) (string, error) {
-	type res struct {
-		s   string
-		err error
+	out, err := exec.Command("nsenter", "--net="+path, "cat", "/proc/self/"+rel).Output()
+	if err != nil {
+		return "", fmt.Errorf("nsenter --net=%s cat /proc/self/%s: %w", path, rel, err)
 	}
-	c := make(chan res, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			runtime.UnlockOSThread()
-			c <- res{err: err}
-			return
-		}
-		defer unix.Close(orig)
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			runtime.UnlockOSThread()
-			c <- res{err: err}
-			return
-		}
-		defer unix.Close(fd)
-		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-			runtime.UnlockOSThread()
-			c <- res{err: err}
-			return
-		}
-		b, rerr := os.ReadFile("/proc/thread-self/" + rel)
-		if err := unix.Setns(orig, unix.CLONE_NEWNET); err != nil {
-			c <- res{err: err} // stays locked: the thread dies with us
-			return
-		}
-		runtime.UnlockOSThread()
-		c <- res{string(b), rerr}
-	}()
-	r := <-c
-	return r.s, r.err
+	return string(out), nil
 }
 
 // The estimate against the kernel: after the same script, the model's

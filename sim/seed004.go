@@ -62,10 +62,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Seed004Method is how a namespace is read.
@@ -186,14 +186,21 @@ type Seed004World struct {
 	shared bool
 }
 
+// Limits of a shape, in the model and in internal/kmeasure: device j's
+// address i is 10.j.(i/250).(i%250+1)/16 in both.
+const (
+	Seed004MaxDevices = 200
+	Seed004MaxAddrs   = 250 * 256
+)
+
 // NewSeed004World builds the shape: each container's devices and
 // addresses through the model's own requests, then the ids.
 func NewSeed004World(s Seed004Shape) (*Seed004World, error) {
 	if s.Containers < 1 || s.Devices < 0 || s.Addrs < 0 || s.ExtraAddrs < 0 {
 		return nil, errors.New("seed 004: need at least one container and no negative counts")
 	}
-	if s.Devices > 200 || s.Addrs > 250*256 {
-		return nil, errors.New("seed 004: at most 200 devices and 64000 addresses per device")
+	if s.Devices > Seed004MaxDevices || s.Addrs > Seed004MaxAddrs {
+		return nil, fmt.Errorf("seed 004: at most %d devices and %d addresses per device", Seed004MaxDevices, Seed004MaxAddrs)
 	}
 	w := &Seed004World{Shape: s, Host: New(Options{}), HostIDs: NewPeerIDs()}
 	var b strings.Builder
@@ -253,7 +260,7 @@ func seed004ChunkRounds(sizes []int, first, next int) (rounds int, retried []int
 	return rounds, retried
 }
 
-// Read reads container k by method m (c.Shape is the world's), counting
+// Read reads container k by c.Method (c.Shape is the world's), counting
 // the steps, and updates the netns_ids tables as the kernel would.
 func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 	var rd Seed004Read
@@ -263,15 +270,13 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 	tgt := w.Containers[k].Netns()
 	byID := c.Method != Seed004Setns
 	readerIDs := w.CtrIDs[k] // after setns, the reader is the container
+	extra := 0               // bytes each message carries for the target id
 	if byID {
 		readerIDs = w.HostIDs
 		// rtnl_get_net_ns_capable: an id the host does not know is EINVAL.
 		if w.HostIDs.Lookup(int32(k)) != tgt {
 			return rd, fmt.Errorf("seed 004: target netnsid %d: %w", k, unix.EINVAL)
 		}
-	}
-	extra := 0
-	if byID {
 		extra = seed004NetnsidAttr
 	}
 	fresh := c.Method != Seed004Netnsid || !w.shared
@@ -279,9 +284,7 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 	if fresh {
 		first = seed004GoodSize
 	}
-	var walk int
 	var linkSizes, addrSizes []int
-	// walk counts netns_ids entries visited; see vethWalk.
 	devs := tgt.Devices()
 	for _, d := range devs {
 		sz, ok := Seed004LinkBytes[d.Kind]
@@ -297,6 +300,7 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 		veth = len(linkSizes)
 		linkSizes = append(linkSizes, Seed004LinkBytes["veth"]+extra)
 	}
+	walk := 0 // netns_ids entries visited by peernet2id_alloc
 	vethWalk := func() {
 		_, v := readerIDs.Alloc(w.Host.Netns())
 		walk += v
@@ -327,7 +331,6 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 	for _, s := range addrSizes {
 		rd.AddrBytes += s
 	}
-	var locked, unlocked CostWork
 	requests, linkData := 1, 0
 	if !c.AddrsOnly {
 		requests = 2
@@ -339,7 +342,7 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 		// a whole fill, and a retried veth walks the ids twice (the
 		// failure comes after IFLA_LINK_NETNSID, in IFLA_AF_SPEC, for the
 		// sizes measured: an approximation).
-		locked.AddLocked(StepLinkFill, int64(len(linkSizes)+len(retried)))
+		rd.Work.AddLocked(StepLinkFill, int64(len(linkSizes)+len(retried)))
 		if veth >= 0 {
 			vethWalk()
 			for _, i := range retried {
@@ -348,16 +351,16 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 				}
 			}
 		}
-		locked.AddLocked(StepNsidWalk, int64(walk))
+		rd.Work.AddLocked(StepNsidWalk, int64(walk))
 	}
 	addrData, addrRetried := seed004ChunkRounds(addrSizes, first, seed004RecvBuf)
 	rd.AddrRounds = addrData + 1
-	locked.AddLocked(StepAddrFill, int64(len(addrSizes)+len(addrRetried)))
-	locked.AddLocked(StepDumpChunk, int64(rd.LinkRounds+rd.AddrRounds))
+	rd.Work.AddLocked(StepAddrFill, int64(len(addrSizes)+len(addrRetried)))
+	rd.Work.AddLocked(StepDumpChunk, int64(rd.LinkRounds+rd.AddrRounds))
 	if byID {
 		// One lookup per dumpit call: each link round with data, each
 		// address round with data (inet) and inet6 once at the end.
-		locked.AddLocked(StepPeerLookup, int64(linkData+addrData+1))
+		rd.Work.AddLocked(StepPeerLookup, int64(linkData+addrData+1))
 	}
 	switch c.Method {
 	case Seed004Setns:
@@ -365,15 +368,14 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 		if c.OneSetns {
 			n = 1
 		}
-		unlocked.AddUnlocked(StepSetns, n)
-		unlocked.AddUnlocked(StepNlSocket, 1)
+		rd.Work.AddUnlocked(StepSetns, n)
+		rd.Work.AddUnlocked(StepNlSocket, 1)
 	case Seed004NetnsidSocket:
-		unlocked.AddUnlocked(StepNlSocket, 1)
+		rd.Work.AddUnlocked(StepNlSocket, 1)
 	case Seed004Netnsid:
 		w.shared = true
 	}
-	unlocked.AddUnlocked(StepDumpRequest, int64(requests))
-	rd.Work = CostWork{Locked: locked.Locked, Unlocked: unlocked.Unlocked}
+	rd.Work.AddUnlocked(StepDumpRequest, int64(requests))
 	return rd, nil
 }
 
@@ -477,7 +479,7 @@ func FitSeed004(base CostParams, rows []Seed004Measured, cache Seed004Cache) (Co
 		}
 		rest := r.Ns
 		for s, n := range cn.Steps {
-			if !seed004Fitted(s) {
+			if !slices.Contains(Seed004Params, s) {
 				rest -= n * float64(base.Cost(s))
 			}
 		}
@@ -488,48 +490,17 @@ func FitSeed004(base CostParams, rows []Seed004Measured, cache Seed004Cache) (Co
 			x[i] = append(x[i], cn.Steps[s]/rest)
 		}
 	}
-	best := seed004NNLS(x)
+	best := NonNegLeastSquares(x, nil)
 	if best == nil {
 		return base, errors.New("fit seed 004: no non-negative solution")
 	}
 	out := base
 	for j, s := range Seed004Params {
-		seed004SetCost(&out, s, int64(math.Round(best[j])))
-	}
-	return out, nil
-}
-
-func seed004Fitted(s CostStep) bool {
-	for _, p := range Seed004Params {
-		if p == s {
-			return true
+		if err := SetCost(&out, s, int64(math.Round(best[j]))); err != nil {
+			return base, err
 		}
 	}
-	return false
-}
-
-// seed004SetCost sets the price of one of the seed 004 steps.
-func seed004SetCost(p *CostParams, s CostStep, v int64) {
-	switch s {
-	case StepSetns:
-		p.SetnsNs = v
-	case StepNlSocket:
-		p.NlSocketNs = v
-	case StepDumpRequest:
-		p.DumpRequestNs = v
-	case StepDumpChunk:
-		p.DumpChunkNs = v
-	case StepLinkFill:
-		p.LinkFillNs = v
-	case StepAddrFill:
-		p.AddrFillNs = v
-	case StepPeerLookup:
-		p.PeerLookupNs = v
-	case StepNsidWalk:
-		p.NsidWalkNs = v
-	default:
-		panic(fmt.Sprintf("sim: setCost of %s", s))
-	}
+	return out, nil
 }
 
 // The seed's benchmark (seed file, Christian Brauner, 1 Sep 2018): a
@@ -558,6 +529,15 @@ var (
 	Seed004SeedSetns   = Seed004Case{Shape: Seed004SeedShape, Method: Seed004Setns, OneSetns: true}
 )
 
+// seed004SeedCounts are the model's counts of the benchmark's two loops.
+func seed004SeedCounts() (netnsid, setns Seed004Counts, err error) {
+	if netnsid, err = Seed004Run(Seed004SeedNetnsid); err != nil {
+		return netnsid, setns, err
+	}
+	setns, err = Seed004Run(Seed004SeedSetns)
+	return netnsid, setns, err
+}
+
 // Seed004SeedEra is a seed-era profile: this machine's prices scaled by
 // one factor (fitted to the netnsid figure), and the setns price fitted to
 // the second figure as the benchmark computed it.
@@ -578,12 +558,7 @@ type Seed004SeedEra struct {
 // (the benchmark's sum is not reset). The floors are taken at their
 // midpoints (81.5, 162.5).
 func FitSeed004SeedEra(machine CostParams, asPrinted bool) (Seed004SeedEra, error) {
-	cache := Seed004Cache{}
-	nn, err := cache.Counts(Seed004SeedNetnsid)
-	if err != nil {
-		return Seed004SeedEra{}, err
-	}
-	sn, err := cache.Counts(Seed004SeedSetns)
+	nn, sn, err := seed004SeedCounts()
 	if err != nil {
 		return Seed004SeedEra{}, err
 	}
@@ -600,7 +575,9 @@ func FitSeed004SeedEra(machine CostParams, asPrinted bool) (Seed004SeedEra, erro
 	era := Seed004SeedEra{Scale: s, SetnsPathUs: path / 1e3, Printed: asPrinted}
 	p := machine
 	for _, st := range Seed004Params {
-		seed004SetCost(&p, st, int64(math.Round(float64(machine.Cost(st))*s)))
+		if err := SetCost(&p, st, int64(math.Round(float64(machine.Cost(st))*s))); err != nil {
+			return Seed004SeedEra{}, err
+		}
 	}
 	noSetns := p
 	noSetns.SetnsNs = 0
@@ -619,12 +596,7 @@ func FitSeed004SeedEra(machine CostParams, asPrinted bool) (Seed004SeedEra, erro
 // printed for setns (the netnsid mean plus the setns loop's mean with the
 // unreset sum; the setns loop's own mean when era.Printed).
 func Seed004SeedFigures(era Seed004SeedEra) (netnsidUs, setnsPrintedUs, setnsPathUs float64, err error) {
-	cache := Seed004Cache{}
-	nn, err := cache.Counts(Seed004SeedNetnsid)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	sn, err := cache.Counts(Seed004SeedSetns)
+	nn, sn, err := seed004SeedCounts()
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -635,57 +607,4 @@ func Seed004SeedFigures(era Seed004SeedEra) (netnsidUs, setnsPrintedUs, setnsPat
 		setnsPrintedUs = setnsPathUs
 	}
 	return netnsidUs, setnsPrintedUs, setnsPathUs, nil
-}
-
-// seed004NNLS solves x·p ≈ 1 by least squares over every subset of the
-// columns (the others held at 0), keeping the best solution with no
-// negative price; nil when there is none.
-func seed004NNLS(x [][]float64) []float64 {
-	k := len(x[0])
-	var best []float64
-	bestErr := math.Inf(1)
-	for mask := 1; mask < 1<<k; mask++ {
-		var cols []int
-		for j := 0; j < k; j++ {
-			if mask&(1<<j) != 0 {
-				cols = append(cols, j)
-			}
-		}
-		if len(cols) > len(x) {
-			continue
-		}
-		a := mat.NewDense(len(x), len(cols), nil)
-		y := mat.NewVecDense(len(x), nil)
-		for i := range x {
-			for c, j := range cols {
-				a.Set(i, c, x[i][j])
-			}
-			y.SetVec(i, 1)
-		}
-		var sol mat.VecDense
-		if err := sol.SolveVec(a, y); err != nil {
-			continue
-		}
-		p := make([]float64, k)
-		ok := true
-		for c, j := range cols {
-			p[j] = sol.AtVec(c)
-			ok = ok && p[j] >= 0 && !math.IsNaN(p[j])
-		}
-		if !ok {
-			continue
-		}
-		sq := 0.0
-		for i := range x {
-			pred := 0.0
-			for j := range p {
-				pred += x[i][j] * p[j]
-			}
-			sq += (pred - 1) * (pred - 1)
-		}
-		if sq < bestErr {
-			best, bestErr = p, sq
-		}
-	}
-	return best
 }

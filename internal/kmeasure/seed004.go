@@ -30,7 +30,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -68,16 +67,27 @@ var Seed004Methods = []Seed004Method{Seed004Setns, Seed004NetnsidSocket, Seed004
 
 func (m Seed004Method) String() string {
 	switch m {
-	case Seed004Setns:
-		return "setns"
-	case Seed004NetnsidSocket:
-		return "netnsid+socket"
-	case Seed004Netnsid:
-		return "netnsid"
+	case Seed004Setns, Seed004NetnsidSocket, Seed004Netnsid:
+		sm, _ := m.simMethod()
+		return sm.String()
 	case Seed004SetnsSeedClock:
 		return "setns (seed's clock)"
 	}
 	return fmt.Sprintf("Seed004Method(%d)", int(m))
+}
+
+// simMethod is the model's method for m, and whether the model times the
+// setns into the container alone (the seed's clock).
+func (m Seed004Method) simMethod() (method sim.Seed004Method, oneSetns bool) {
+	switch m {
+	case Seed004SetnsSeedClock:
+		return sim.Seed004Setns, true
+	case Seed004NetnsidSocket:
+		return sim.Seed004NetnsidSocket, false
+	case Seed004Netnsid:
+		return sim.Seed004Netnsid, false
+	}
+	return sim.Seed004Setns, false
 }
 
 // Seed004Config is one kernel setup and its reads.
@@ -92,12 +102,11 @@ type Seed004Config struct {
 	Progress func(msg string)
 }
 
-func (c Seed004Config) String() string {
-	s := fmt.Sprintf("K=%d D=%d A=%d", c.Containers, c.Devices, c.Addrs)
-	if c.Veth {
-		s += " +veth"
-	}
-	return s
+func (c Seed004Config) String() string { return c.shape().String() }
+
+// shape is the model's scenario for c.
+func (c Seed004Config) shape() sim.Seed004Shape {
+	return sim.Seed004Shape{Containers: c.Containers, Devices: c.Devices, Addrs: c.Addrs, Veth: c.Veth}
 }
 
 // Seed004Read is what one read saw.
@@ -154,10 +163,10 @@ func (c Seed004Config) validate() error {
 		return errors.New("kmeasure seed 004: need at least one container")
 	case c.Devices < 0 || c.Addrs < 0:
 		return errors.New("kmeasure seed 004: negative devices or addresses")
-	case c.Devices > 200:
-		return errors.New("kmeasure seed 004: at most 200 devices per container")
-	case c.Addrs > 250*256:
-		return errors.New("kmeasure seed 004: at most 64000 addresses per device")
+	case c.Devices > sim.Seed004MaxDevices:
+		return fmt.Errorf("kmeasure seed 004: at most %d devices per container", sim.Seed004MaxDevices)
+	case c.Addrs > sim.Seed004MaxAddrs:
+		return fmt.Errorf("kmeasure seed 004: at most %d addresses per device", sim.Seed004MaxAddrs)
 	case c.Reads < 1 || c.Repeats < 1:
 		return errors.New("kmeasure seed 004: reads and repeats must be at least 1")
 	}
@@ -170,28 +179,27 @@ func MeasureSeed004(ctx context.Context, c Seed004Config) (Seed004Measurement, e
 	if err := c.validate(); err != nil {
 		return Seed004Measurement{}, err
 	}
-	type out struct {
-		m   Seed004Measurement
-		err error
-	}
-	ch := make(chan out, 1)
-	go func() {
-		runtime.LockOSThread()
-		m, err, back := seed004OnThread(ctx, c)
-		if back {
-			runtime.UnlockOSThread()
-		} // else: the thread is in a namespace of ours; it dies with this goroutine.
-		ch <- out{m, err}
-	}()
-	o := <-ch
-	return o.m, o.err
+	m := Seed004Measurement{Config: c}
+	err := seed004OnThread(func(w *seed004World) error {
+		t0 := time.Now()
+		if err := seed004Setup(ctx, c, w); err != nil {
+			return err
+		}
+		m.SetupTime = time.Since(t0)
+		var err error
+		if m.Results, err = seed004Time(ctx, c, w); err != nil {
+			return err
+		}
+		m.HostIDs, err = seed004CountNsids()
+		return err
+	})
+	return m, err
 }
 
 // seed004World is the namespaces of one measurement.
 type seed004World struct {
 	orig, host int   // namespace fds
 	ctr        []int // container namespace fds; netnsid i in the host
-	hostPid    uint32
 }
 
 func (w *seed004World) close() {
@@ -203,14 +211,31 @@ func (w *seed004World) close() {
 	}
 }
 
-// seed004OnThread runs on a locked thread; back reports whether the
-// thread is in its original namespace again.
-func seed004OnThread(ctx context.Context, c Seed004Config) (m Seed004Measurement, err error, back bool) {
-	m.Config = c
+// seed004OnThread runs f on a goroutine locked to its OS thread, with a
+// world whose orig is the thread's namespace: f may move the thread into
+// namespaces it makes (never into another). Afterwards the thread goes
+// back to orig, and is unlocked only once it is checked to be there; a
+// thread that cannot go back stays locked, so the runtime ends it with its
+// goroutine instead of running other goroutines in a namespace of ours.
+func seed004OnThread(f func(w *seed004World) error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		back, err := seed004InWorld(f)
+		if back {
+			runtime.UnlockOSThread()
+		}
+		errc <- err
+	}()
+	return <-errc
+}
+
+// seed004InWorld is seed004OnThread's body on the locked thread; back
+// reports whether the thread is in its original namespace again.
+func seed004InWorld(f func(w *seed004World) error) (back bool, err error) {
 	w := &seed004World{orig: -1, host: -1}
-	w.orig, err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return m, fmt.Errorf("kmeasure seed 004: own namespace: %w", err), true
+	if w.orig, err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+		return true, fmt.Errorf("kmeasure seed 004: own namespace: %w", err)
 	}
 	defer unix.Close(w.orig)
 	defer w.close()
@@ -220,18 +245,11 @@ func seed004OnThread(ctx context.Context, c Seed004Config) (m Seed004Measurement
 			back = false
 			return
 		}
-		back = seed004SameNetns(w.orig)
+		if back = seed004SameNetns(w.orig); !back {
+			err = errors.Join(err, errors.New("kmeasure seed 004: after setns back the thread is not in its original namespace"))
+		}
 	}()
-	t0 := time.Now()
-	if err = seed004Setup(ctx, c, w); err != nil {
-		return m, err, false
-	}
-	m.SetupTime = time.Since(t0)
-	if m.Results, err = seed004Time(ctx, c, w); err != nil {
-		return m, err, false
-	}
-	m.HostIDs, err = seed004CountNsids()
-	return m, err, false
+	return false, f(w)
 }
 
 // seed004CountNsids dumps the current namespace's netns ids.
@@ -251,7 +269,7 @@ func seed004CountNsids() (int, error) {
 	return n, nil
 }
 
-// sameNetns reports whether the thread is in the namespace fd names.
+// seed004SameNetns reports whether the thread is in the namespace fd names.
 func seed004SameNetns(fd int) bool {
 	var a, b unix.Stat_t
 	if unix.Fstat(fd, &a) != nil || unix.Stat("/proc/thread-self/ns/net", &b) != nil {
@@ -338,14 +356,8 @@ func seed004FillContainer(c Seed004Config, w *seed004World, k int) error {
 		if err := s.do(b); err != nil {
 			return fmt.Errorf("ifb d%d: %w", j, err)
 		}
-		for i := 0; i < c.Addrs; i++ {
-			a := []byte{10, byte(j), byte(i / 250), byte(i%250 + 1)}
-			b := seed004Msg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
-				seed004Ifaddrmsg(unix.AF_INET, 16, uint32(ifindex)),
-				seed004Attr(unix.IFA_LOCAL, a), seed004Attr(unix.IFA_ADDRESS, a))
-			if err := s.do(b); err != nil {
-				return fmt.Errorf("address %d on d%d: %w", i, j, err)
-			}
+		if err := s.addAddrs(c.Addrs, j, ifindex); err != nil {
+			return fmt.Errorf("on d%d: %w", j, err)
 		}
 	}
 	if c.Veth {
@@ -362,15 +374,24 @@ func seed004FillContainer(c Seed004Config, w *seed004World, k int) error {
 		if c.Devices == 0 {
 			// No ifb: the addresses go on eth0, as in a container whose
 			// only device is its veth.
-			for i := 0; i < c.Addrs; i++ {
-				a := []byte{10, 0, byte(i / 250), byte(i%250 + 1)}
-				b := seed004Msg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
-					seed004Ifaddrmsg(unix.AF_INET, 16, 2),
-					seed004Attr(unix.IFA_LOCAL, a), seed004Attr(unix.IFA_ADDRESS, a))
-				if err := s.do(b); err != nil {
-					return fmt.Errorf("address %d on eth0: %w", i, err)
-				}
+			if err := s.addAddrs(c.Addrs, 0, 2); err != nil {
+				return fmt.Errorf("on eth0: %w", err)
 			}
+		}
+	}
+	return nil
+}
+
+// addAddrs adds n IPv4 addresses to device ifindex, numbered as the model
+// numbers device j's (sim.Seed004MaxAddrs): 10.j.(i/250).(i%250+1)/16.
+func (s *seed004Sock) addAddrs(n, j int, ifindex int32) error {
+	for i := 0; i < n; i++ {
+		a := []byte{10, byte(j), byte(i / 250), byte(i%250 + 1)}
+		b := seed004Msg(unix.RTM_NEWADDR, unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL,
+			seed004Ifaddrmsg(unix.AF_INET, 16, uint32(ifindex)),
+			seed004Attr(unix.IFA_LOCAL, a), seed004Attr(unix.IFA_ADDRESS, a))
+		if err := s.do(b); err != nil {
+			return fmt.Errorf("address %d: %w", i, err)
 		}
 	}
 	return nil
@@ -412,28 +433,20 @@ func seed004Time(ctx context.Context, c Seed004Config, w *seed004World) ([]Seed0
 			}
 			runtime.GC() // not during the timed loop, if it can be helped
 			var first Seed004Read
-			var clocked time.Duration // Seed004SetnsSeedClock's sum
+			var clocked time.Duration // setns into the container and getifaddrs: the seed's clock
 			start := time.Now()
 			for r := 0; r < c.Reads; r++ {
 				k := r % len(w.ctr)
 				var rd Seed004Read
 				var err error
 				switch m {
-				case Seed004SetnsSeedClock:
+				case Seed004Setns, Seed004SetnsSeedClock:
 					t1 := time.Now()
 					if err = unix.Setns(w.ctr[k], unix.CLONE_NEWNET); err != nil {
 						return nil, fmt.Errorf("setns into container %d: %w", k, err)
 					}
 					rd, err = seed004Getifaddrs(buf, -1)
 					clocked += time.Since(t1)
-					if e := unix.Setns(w.host, unix.CLONE_NEWNET); e != nil {
-						return nil, fmt.Errorf("setns back to the host: %w", e)
-					}
-				case Seed004Setns:
-					if err = unix.Setns(w.ctr[k], unix.CLONE_NEWNET); err != nil {
-						return nil, fmt.Errorf("setns into container %d: %w", k, err)
-					}
-					rd, err = seed004Getifaddrs(buf, -1)
 					if e := unix.Setns(w.host, unix.CLONE_NEWNET); e != nil {
 						return nil, fmt.Errorf("setns back to the host: %w", e)
 					}
@@ -514,7 +527,13 @@ func seed004Dial(strict bool) (*seed004Sock, error) {
 // seed004Getifaddrs is one getifaddrs: a socket of its own in the current
 // namespace, the two dumps (with the target netnsid when nsid >= 0), close.
 func seed004Getifaddrs(buf []byte, nsid int32) (Seed004Read, error) {
-	s, err := seed004Dial(nsid >= 0)
+	return seed004ReadOnce(buf, nsid, nsid >= 0)
+}
+
+// seed004ReadOnce is seed004Getifaddrs with the socket's
+// NETLINK_GET_STRICT_CHK chosen apart from the target.
+func seed004ReadOnce(buf []byte, nsid int32, strict bool) (Seed004Read, error) {
+	s, err := seed004Dial(strict)
 	if err != nil {
 		return Seed004Read{}, err
 	}
@@ -550,13 +569,19 @@ func (s *seed004Sock) read(nsid int32) (Seed004Read, error) {
 	return rd, nil
 }
 
+// send numbers req with the socket's next sequence number and sends it to
+// the kernel.
+func (s *seed004Sock) send(req []byte) error {
+	s.seq++
+	binary.NativeEndian.PutUint32(req[8:], s.seq)
+	return unix.Sendto(s.fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK})
+}
+
 // dump sends one dump request and reads it to NLMSG_DONE as glibc's
 // __netlink_request does, counting messages of type want and noting the
 // sizes of the first len(sizes) of them.
 func (s *seed004Sock) dump(req []byte, want uint16, n *int, sizes []int) (recvs, bytes int, err error) {
-	s.seq++
-	binary.NativeEndian.PutUint32(req[8:], s.seq)
-	if err := unix.Sendto(s.fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+	if err := s.send(req); err != nil {
 		return 0, 0, err
 	}
 	for {
@@ -613,9 +638,7 @@ func (s *seed004Sock) dump(req []byte, want uint16, n *int, sizes []int) (recvs,
 
 // do sends a request with NLM_F_ACK and waits for its acknowledgement.
 func (s *seed004Sock) do(req []byte) error {
-	s.seq++
-	binary.NativeEndian.PutUint32(req[8:], s.seq)
-	if err := unix.Sendto(s.fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+	if err := s.send(req); err != nil {
 		return err
 	}
 	buf := make([]byte, 8192)
@@ -641,7 +664,7 @@ func (s *seed004Sock) do(req []byte) error {
 				}
 				return nil
 			}
-			al := (l + 3) &^ 3
+			al := (l + unix.NLMSG_ALIGNTO - 1) &^ (unix.NLMSG_ALIGNTO - 1)
 			if al > len(b) {
 				break
 			}
@@ -699,66 +722,26 @@ func seed004Cstr(s string) []byte { return append([]byte(s), 0) }
 // container's (one).
 func Seed004NonStrictCheck(ctx context.Context) (nonStrict, strict int, err error) {
 	c := Seed004Config{Containers: 1, Devices: 1, Addrs: 1, Reads: 1, Repeats: 1}
-	type out struct {
-		a, b int
-		err  error
-	}
-	ch := make(chan out, 1)
-	go func() {
-		runtime.LockOSThread()
-		w := &seed004World{orig: -1, host: -1}
-		var o out
-		back := false
-		func() {
-			var err error
-			if w.orig, err = unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
-				o.err, back = err, true
-				return
-			}
-			defer unix.Close(w.orig)
-			defer w.close()
-			defer func() {
-				if e := unix.Setns(w.orig, unix.CLONE_NEWNET); e == nil && seed004SameNetns(w.orig) {
-					back = true
-				} else {
-					o.err = errors.Join(o.err, fmt.Errorf("kmeasure seed 004: back to the original namespace: %v", e))
-				}
-			}()
-			if o.err = seed004Setup(ctx, c, w); o.err != nil {
-				return
-			}
-			buf := make([]byte, 4096)
-			for _, strict := range []bool{false, true} {
-				s, err := seed004Dial(strict)
-				if err != nil {
-					o.err = err
-					return
-				}
-				s.buf = buf
-				rd, err := s.read(0)
-				unix.Close(s.fd)
-				if err != nil {
-					o.err = err
-					return
-				}
-				if strict {
-					o.b = rd.Addrs
-				} else {
-					o.a = rd.Addrs
-				}
-			}
-		}()
-		if back {
-			runtime.UnlockOSThread()
+	err = seed004OnThread(func(w *seed004World) error {
+		if err := seed004Setup(ctx, c, w); err != nil {
+			return err
 		}
-		ch <- o
-	}()
-	o := <-ch
-	return o.a, o.b, o.err
+		buf := make([]byte, 4096)
+		for _, st := range []bool{false, true} {
+			rd, err := seed004ReadOnce(buf, 0, st)
+			if err != nil {
+				return err
+			}
+			if st {
+				strict = rd.Addrs
+			} else {
+				nonStrict = rd.Addrs
+			}
+		}
+		return nil
+	})
+	return nonStrict, strict, err
 }
-
-// seed004Root reports whether the process may make namespaces.
-func seed004Root() bool { return os.Geteuid() == 0 }
 
 // ParseSeed004Size parses "K:D:A" or "K:D:A:veth" (containers, ifb devices
 // per container, addresses per device, and a veth per container).
@@ -781,17 +764,8 @@ func ParseSeed004Size(s string) (Seed004Config, error) {
 
 // Seed004SimCase is the model's case for a config and method.
 func Seed004SimCase(c Seed004Config, m Seed004Method) sim.Seed004Case {
-	sc := sim.Seed004Case{Shape: sim.Seed004Shape{Containers: c.Containers, Devices: c.Devices, Addrs: c.Addrs, Veth: c.Veth}}
-	switch m {
-	case Seed004Setns:
-		sc.Method = sim.Seed004Setns
-	case Seed004SetnsSeedClock:
-		sc.Method, sc.OneSetns = sim.Seed004Setns, true
-	case Seed004NetnsidSocket:
-		sc.Method = sim.Seed004NetnsidSocket
-	case Seed004Netnsid:
-		sc.Method = sim.Seed004Netnsid
-	}
+	sc := sim.Seed004Case{Shape: c.shape()}
+	sc.Method, sc.OneSetns = m.simMethod()
 	return sc
 }
 

@@ -5,26 +5,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
-
-// seed004NeedRoot skips without root, or fails when RTNLSIM_REQUIRE_KERNEL=1
-// (CI) says the kernel must be there.
-func seed004NeedRoot(t *testing.T) {
-	t.Helper()
-	if seed004Root() {
-		return
-	}
-	if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-		t.Fatal("RTNLSIM_REQUIRE_KERNEL=1 but not root: cannot make network namespaces")
-	}
-	t.Skip("kernel measurement skipped: needs root to make network namespaces")
-}
 
 // TestSeed004KernelTiny runs every method at three small sizes (2
 // containers with 1 ifb of 3 addresses and a veth; 1 container with 10 ifb
@@ -34,7 +21,7 @@ func seed004NeedRoot(t *testing.T) {
 // model's dump rounds (recvmsg calls) and bytes are the kernel's, and
 // that the host gave itself an id when a veth was read by netnsid.
 func TestSeed004KernelTiny(t *testing.T) {
-	seed004NeedRoot(t)
+	testseed.NeedRoot(t)
 	for _, c := range []Seed004Config{
 		{Containers: 2, Devices: 1, Addrs: 3, Veth: true, Reads: 20, Repeats: 2},
 		{Containers: 1, Devices: 10, Addrs: 10, Reads: 5, Repeats: 2},
@@ -84,7 +71,7 @@ func TestSeed004KernelTiny(t *testing.T) {
 // request only when cb->strict_check); without it the dump answers for the
 // reader's own namespace.
 func TestSeed004NonStrictIgnoresNetnsid(t *testing.T) {
-	seed004NeedRoot(t)
+	testseed.NeedRoot(t)
 	nonStrict, strict, err := Seed004NonStrictCheck(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -103,12 +90,12 @@ func TestSeed004KernelTable(t *testing.T) {
 	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
 		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to measure seed 004")
 	}
-	seed004NeedRoot(t)
+	testseed.NeedRoot(t)
 	grid := "1:1:1,1:1:10,1:1:100,1:10:10,100:1:10,1000:1:10,1:1:10:veth,100:1:10:veth,1000:1:10:veth"
 	if s := os.Getenv("RTNLSIM_SEED004_GRID"); s != "" {
 		grid = s
 	}
-	reads, repeats := seed004EnvInt(t, "RTNLSIM_SEED004_READS", 50), seed004EnvInt(t, "RTNLSIM_SEED004_REPEATS", 60)
+	reads, repeats := testseed.EnvInt(t, "RTNLSIM_SEED004_READS", 50, 1), testseed.EnvInt(t, "RTNLSIM_SEED004_REPEATS", 60, 1)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| K | D | A | veth | method | min us/read | median us/read | recvmsg link+addr | bytes link+addr |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range strings.Split(grid, ",") {
@@ -132,19 +119,6 @@ func TestSeed004KernelTable(t *testing.T) {
 
 func seed004Micro(d time.Duration) float64 { return float64(d) / 1e3 }
 
-func seed004EnvInt(t *testing.T, key string, def int) int {
-	t.Helper()
-	s := os.Getenv(key)
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 1 {
-		t.Fatalf("%s=%q: want a positive number", key, s)
-	}
-	return v
-}
-
 // TestSeed004Prediction measures Seed004FitGrid and Seed004PredictGrid,
 // fits the eight seed 004 prices at the first, and checks the model's
 // time for every method at the second within 25% of the kernel's (minima
@@ -156,8 +130,8 @@ func TestSeed004Prediction(t *testing.T) {
 	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
 		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to check the seed 004 prediction")
 	}
-	seed004NeedRoot(t)
-	reads, repeats := seed004EnvInt(t, "RTNLSIM_SEED004_READS", 50), seed004EnvInt(t, "RTNLSIM_SEED004_REPEATS", 60)
+	testseed.NeedRoot(t)
+	reads, repeats := testseed.EnvInt(t, "RTNLSIM_SEED004_READS", 50, 1), testseed.EnvInt(t, "RTNLSIM_SEED004_REPEATS", 60, 1)
 	fitSet := map[string]bool{}
 	var ms []Seed004Measurement
 	for i, g := range append(append([]string{}, Seed004FitGrid...), Seed004PredictGrid...) {

@@ -1,0 +1,42 @@
+package testseed
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// KernelMissing ends a kernel test that cannot run here (why: no root, no
+// kernel target): it skips, or fails when RTNLSIM_REQUIRE_KERNEL=1 (CI)
+// says the kernel must be there.
+func KernelMissing(t testing.TB, why any) {
+	t.Helper()
+	if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
+		t.Fatalf("kernel test required (RTNLSIM_REQUIRE_KERNEL=1) but cannot run: %v", why)
+	}
+	t.Skipf("kernel test skipped: %v", why)
+}
+
+// NeedRoot ends the test through KernelMissing unless the process is root,
+// which kernel tests need to make network namespaces of their own.
+func NeedRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		KernelMissing(t, "needs root to make network namespaces")
+	}
+}
+
+// EnvInt is the integer in the environment variable name, def when it is
+// unset; the test fails when it is not a number >= least.
+func EnvInt(t testing.TB, name string, def, least int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < least {
+		t.Fatalf("%s: want a number >= %d, not %q", name, least, s)
+	}
+	return v
+}
