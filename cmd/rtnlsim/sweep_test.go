@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,8 +34,8 @@ func TestSweepCLI(t *testing.T) {
 	require.Empty(t, errOut)
 	var parts []string
 	for i := range 3 {
-		p := filepath.Join(dir, "part"+string(rune('0'+i))+".csv")
-		_, _, err = runCLI(t, "", append(args, "--shard", string(rune('0'+i))+"/3", "--csv", p)...)
+		p := filepath.Join(dir, fmt.Sprintf("part%d.csv", i))
+		_, _, err = runCLI(t, "", append(args, "--shard", fmt.Sprintf("%d/3", i), "--csv", p)...)
 		require.NoError(t, err)
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
