@@ -252,6 +252,11 @@ func LoadProfile(arg string) (Profile, error) {
 		return ParseProfile(name)
 	}
 	fi, err := os.Stat(name)
+	if file, switches, ok := strings.Cut(name, ".json+"); ok && err != nil {
+		// FILE.json+switch: the file's prices under its profile with more
+		// switches, e.g. this machine's prices with +ifa-flush.
+		return readProfileFileWith(file+".json", "+"+switches)
+	}
 	if err != nil || fi.IsDir() {
 		p, perr := ParseProfile(name)
 		if perr != nil && (strings.ContainsAny(name, "/\\") || strings.HasSuffix(name, ".json")) {
@@ -263,7 +268,11 @@ func LoadProfile(arg string) (Profile, error) {
 }
 
 // ReadProfileFile reads a ProfileFile.
-func ReadProfileFile(path string) (Profile, error) {
+func ReadProfileFile(path string) (Profile, error) { return readProfileFileWith(path, "") }
+
+// readProfileFileWith reads a ProfileFile and adds switches ("+a+b") to
+// its profile name.
+func readProfileFileWith(path, switches string) (Profile, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Profile{}, fmt.Errorf("profile file: %w", err)
@@ -277,7 +286,7 @@ func ReadProfileFile(path string) (Profile, error) {
 	if f.Profile == "" {
 		return Profile{}, fmt.Errorf("profile file %s: no \"profile\" name", path)
 	}
-	p, err := ParseProfile(f.Profile)
+	p, err := ParseProfile(f.Profile + switches)
 	if err != nil {
 		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
 	}

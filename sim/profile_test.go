@@ -173,6 +173,15 @@ func TestLoadProfileFile(t *testing.T) {
 	o.Cost.RequestNs = 7 // a copy: the profile keeps its prices
 	require.Equal(t, int64(1000), p.Cost.RequestNs)
 
+	// A file with switches: its prices under its profile plus the switch.
+	p, err = LoadProfile(path + "+ifa-flush")
+	require.NoError(t, err)
+	require.Equal(t, "linux-6.18+ifa-flush", p.Name)
+	require.True(t, p.IfaFlush)
+	require.Equal(t, cost, *p.Cost)
+	_, err = LoadProfile(path + "+no-such-switch")
+	require.ErrorContains(t, err, "no-such-switch")
+
 	// Names still load as names, with no prices of their own.
 	p, err = LoadProfile("linux-6.4+bulk-ifindex")
 	require.NoError(t, err)
