@@ -198,8 +198,18 @@ func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim
 	tw.Flush()
 	k := c.Counters
 	fmt.Fprintf(w, "total %s virtual on %d thread(s); rtnl_lock held %s\n", ms(c.VirtualNs), threads, ms(c.LockHeldNs))
-	fmt.Fprintf(w, "requests %d, rcu_barrier %d (run %d), synchronize_net %d, expedited %d, unregistered devices %d, notifier calls %d, notifications %d\n",
-		k.Request, k.RCUBarrier, k.RCUBarrierExecuted, k.SynchronizeNet, k.SynchronizeNetExpedited, k.UnregisterDevice, k.NotifierCall, k.Notification)
+	// Every step the run made, so that new steps show without code here.
+	var steps []string
+	for _, s := range sim.CostSteps() {
+		if n := k.Get(s); n > 0 {
+			part := fmt.Sprintf("%s %d", s, n)
+			if s == sim.StepRCUBarrier {
+				part += fmt.Sprintf(" (run %d)", k.RCUBarrierExecuted)
+			}
+			steps = append(steps, part)
+		}
+	}
+	fmt.Fprintf(w, "steps: %s\n", strings.Join(steps, ", "))
 	fmt.Fprintln(w, costPricesNote)
 }
 
