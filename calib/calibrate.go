@@ -27,7 +27,10 @@ import (
 //	                                                   notifier calls; UP prices the
 //	                                                   IPv6 work of taking devices down
 //	link set down of UP devices with a /24 each, two    fib_flush_leaf (every NETDEV_DOWN
-//	sizes (IPv6 off)                                    flushes the whole FIB), lookups
+//	sizes 4x apart (IPv6 off)                           flushes the whole FIB: N^2, against
+//	                                                   the N of its grace period and lookup;
+//	                                                   2x apart let one noisy row move the
+//	                                                   leaf price 12..53 ns), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
 //	                                                   notifications (seed 001)
 //	route add of N /24s, two sizes                      request, fib_op, name lookups
@@ -37,6 +40,13 @@ import (
 //	                                                   below ~1000 routes the kernel's cost
 //	                                                   per route is lower, so the pair starts
 //	                                                   there)
+//	link set up of DOWN devices one by one (IPv6 on),   ipv6_walk_cold (each NETDEV_UP walks the
+//	two sizes                                           IPv6 FIB once, rt6_sync_up, the request's
+//	                                                   only walk: N^2), ipv6_dev_config (the
+//	                                                   device's IPv6 setup and DAD work: N)
+//	route del of N /24s one by one, two sizes           name lookups (link_fill): the deletes
+//	                                                   route flush makes, each after a lookup;
+//	                                                   route add then prices fib_insert
 //
 // The prediction set (PredictionSet), never fitted: one-by-one deletion
 // with 2 and 4 threads (rtnl_lock contention, rcu_barrier sharing), group
@@ -58,19 +68,21 @@ type Sizes struct {
 	Addressed  int    // UP devices with an address each, group deletion
 	AddressedO int    // the same, one by one
 	RouteFlush []int  // routes, the uncalibrated flush sizes
+	Up         [2]int // DOWN devices brought up one by one (IPv6 on)
+	RouteDel   [2]int // routes deleted one by one
 }
 
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
 var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000},
-	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
-	Addressed: 1000, AddressedO: 100, RouteFlush: []int{4000, 16000}}
+	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 2000}, Threads: 200, Move: [2]int{1000, 2000},
+	Addressed: 1000, AddressedO: 100, RouteFlush: []int{4000, 16000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{1000, 2000}}
 
 // QuickSizes is --quick and the CI test: smaller sizes, about 15 s of
 // kernel time per repeat.
 var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500},
-	Route: [2]int{1000, 2000}, Flush2: [2]int{1000, 4000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{500, 1000},
-	Addressed: 500, AddressedO: 50, RouteFlush: []int{2000, 8000}}
+	Route: [2]int{1000, 2000}, Flush2: [2]int{1000, 4000}, Down: [2]int{250, 1000}, Threads: 100, Move: [2]int{1000, 2000},
+	Addressed: 500, AddressedO: 50, RouteFlush: []int{2000, 8000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000}}
 
 // CalibrationSet is the scenarios the prices are fitted to.
 func CalibrationSet(z Sizes) []kmeasure.Scenario {
@@ -98,6 +110,12 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 	}
 	for _, n := range z.Flush2 {
 		out = append(out, RouteFlush(n))
+	}
+	for _, n := range z.Up {
+		out = append(out, LinkUp(n))
+	}
+	for _, n := range z.RouteDel {
+		out = append(out, RouteDel(n))
 	}
 	return out
 }

@@ -232,6 +232,26 @@ func RouteAdd(n int) kmeasure.Scenario {
 	}
 }
 
+// RouteDel deletes n /24 routes through an UP device one request each,
+// naming the device: each is the kernel target's name lookup and an
+// RTM_DELROUTE, the deletes route flush makes without a lookup, so the
+// pair prices the lookup apart from fib_op (route add's lookups come
+// with inserts, whose fib_create_info costs more than a delete:
+// fib_insert).
+func RouteDel(n int) kmeasure.Scenario {
+	lines := routeLines(n)
+	del := make([]string, n)
+	for i, l := range lines {
+		del[i] = strings.Replace(l, "route add", "route del", 1)
+	}
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("route del n=%d", n),
+		Sysctls: noIPv6,
+		Setup:   parse(routeDev + strings.Join(lines, "\n") + "\n"),
+		Timed:   split(del, 1),
+	}
+}
+
 // RouteFlush is `route flush dev r0` of n /24 routes: a dump, one
 // RTM_DELROUTE per route, a dump that finds none.
 func RouteFlush(n int) kmeasure.Scenario {

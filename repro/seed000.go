@@ -192,7 +192,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 	// an IPv6 walk entry (what the UP move adds: addrconf's NETDEV_CHANGE
 	// walks the namespace's IPv6 state, sim/ipv6cost.go).
 	p16 := p
-	p16.RequestNs, p16.IPv6WalkNs, p16.IPv6WalkFarNs = 0, 0, 0
+	p16.RequestNs, p16.IPv6WalkNs, p16.IPv6WalkFarNs, p16.IPv6WalkColdNs = 0, 0, 0, 0
 	downMove, c, err := timeAt(name("move", false), p16)
 	if err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 		"fitted to the 1-thread and group rows of the 10K experiment); for the 16K experiment also a request price of %.1f us fitted to the DOWN move (0.64 s)",
 		float64(p.RCUBarrierNs)/1e6, float64(p.SynchronizeNetExpeditedNs)/1e6, float64(p.UnregisterDeviceNs)/1e6, float64(p16.RequestNs)/1e3)
 	if ipv6 {
-		t.Profile += fmt.Sprintf(" and an IPv6 walk entry price of %d ns fitted to the UP move (48.6 s; one price for every entry: ipv6_walk_far, the surcharge on entries past a walk's first 10,000, is 0 here)", p16.IPv6WalkNs)
+		t.Profile += fmt.Sprintf(" and an IPv6 walk entry price of %d ns fitted to the UP move (48.6 s; one price for every entry: ipv6_walk_far and ipv6_walk_cold, the surcharges on entries past a walk's first 10,000 and on a request's first walk, are 0 here)", p16.IPv6WalkNs)
 	}
 
 	const g16 = "16K dummies: move into a group (one `ip -b` line each), then `ip link delete group`"

@@ -106,6 +106,29 @@ const (
 	// that no longer fits the cache, priced on top of StepIPv6Walk
 	// (sim/ipv6cost.go).
 	StepIPv6WalkFar
+	// StepIPv6WalkCold is one entry of the first walk of a request over
+	// the IPv6 FIB (or over the IPv6 address hash), priced on top of
+	// StepIPv6Walk: between two requests the thread has run user code
+	// and other tasks have run (and it may have moved to the other
+	// core), so that walk finds the FIB outside the core's cache; the
+	// walks that follow it in the same request find it warm
+	// (sim/ipv6cost.go).
+	StepIPv6WalkCold
+	// StepIPv6DevConfig is one device becoming IPv6-ready at a NETDEV_UP
+	// or NETDEV_CHANGE: addrconf_dev_config (its link-local address, the
+	// fe80::/64 and ff00::/8 routes, MLD joins) and the DAD work that
+	// completes the address under RTNL (the local route, router
+	// solicitation), apart from the walk and notifications counted by
+	// other steps. The calibration fits it from `link set up` alone, so
+	// it also carries what else bringing a device up costs that no step
+	// names (dev_open's qdisc attach, inetdev's multicast join).
+	StepIPv6DevConfig
+	// StepFibInsert is one fib_table_insert's fib_create_info, priced on
+	// top of StepFibOp: the new fib_info and its nexthop (fib_nh_init:
+	// per-CPU output route caches) are built before fib_find_info looks
+	// for an equal one, and freed again when one exists
+	// (net/ipv4/fib_semantics.c), work a delete does not do.
+	StepFibInsert
 
 	numCostSteps
 )
@@ -132,6 +155,9 @@ var costStepNames = [numCostSteps]string{
 	StepPeerLookup:              "peer_lookup",
 	StepNsidWalk:                "nsid_walk",
 	StepIPv6WalkFar:             "ipv6_walk_far",
+	StepIPv6WalkCold:            "ipv6_walk_cold",
+	StepIPv6DevConfig:           "ipv6_dev_config",
+	StepFibInsert:               "fib_insert",
 }
 
 // CostSteps lists every step in order.
@@ -174,6 +200,9 @@ type CostParams struct {
 	PeerLookupNs              int64 `json:"peer_lookup_ns"`
 	NsidWalkNs                int64 `json:"nsid_walk_ns"`
 	IPv6WalkFarNs             int64 `json:"ipv6_walk_far_ns"`
+	IPv6WalkColdNs            int64 `json:"ipv6_walk_cold_ns"`
+	IPv6DevConfigNs           int64 `json:"ipv6_dev_config_ns"`
+	FibInsertNs               int64 `json:"fib_insert_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -233,6 +262,12 @@ func (p CostParams) Cost(s CostStep) int64 {
 		return p.NsidWalkNs
 	case StepIPv6WalkFar:
 		return p.IPv6WalkFarNs
+	case StepIPv6WalkCold:
+		return p.IPv6WalkColdNs
+	case StepIPv6DevConfig:
+		return p.IPv6DevConfigNs
+	case StepFibInsert:
+		return p.FibInsertNs
 	}
 	panic(fmt.Sprintf("sim: cost of unknown step %d", s))
 }
@@ -345,6 +380,9 @@ type CostCounters struct {
 	PeerLookup              int64 `json:"peer_lookup"`
 	NsidWalk                int64 `json:"nsid_walk"`
 	IPv6WalkFar             int64 `json:"ipv6_walk_far"`
+	IPv6WalkCold            int64 `json:"ipv6_walk_cold"`
+	IPv6DevConfig           int64 `json:"ipv6_dev_config"`
+	FibInsert               int64 `json:"fib_insert"`
 }
 
 func (c *CostCounters) field(s CostStep) *int64 {
@@ -391,6 +429,12 @@ func (c *CostCounters) field(s CostStep) *int64 {
 		return &c.NsidWalk
 	case StepIPv6WalkFar:
 		return &c.IPv6WalkFar
+	case StepIPv6WalkCold:
+		return &c.IPv6WalkCold
+	case StepIPv6DevConfig:
+		return &c.IPv6DevConfig
+	case StepFibInsert:
+		return &c.FibInsert
 	}
 	panic(fmt.Sprintf("sim: counter of unknown step %d", s))
 }

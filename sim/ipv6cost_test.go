@@ -77,6 +77,9 @@ func TestIPv6WalkGroupMoveShape(t *testing.T) {
 		require.Zero(t, down.Count(StepNotification), "n=%d down: netdev_state_change is silent for a DOWN device", n)
 		// lo is down: 2n+2 nodes and 3n routes per walk.
 		require.EqualValues(t, n*(5*n+2), up.Count(StepIPv6Walk), "n=%d up", n)
+		// One walk per request: every entry is a request's first walk.
+		require.Equal(t, up.Count(StepIPv6Walk), up.Count(StepIPv6WalkCold), "n=%d up", n)
+		require.Zero(t, up.Count(StepIPv6DevConfig), "n=%d up: configured already", n)
 		require.EqualValues(t, n, up.Count(StepNotification), "n=%d up: RTM_NEWLINK each", n)
 		require.EqualValues(t, n, up.Count(StepNotifierCall), "n=%d up: NETDEV_CHANGE each", n)
 	}
@@ -122,6 +125,9 @@ func TestIPv6WalkGroupDeleteShape(t *testing.T) {
 		up, down := del(n, true), del(n, false)
 		require.Equal(t, want(n), up.Count(StepIPv6Walk), "n=%d", n)
 		require.Zero(t, down.Count(StepIPv6Walk), "n=%d", n)
+		// One request: only the first FIB walk (n devices' state) and
+		// the first address-hash walk (n addresses) are cold.
+		require.EqualValues(t, (2*n+2)+3*n+n, up.Count(StepIPv6WalkCold), "n=%d", n)
 		// RTM_DELLINK, and RTM_DELNETCONF inet and inet6, per device;
 		// UP ones add RTM_NEWLINK, RTM_DELADDR, three RTM_DELROUTE and
 		// an RTM_DELNEIGH.
@@ -156,7 +162,16 @@ func TestIPv6WalkOneByOneAndDown(t *testing.T) {
 	// down: walk of 3 devices' state (8 nodes, 9 routes), 3 addresses,
 	// flush of 2 devices' nodes (6); up: walk of 3 devices' state again.
 	require.EqualValues(t, 8+9+3+6, down.Count(StepIPv6Walk))
-	require.EqualValues(t, 8+9, up.Count(StepIPv6Walk))
+	// up: inserting fe80::/64 and ff00::/8 walks the other two ready
+	// devices' routes in each list (4 entries), then the FIB walk.
+	require.EqualValues(t, 4+8+9, up.Count(StepIPv6Walk))
+	// down: the FIB walk and the address hash are the request's first,
+	// the flush walk finds the nodes warm; up: its only walk is cold, and
+	// the device becomes IPv6-ready again.
+	require.EqualValues(t, 8+9+3, down.Count(StepIPv6WalkCold))
+	require.EqualValues(t, 4+8+9, up.Count(StepIPv6WalkCold))
+	require.Zero(t, down.Count(StepIPv6DevConfig))
+	require.EqualValues(t, 1, up.Count(StepIPv6DevConfig))
 	// RTM_NEWLINK; RTM_DELADDR, three RTM_DELROUTE, RTM_DELNEIGH.
 	require.EqualValues(t, 1+5, down.Count(StepNotification))
 	// RTM_NEWLINK; RTM_NEWADDR and three RTM_NEWROUTE.
@@ -378,6 +393,8 @@ func TestSeed000BuildersIPv6MatchSimTarget(t *testing.T) {
 	want := Seed000Batch(UnregisterStepsV618, devs)[0][0]
 	require.Positive(t, want.Count(StepIPv6Walk))
 	require.Equal(t, want.Count(StepIPv6Walk), got.Count(StepIPv6Walk))
+	require.Positive(t, want.Count(StepIPv6WalkCold))
+	require.Equal(t, want.Count(StepIPv6WalkCold), got.Count(StepIPv6WalkCold))
 	require.Equal(t, want.Count(StepNotification), got.Count(StepNotification))
 
 	b.Reset()
@@ -391,6 +408,7 @@ func TestSeed000BuildersIPv6MatchSimTarget(t *testing.T) {
 	one := Seed000OneByOne(UnregisterStepsV618, devs, 1)[0]
 	for i, w := range tg.work[len(tg.work)-n:] {
 		require.Equal(t, one[i].Count(StepIPv6Walk), w.Count(StepIPv6Walk), "deletion %d", i+1)
+		require.Equal(t, one[i].Count(StepIPv6WalkCold), w.Count(StepIPv6WalkCold), "deletion %d", i+1)
 		require.Equal(t, one[i].Count(StepNotification), w.Count(StepNotification), "deletion %d", i+1)
 	}
 }

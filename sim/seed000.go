@@ -160,9 +160,10 @@ func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) CostWork {
 		for _, d := range devs {
 			rest = max(rest, d.IPv6Rest)
 		}
-		walk, far, notes := BatchIPv6Work(devs, int(rest))
+		walk, far, cold, notes := BatchIPv6Work(devs, int(rest))
 		w.AddLocked(StepIPv6Walk, walk)
 		w.AddLocked(StepIPv6WalkFar, far)
+		w.AddLocked(StepIPv6WalkCold, cold)
 		w.AddLocked(StepNotification, notes)
 	}
 	// netdev_run_todo after __rtnl_unlock.

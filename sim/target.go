@@ -223,15 +223,20 @@ type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
 	v6Walk, v6Far, v6Notes                  int64
+	v6Cold, v6Config                        int64
+	fibInserts                              int64
 }
 
 // addTo charges the work under rtnl_lock.
 func (iw inetWork) addTo(w *CostWork) {
 	w.AddLocked(StepIPv6Walk, iw.v6Walk)
 	w.AddLocked(StepIPv6WalkFar, iw.v6Far)
+	w.AddLocked(StepIPv6WalkCold, iw.v6Cold)
+	w.AddLocked(StepIPv6DevConfig, iw.v6Config)
 	w.AddLocked(StepNotification, iw.v6Notes)
 	w.AddLocked(StepIfaWalk, iw.walk)
 	w.AddLocked(StepFibOp, iw.fibOps)
+	w.AddLocked(StepFibInsert, iw.fibInserts)
 	w.AddLocked(StepFibFlushLeaf, iw.flushLeaves)
 	w.AddLocked(StepTrieSuffixVisit, iw.suffixVisits)
 }
@@ -240,14 +245,18 @@ func (iw inetWork) addTo(w *CostWork) {
 func (n *Netns) takeInetWork() inetWork {
 	inet, fc, tc := n.inetCount, n.fibCount, n.fib.Counters()
 	last := n.lastInet
-	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.far, n.v6.notes}
+	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.far, n.v6.notes, n.v6.cold, n.v6.config}
+	n.v6.endRequest()
 	return inetWork{
 		v6Walk:       n.v6.walk - last.v6Walk,
 		v6Far:        n.v6.far - last.v6Far,
+		v6Cold:       n.v6.cold - last.v6Cold,
+		v6Config:     n.v6.config - last.v6Config,
 		v6Notes:      n.v6.notes - last.v6Notes,
 		requests:     inet.Requests - last.inet.Requests,
 		walk:         int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
 		fibOps:       int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
+		fibInserts:   int64(fc.Inserts) - int64(last.fib.Inserts),
 		flushLeaves:  int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),
 		suffixVisits: int64(tc.UpdateSuffixVisits - last.trie.UpdateSuffixVisits),
 	}
@@ -259,6 +268,7 @@ type inetSnapshot struct {
 	fib                    FibCounters
 	trie                   fibtrie.Counters
 	v6Walk, v6Far, v6Notes int64
+	v6Cold, v6Config       int64
 }
 
 // Cost runs the requests applied so far through the cost engine, split in
