@@ -27,10 +27,7 @@ import (
 //	                                                   notifier calls; UP prices the
 //	                                                   IPv6 work of taking devices down
 //	link set down of UP devices with a /24 each, two    fib_flush_leaf (every NETDEV_DOWN
-//	sizes 4x apart (IPv6 off)                           flushes the whole FIB: N^2, against
-//	                                                   the N of its grace period and lookup;
-//	                                                   2x apart let one noisy row move the
-//	                                                   leaf price 12..53 ns), lookups
+//	sizes (IPv6 off)                                    flushes the whole FIB), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
 //	                                                   notifications (seed 001)
 //	route add of N /24s, two sizes                      request, fib_op, name lookups
@@ -75,13 +72,13 @@ type Sizes struct {
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
 var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000},
-	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 2000}, Threads: 200, Move: [2]int{1000, 2000},
+	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
 	Addressed: 1000, AddressedO: 100, RouteFlush: []int{4000, 16000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{1000, 2000}}
 
 // QuickSizes is --quick and the CI test: smaller sizes, about 15 s of
 // kernel time per repeat.
 var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500},
-	Route: [2]int{1000, 2000}, Flush2: [2]int{1000, 4000}, Down: [2]int{250, 1000}, Threads: 100, Move: [2]int{1000, 2000},
+	Route: [2]int{1000, 2000}, Flush2: [2]int{1000, 4000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{1000, 2000},
 	Addressed: 500, AddressedO: 50, RouteFlush: []int{2000, 8000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000}}
 
 // CalibrationSet is the scenarios the prices are fitted to.

@@ -113,10 +113,20 @@ func SetCost(p *sim.CostParams, s sim.CostStep, ns int64) error {
 	return fmt.Errorf("calib: sim.CostParams has no field tagged %q for step %s", want, s)
 }
 
+// MinCount is how many times some calibration row must make a step for
+// the fit to price it: a step made only a handful of times (ipv6_walk_far
+// gets 2 entries from a 2,000-device group delete or link up, whose walks
+// just pass IPv6WalkCacheEntries) would take whatever price absorbs those
+// rows' noise, and a prediction that makes it thousands of times (a
+// 2,000-device group move: 4,000) would carry that price. Such a step is
+// NotExercised.
+const MinCount = 10
+
 // FitPrices fits the price of every step of sim.CostSteps to the rows by
 // non-negative least squares on relative error (each row divided by its
 // measured time, so a 10 ms scenario weighs as much as a 10 s one). Steps
-// no row makes keep base's price (NotExercised); a step whose counts are
+// no row makes at least MinCount times keep base's price (NotExercised,
+// and their few calls in the rows are charged at it); a step whose counts are
 // a linear combination of earlier steps' counts (in sim.CostSteps order)
 // is NotSeparable and priced 0. Small prices are rounded to whole ns one
 // at a time, smallest first, the others fitted again around each.
@@ -134,15 +144,19 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 	// Columns: the steps some row makes, each scaled by its largest
 	// relative count for the rank test.
 	x := func(i int, s sim.CostStep) float64 { return float64(rows[i].Counts[s]) / float64(rows[i].Ns) }
-	var cols []sim.CostStep
+	var cols, weak []sim.CostStep
 	status := map[sim.CostStep]StepFit{}
 	for _, s := range steps {
-		used := false
+		used, some := false, false
 		for i := range rows {
-			used = used || rows[i].Counts[s] != 0
+			used = used || rows[i].Counts[s] >= MinCount
+			some = some || rows[i].Counts[s] != 0
 		}
 		if !used {
 			status[s] = StepFit{Step: s, Ns: base.Cost(s), Status: NotExercised}
+			if some {
+				weak = append(weak, s)
+			}
 			continue
 		}
 		with, ok := independent(rows, cols, s, x)
@@ -155,13 +169,18 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 	if len(cols) > len(rows) {
 		return out, fmt.Errorf("calib: %d prices to fit from %d scenarios", len(cols), len(rows))
 	}
+	// The few calls of a step below MinCount are charged at its base
+	// price: columns of their own, fixed.
 	xs := make([][]float64, len(rows))
 	for i := range rows {
-		for _, s := range cols {
+		for _, s := range append(append([]sim.CostStep(nil), cols...), weak...) {
 			xs[i] = append(xs[i], x(i, s))
 		}
 	}
 	fixed := map[int]float64{}
+	for k, s := range weak {
+		fixed[len(cols)+k] = float64(base.Cost(s))
+	}
 	best := sim.NonNegLeastSquares(xs, fixed)
 	if best == nil {
 		return out, errors.New("calib: no non-negative fit")

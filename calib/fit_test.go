@@ -107,3 +107,42 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+// A step some row makes only a few times (under MinCount: ipv6_walk_far's
+// 2 entries at 2,000 devices) is not fitted: it keeps the base price, its
+// calls are charged at that price, and the other prices come out as if it
+// were priced right.
+func TestFitPricesFewCallsKeepBase(t *testing.T) {
+	truth := map[sim.CostStep]int64{sim.StepRequest: 17_000, sim.StepIPv6Walk: 30, sim.StepIPv6WalkFar: 500}
+	mk := func(name string, c map[sim.CostStep]int64) Row {
+		var ns int64
+		for s, n := range c {
+			ns += n * truth[s]
+		}
+		return Row{Name: name, Counts: c, Ns: ns}
+	}
+	rows := []Row{
+		mk("a", map[sim.CostStep]int64{sim.StepRequest: 1000, sim.StepIPv6Walk: 5_000_000}),
+		mk("b", map[sim.CostStep]int64{sim.StepRequest: 2000, sim.StepIPv6Walk: 20_000_000, sim.StepIPv6WalkFar: 2}),
+		mk("c", map[sim.CostStep]int64{sim.StepRequest: 500}),
+	}
+	fit, err := FitPrices(sim.CostParams{IPv6WalkFarNs: 500}, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range fit.Steps {
+		if s.Step == sim.StepIPv6WalkFar && (s.Status != NotExercised || s.Ns != 500) {
+			t.Errorf("ipv6_walk_far: %+v, want not exercised at the base price", s)
+		}
+	}
+	for _, s := range []sim.CostStep{sim.StepRequest, sim.StepIPv6Walk} {
+		if got := fit.Params.Cost(s); got != truth[s] {
+			t.Errorf("%s: fitted %d, true %d", s, got, truth[s])
+		}
+	}
+	for _, r := range fit.Rows {
+		if r.FittedNs != r.MeasuredNs {
+			t.Errorf("%s: fitted %d ns, measured %d ns", r.Name, r.FittedNs, r.MeasuredNs)
+		}
+	}
+}

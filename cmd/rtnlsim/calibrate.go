@@ -46,7 +46,7 @@ count x price.
 The calibration set (sizes: default / --quick):
   link del one by one, 1 thread, devices DOWN and UP    100,200 / 50,100 devices
   link del group 10 (one batch), DOWN and UP            1000,2000 / 500,1000 devices
-  link set dev X down of UP devices with a /24 each     500,2000 / 250,1000 devices
+  link set dev X down of UP devices with a /24 each     500,1000 / 250,500 devices
   addr flush of one /8, promote_secondaries 0 and 1     500,1000 / 250,500 addresses
   route add of /24s through one device                  1000,2000 / 1000,2000 routes
   route flush dev of such routes                        2000,8000 / 1000,4000 routes
