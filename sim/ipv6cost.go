@@ -75,6 +75,7 @@ type ipv6Est struct {
 	walk   int64 // StepIPv6Walk entries
 	far    int64 // StepIPv6WalkFar entries
 	cold   int64 // StepIPv6WalkCold entries
+	list   int64 // StepIPv6RouteList entries
 	config int64 // StepIPv6DevConfig: devices that became IPv6-ready
 	notes  int64 // IPv6 (and netconf) notifications the sim does not send
 
@@ -262,14 +263,10 @@ func (n *Netns) v6Config(d *Device) {
 	// Inserting the fe80::/64 and ff00::/8 routes: fib6_add_rt2node
 	// walks the node's whole route list (every ready device has one
 	// there, all of the same metric) checking each for a duplicate
-	// nexthop before appending (net/ipv6/ip6_fib.c). Two list walks of
-	// the other ready devices' routes, the request's first look at
-	// them (cold); the FIB walk after them is not made warm (they touch
-	// two of its nodes only).
+	// nexthop before appending (net/ipv6/ip6_fib.c): two list walks of
+	// the other ready devices' routes (StepIPv6RouteList).
 	e := &n.v6
-	list := 2 * int64(e.ready)
-	e.walk += list
-	e.cold += list
+	e.list += 2 * int64(e.ready)
 	e.ready++
 	e.notes += 4
 	e.config++

@@ -223,7 +223,7 @@ type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
 	v6Walk, v6Far, v6Notes                  int64
-	v6Cold, v6Config                        int64
+	v6Cold, v6Config, v6List                int64
 	fibInserts                              int64
 }
 
@@ -232,6 +232,7 @@ func (iw inetWork) addTo(w *CostWork) {
 	w.AddLocked(StepIPv6Walk, iw.v6Walk)
 	w.AddLocked(StepIPv6WalkFar, iw.v6Far)
 	w.AddLocked(StepIPv6WalkCold, iw.v6Cold)
+	w.AddLocked(StepIPv6RouteList, iw.v6List)
 	w.AddLocked(StepIPv6DevConfig, iw.v6Config)
 	w.AddLocked(StepNotification, iw.v6Notes)
 	w.AddLocked(StepIfaWalk, iw.walk)
@@ -245,12 +246,13 @@ func (iw inetWork) addTo(w *CostWork) {
 func (n *Netns) takeInetWork() inetWork {
 	inet, fc, tc := n.inetCount, n.fibCount, n.fib.Counters()
 	last := n.lastInet
-	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.far, n.v6.notes, n.v6.cold, n.v6.config}
+	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.far, n.v6.notes, n.v6.cold, n.v6.config, n.v6.list}
 	n.v6.endRequest()
 	return inetWork{
 		v6Walk:       n.v6.walk - last.v6Walk,
 		v6Far:        n.v6.far - last.v6Far,
 		v6Cold:       n.v6.cold - last.v6Cold,
+		v6List:       n.v6.list - last.v6List,
 		v6Config:     n.v6.config - last.v6Config,
 		v6Notes:      n.v6.notes - last.v6Notes,
 		requests:     inet.Requests - last.inet.Requests,
@@ -269,6 +271,7 @@ type inetSnapshot struct {
 	trie                   fibtrie.Counters
 	v6Walk, v6Far, v6Notes int64
 	v6Cold, v6Config       int64
+	v6List                 int64
 }
 
 // Cost runs the requests applied so far through the cost engine, split in
