@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -113,23 +112,9 @@ func stepNames(ss []sim.CostStep) string {
 	return strings.Join(n, ", ")
 }
 
-// SetCost sets step s's price in p. CostParams has one field per step,
-// whose JSON name is the step's name with "_ns" (request_ns, ...): new
-// steps enter the fit without this package changing.
-func SetCost(p *sim.CostParams, s sim.CostStep, ns int64) error {
-	v := reflect.ValueOf(p).Elem()
-	want := s.String() + "_ns"
-	for i := 0; i < v.NumField(); i++ {
-		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == want {
-			v.Field(i).SetInt(ns)
-			if p.Cost(s) != ns {
-				return fmt.Errorf("calib: field %s does not price step %s", want, s)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("calib: sim.CostParams has no field tagged %q for step %s", want, s)
-}
+// SetCost sets step s's price in p (sim.SetCost: by the field's JSON
+// name, so new steps enter the fit without this package changing).
+func SetCost(p *sim.CostParams, s sim.CostStep, ns int64) error { return sim.SetCost(p, s, ns) }
 
 // MinCount is how many times some calibration row must make a step for
 // the fit to price it: a step made only a handful of times (ipv6_walk_far

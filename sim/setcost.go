@@ -9,9 +9,8 @@ import (
 // SetCost sets step s's price in p. CostParams has one field per step,
 // whose JSON name is the step's name with "_ns" (request_ns, ...), so a
 // new step can be set without a list of fields to keep up to date beside
-// CostParams.Cost; the result is checked against Cost. calib.SetCost
-// does the same for the calibration (package calib imports sim, not the
-// other way round).
+// CostParams.Cost; the result is checked against Cost. The calibration
+// sets its fitted prices through it.
 func SetCost(p *CostParams, s CostStep, ns int64) error {
 	v := reflect.ValueOf(p).Elem()
 	want := s.String() + "_ns"
