@@ -49,8 +49,8 @@ import (
 // with 2 and 4 threads (rtnl_lock contention, rcu_barrier sharing), group
 // move UP vs DOWN (IPv6's NETDEV_CHANGE work), deleting UP devices that
 // hold an address in a /24 each (the FIB flush on unregister), and
-// route flushes at sizes not calibrated (one between the calibrated
-// sizes, one twice the larger).
+// route flushes at sizes not calibrated, between the calibrated sizes
+// (QuickSizes says why not beyond them).
 
 // Sizes are the scenario sizes of a calibration.
 type Sizes struct {
@@ -376,7 +376,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		c, err := it.run.Simulate(fit.Params)
 		if err != nil {
-			return res, err
+			return res, fmt.Errorf("calib: predicting %s: %w", it.s.Name, err)
 		}
 		res.Predictions = append(res.Predictions, PredictionRow{Group: it.group, Name: it.s.Name, Gap: it.gap,
 			PredictedNs: c.VirtualNs, MeasuredNs: it.m.Ns, Error: float64(c.VirtualNs-it.m.Ns) / float64(it.m.Ns), Runs: len(it.m.All)})

@@ -112,10 +112,6 @@ func stepNames(ss []sim.CostStep) string {
 	return strings.Join(n, ", ")
 }
 
-// SetCost sets step s's price in p (sim.SetCost: by the field's JSON
-// name, so new steps enter the fit without this package changing).
-func SetCost(p *sim.CostParams, s sim.CostStep, ns int64) error { return sim.SetCost(p, s, ns) }
-
 // MinCount is how many times some calibration row must make a step for
 // the fit to price it: a step made only a handful of times (ipv6_walk_far
 // gets 2 entries from a 2,000-device group delete or link up, whose walks
@@ -144,8 +140,8 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 	}
 	steps := sim.CostSteps()
 	out := Fit{Params: base}
-	// Columns: the steps some row makes, each scaled by its largest
-	// relative count for the rank test.
+	// x is row i's count of step s per measured ns: dividing every row by
+	// its time makes the least squares weigh relative error.
 	x := func(i int, s sim.CostStep) float64 { return float64(rows[i].Counts[s]) / float64(rows[i].Ns) }
 	var cols, weak []sim.CostStep
 	status := map[sim.CostStep]StepFit{}
@@ -175,13 +171,14 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 		cols = append(cols, s)
 	}
 	if len(cols) > len(rows) {
-		return out, fmt.Errorf("calib: %d prices to fit from %d scenarios", len(cols), len(rows))
+		return out, fmt.Errorf("calib: %d step prices to fit from only %d calibration scenarios: the fit needs at least one scenario per price", len(cols), len(rows))
 	}
 	// The few calls of a step below MinCount are charged at its base
 	// price: columns of their own, fixed.
+	all := append(append([]sim.CostStep(nil), cols...), weak...)
 	xs := make([][]float64, len(rows))
 	for i := range rows {
-		for _, s := range append(append([]sim.CostStep(nil), cols...), weak...) {
+		for _, s := range all {
 			xs[i] = append(xs[i], x(i, s))
 		}
 	}
@@ -191,7 +188,7 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 	}
 	best := sim.NonNegLeastSquares(xs, fixed)
 	if best == nil {
-		return out, errors.New("calib: no non-negative fit")
+		return out, errors.New("calib: no set of non-negative step prices fits the calibration rows")
 	}
 	// Round the small prices one at a time, smallest first.
 	for {
@@ -216,7 +213,9 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 	}
 	for _, s := range steps {
 		sf := status[s]
-		if err := SetCost(&out.Params, s, sf.Ns); err != nil {
+		// sim.SetCost finds the field by its JSON name, so a new step
+		// enters the fit without this package changing.
+		if err := sim.SetCost(&out.Params, s, sf.Ns); err != nil {
 			return out, err
 		}
 		out.Steps = append(out.Steps, sf)

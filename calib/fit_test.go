@@ -6,11 +6,12 @@ import (
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
-// Every step has a CostParams field SetCost can reach.
+// Every step has a CostParams field sim.SetCost can reach (FitPrices sets
+// every price with it).
 func TestSetCostEveryStep(t *testing.T) {
 	var p sim.CostParams
 	for i, s := range sim.CostSteps() {
-		if err := SetCost(&p, s, int64(1000+i)); err != nil {
+		if err := sim.SetCost(&p, s, int64(1000+i)); err != nil {
 			t.Fatal(err)
 		}
 		if p.Cost(s) != int64(1000+i) {
@@ -19,17 +20,23 @@ func TestSetCostEveryStep(t *testing.T) {
 	}
 }
 
-// The fit recovers known prices from exact times, keeps the base price of
-// steps no row makes, and names steps it cannot separate.
-func TestFitPricesRecovers(t *testing.T) {
-	truth := map[sim.CostStep]int64{sim.StepRequest: 17_000, sim.StepRCUBarrier: 15_000_000, sim.StepUnregisterDevice: 90_000, sim.StepFibOp: 1_500}
-	mk := func(name string, c map[sim.CostStep]int64) Row {
+// exactRows makes rows whose time is exactly their counts at the truth
+// prices.
+func exactRows(truth map[sim.CostStep]int64) func(name string, c map[sim.CostStep]int64) Row {
+	return func(name string, c map[sim.CostStep]int64) Row {
 		var ns int64
 		for s, n := range c {
 			ns += n * truth[s]
 		}
 		return Row{Name: name, Counts: c, Ns: ns}
 	}
+}
+
+// The fit recovers known prices from exact times, keeps the base price of
+// steps no row makes, and names steps it cannot separate.
+func TestFitPricesRecovers(t *testing.T) {
+	truth := map[sim.CostStep]int64{sim.StepRequest: 17_000, sim.StepRCUBarrier: 15_000_000, sim.StepUnregisterDevice: 90_000, sim.StepFibOp: 1_500}
+	mk := exactRows(truth)
 	rows := []Row{
 		mk("del1 100", map[sim.CostStep]int64{sim.StepRequest: 100, sim.StepRCUBarrier: 100, sim.StepUnregisterDevice: 100, sim.StepNotification: 100}),
 		mk("group 1000", map[sim.CostStep]int64{sim.StepRequest: 1, sim.StepRCUBarrier: 1, sim.StepUnregisterDevice: 1000, sim.StepNotification: 1000}),
@@ -114,13 +121,7 @@ func TestSettled(t *testing.T) {
 // were priced right.
 func TestFitPricesFewCallsKeepBase(t *testing.T) {
 	truth := map[sim.CostStep]int64{sim.StepRequest: 17_000, sim.StepIPv6Walk: 30, sim.StepIPv6WalkFar: 500}
-	mk := func(name string, c map[sim.CostStep]int64) Row {
-		var ns int64
-		for s, n := range c {
-			ns += n * truth[s]
-		}
-		return Row{Name: name, Counts: c, Ns: ns}
-	}
+	mk := exactRows(truth)
 	rows := []Row{
 		mk("a", map[sim.CostStep]int64{sim.StepRequest: 1000, sim.StepIPv6Walk: 5_000_000}),
 		mk("b", map[sim.CostStep]int64{sim.StepRequest: 2000, sim.StepIPv6Walk: 20_000_000, sim.StepIPv6WalkFar: 2}),

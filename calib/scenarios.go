@@ -8,6 +8,7 @@ import (
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // The scenarios. Every one runs in a fresh namespace on ifb devices (this
@@ -50,20 +51,30 @@ func devices(n int, up, group bool) string {
 	return b.String()
 }
 
-// split deals lines to threads in contiguous runs, the first len%threads
-// threads one more (sim.SplitInOrder's rule).
+// each is n script lines, format's %d filled with 0..n-1.
+func each(n int, format string) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf(format, i)
+	}
+	return lines
+}
+
+// joinLines is lines as one script, a line each.
+func joinLines(lines []string) string {
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// split deals lines to threads in contiguous runs. It takes the run
+// lengths from sim.SplitInOrder, so a kernel scenario's threads are the
+// ones the sim target makes of the same requests.
 func split(lines []string, threads int) [][]rtnl.Request {
-	threads = max(threads, 1)
-	out := make([][]rtnl.Request, threads)
-	per, extra := len(lines)/threads, len(lines)%threads
+	parts := sim.SplitInOrder(make([]sim.CostWork, len(lines)), threads)
+	out := make([][]rtnl.Request, len(parts))
 	i := 0
-	for t := range out {
-		k := per
-		if t < extra {
-			k++
-		}
-		out[t] = parse(strings.Join(lines[i:i+k], "\n") + "\n")
-		i += k
+	for t, part := range parts {
+		out[t] = parse(joinLines(lines[i : i+len(part)]))
+		i += len(part)
 	}
 	return out
 }
@@ -71,10 +82,7 @@ func split(lines []string, threads int) [][]rtnl.Request {
 // DelOneByOne is `link del gI` for each of n devices, dealt to threads
 // user threads (one rtnetlink socket each).
 func DelOneByOne(n, threads int, up bool) kmeasure.Scenario {
-	lines := make([]string, n)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("link del g%d", i)
-	}
+	lines := each(n, "link del g%d")
 	return kmeasure.Scenario{
 		Name:  fmt.Sprintf("del one-by-one n=%d %s threads=%d", n, state(up), threads),
 		Setup: parse(devices(n, up, false)),
@@ -95,10 +103,7 @@ func DelGroup(n int, up bool) kmeasure.Scenario {
 // GroupMove is `link set dev gI group 10` for each of n devices (the first
 // half of seed 000's group delete).
 func GroupMove(n int, up bool) kmeasure.Scenario {
-	lines := make([]string, n)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("link set dev g%d group 10", i)
-	}
+	lines := each(n, "link set dev g%d group 10")
 	return kmeasure.Scenario{
 		Name:  fmt.Sprintf("group move n=%d %s", n, state(up)),
 		Setup: parse(devices(n, up, false)),
@@ -110,10 +115,7 @@ func GroupMove(n int, up bool) kmeasure.Scenario {
 // NETDEV_UP configures IPv6 (a link-local address, its routes) and walks
 // the namespace's IPv6 routes (rt6_sync_up), so the work grows as N^2.
 func LinkUp(n int) kmeasure.Scenario {
-	lines := make([]string, n)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("link set dev g%d up", i)
-	}
+	lines := each(n, "link set dev g%d up")
 	return kmeasure.Scenario{
 		Name:  fmt.Sprintf("link up n=%d", n),
 		Setup: parse(devices(n, false, false)),
@@ -126,19 +128,11 @@ func LinkUp(n int) kmeasure.Scenario {
 // NETDEV_DOWN flushes the FIB (fib_disable_ip -> fib_flush, every leaf of
 // the merged main/local trie), so the work grows as N^2.
 func DownAddressed(n int) kmeasure.Scenario {
-	var b strings.Builder
-	b.WriteString(devices(n, true, false))
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "addr add %s dev g%d\n", addr24(i), i)
-	}
-	lines := make([]string, n)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("link set dev g%d down", i)
-	}
+	lines := each(n, "link set dev g%d down")
 	return kmeasure.Scenario{
 		Name:    fmt.Sprintf("link down of addressed n=%d", n),
 		Sysctls: noIPv6,
-		Setup:   parse(b.String()),
+		Setup:   parse(addressed(n, false)),
 		Timed:   split(lines, 1),
 	}
 }
@@ -148,10 +142,7 @@ func DownAddressed(n int) kmeasure.Scenario {
 // (rt6_mtu_change, fib6_clean_all), the walk a group move's NETDEV_CHANGE
 // makes (rt6_sync_up), so the work grows as N^2.
 func MTUChange(n int) kmeasure.Scenario {
-	lines := make([]string, n)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("link set dev g%d mtu 1400", i)
-	}
+	lines := each(n, "link set dev g%d mtu 1400")
 	return kmeasure.Scenario{
 		Name:  fmt.Sprintf("mtu change n=%d UP", n),
 		Setup: parse(devices(n, true, false)),
@@ -164,25 +155,28 @@ func addr24(i int) netip.Prefix {
 	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 8), byte(i), 1}), 24)
 }
 
-// DelAddressed deletes n UP devices that each hold an IPv4 address in a
-// /24 of its own (so the FIB holds a prefix, a local and a broadcast
-// route per device), by group (one batch) or one by one.
-func DelAddressed(n int, group bool) kmeasure.Scenario {
+// addressed is the setup of n UP devices (in group 10 when group is set),
+// gI holding the first address of the I-th /24 (addr24).
+func addressed(n int, group bool) string {
 	var b strings.Builder
 	b.WriteString(devices(n, true, group))
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, "addr add %s dev g%d\n", addr24(i), i)
 	}
-	s := kmeasure.Scenario{Sysctls: noIPv6, Setup: parse(b.String())}
+	return b.String()
+}
+
+// DelAddressed deletes n UP devices that each hold an IPv4 address in a
+// /24 of its own (so the FIB holds a prefix, a local and a broadcast
+// route per device), by group (one batch) or one by one.
+func DelAddressed(n int, group bool) kmeasure.Scenario {
+	s := kmeasure.Scenario{Sysctls: noIPv6, Setup: parse(addressed(n, group))}
 	if group {
 		s.Name = fmt.Sprintf("del group of addressed n=%d UP", n)
 		s.Timed = [][]rtnl.Request{parse("link del group 10\n")}
 		return s
 	}
-	lines := make([]string, n)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("link del g%d", i)
-	}
+	lines := each(n, "link del g%d")
 	s.Name = fmt.Sprintf("del one-by-one of addressed n=%d UP", n)
 	s.Timed = split(lines, 1)
 	return s
@@ -247,7 +241,7 @@ func RouteDel(n int) kmeasure.Scenario {
 	return kmeasure.Scenario{
 		Name:    fmt.Sprintf("route del n=%d", n),
 		Sysctls: noIPv6,
-		Setup:   parse(routeDev + strings.Join(lines, "\n") + "\n"),
+		Setup:   parse(routeDev + joinLines(lines)),
 		Timed:   split(del, 1),
 	}
 }
@@ -258,7 +252,7 @@ func RouteFlush(n int) kmeasure.Scenario {
 	return kmeasure.Scenario{
 		Name:    fmt.Sprintf("route flush n=%d", n),
 		Sysctls: noIPv6,
-		Setup:   parse(routeDev + strings.Join(routeLines(n), "\n") + "\n"),
+		Setup:   parse(routeDev + joinLines(routeLines(n))),
 		Timed:   [][]rtnl.Request{parse("route flush dev r0\n")},
 	}
 }

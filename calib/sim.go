@@ -76,14 +76,14 @@ func SimWork(p sim.Profile, s kmeasure.Scenario) (SimRun, error) {
 	}
 	for i, r := range s.Setup {
 		if err := t.Apply(ctx, r); err != nil {
-			return run, fmt.Errorf("calib: sim: scenario %s: setup request %d (%s): %w", s.Name, i+1, reqText(r), err)
+			return run, fmt.Errorf("calib: sim: scenario %s: setup request %d (%s): %w", s.Name, i+1, kmeasure.RequestText(r), err)
 		}
 	}
 	done := len(t.Work())
 	for i, th := range s.Timed {
 		for j, r := range th {
 			if err := t.Apply(ctx, r); err != nil {
-				return run, fmt.Errorf("calib: sim: scenario %s: thread %d request %d (%s): %w", s.Name, i, j+1, reqText(r), err)
+				return run, fmt.Errorf("calib: sim: scenario %s: thread %d request %d (%s): %w", s.Name, i, j+1, kmeasure.RequestText(r), err)
 			}
 		}
 		w, src := t.Work(), t.CostSources()
@@ -134,17 +134,18 @@ func Lookups(r rtnl.Request) int {
 			n++
 		}
 	}
+	master := func(m *string) {
+		if m != nil {
+			named(*m)
+		}
+	}
 	switch op := r.Op.(type) {
 	case rtnl.LinkAdd:
 		named(op.Lower)
-		if op.Master != nil {
-			named(*op.Master)
-		}
+		master(op.Master)
 	case rtnl.LinkSet:
 		named(op.Dev)
-		if op.Master != nil {
-			named(*op.Master)
-		}
+		master(op.Master)
 	case rtnl.LinkDelList:
 		n += len(op.Devs)
 	case rtnl.AddrAdd:
@@ -178,7 +179,7 @@ func withLookups(reqs []rtnl.Request, work []sim.CostWork, src []sim.CostSource)
 	k := 0
 	for j, r := range reqs {
 		if k >= len(work) {
-			return nil, fmt.Errorf("request %d (%s) recorded no work", j+1, reqText(r))
+			return nil, fmt.Errorf("request %d (%s) recorded no work", j+1, kmeasure.RequestText(r))
 		}
 		for range Lookups(r) {
 			out = append(out, lookup)
@@ -193,11 +194,4 @@ func withLookups(reqs []rtnl.Request, work []sim.CostWork, src []sim.CostSource)
 		return nil, fmt.Errorf("%d work entries for %d requests", len(work), len(reqs))
 	}
 	return out, nil
-}
-
-func reqText(r rtnl.Request) string {
-	if r.Text != "" {
-		return r.Text
-	}
-	return r.Op.Verb()
 }

@@ -26,9 +26,10 @@ func (t *Target) NewThread() (*Thread, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernel target: thread socket: %w", err)
 	}
+	// The sibling has no event socket: evClosed keeps apply's linkwatch
+	// wait (drainEvents) from reading one.
 	sib := &Target{opts: Options{Settle: t.opts.Settle}, ns: t.ns, req: c,
-		names: map[int32]string{}, flags: map[int32]uint32{}, evDone: make(chan struct{}), evClosed: true}
-	close(sib.evDone)
+		names: map[int32]string{}, flags: map[int32]uint32{}, evClosed: true}
 	if err := sib.checkSocket(c); err != nil {
 		c.Close()
 		return nil, err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -26,6 +28,44 @@ func pricesNote(p sim.Profile) string {
 	return fmt.Sprintf("(prices: %s)", p.File)
 }
 
+// calibrationTable is the help's list of the calibration set with the
+// sizes calib.FullSizes and calib.QuickSizes give it, so that the help
+// cannot fall behind them.
+func calibrationTable() string {
+	f, q := calib.FullSizes, calib.QuickSizes
+	rows := []struct {
+		what        string
+		full, quick [2]int
+		unit        string
+	}{
+		{"link del one by one, 1 thread, devices DOWN and UP", f.OneByOne, q.OneByOne, "devices"},
+		{"link del group 10 (one batch), DOWN and UP", f.Group, q.Group, "devices"},
+		{"link set dev X down of UP devices with a /24 each", f.Down, q.Down, "devices"},
+		{"addr flush of one /8, promote_secondaries 0 and 1", f.Flush, q.Flush, "addresses"},
+		{"route add of /24s through one device", f.Route, q.Route, "routes"},
+		{"route flush dev of such routes", f.Flush2, q.Flush2, "routes"},
+		{"route del of such routes, one by one", f.RouteDel, q.RouteDel, "routes"},
+		{"link set dev X up of DOWN devices, one by one", f.Up, q.Up, "devices"},
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %-52s  %d,%d / %d,%d %s\n", r.what, r.full[0], r.full[1], r.quick[0], r.quick[1], r.unit)
+	}
+	return b.String()
+}
+
+// flushSizes is sizes as "A and B" (or "A, B and C").
+func flushSizes(sizes []int) string {
+	parts := make([]string, len(sizes))
+	for i, n := range sizes {
+		parts[i] = strconv.Itoa(n)
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
 func newCalibrateCmd() *cobra.Command {
 	var (
 		out     string
@@ -36,7 +76,7 @@ func newCalibrateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "calibrate [--out profile.json] [--repeat K] [--predict] [--quick]",
 		Short: "Measure this machine's kernel, fit the cost model's prices, write a profile",
-		Long: `Calibrate runs a small, documented set of scenarios on this machine's kernel,
+		Long: fmt.Sprintf(`Calibrate runs a small, documented set of scenarios on this machine's kernel,
 each in a network namespace of its own (ifb devices; nothing outside the
 namespace changes; needs root), runs the same requests on the model, and
 fits the price of every cost step by non-negative least squares on relative
@@ -44,15 +84,7 @@ error: a single-thread scenario's time is the sum over the steps of
 count x price.
 
 The calibration set (sizes: default / --quick):
-  link del one by one, 1 thread, devices DOWN and UP    100,200 / 50,100 devices
-  link del group 10 (one batch), DOWN and UP            1000,2000 / 500,1000 devices
-  link set dev X down of UP devices with a /24 each     500,1000 / 250,500 devices
-  addr flush of one /8, promote_secondaries 0 and 1     500,1000 / 250,500 addresses
-  route add of /24s through one device                  1000,2000 / 1000,2000 routes
-  route flush dev of such routes                        2000,8000 / 1000,4000 routes
-  route del of such routes, one by one                  1000,2000 / 1000,2000 routes
-  link set dev X up of DOWN devices, one by one         1000,2000 / 500,1000 devices
-UP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
+%sUP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
 adds. The address and route scenarios turn IPv6 off. Every request that
 names a device costs the kernel target a lookup (RTM_GETLINK by name):
 priced as a request plus a link fill.
@@ -62,13 +94,14 @@ prints the model's prediction from the fitted prices beside each: deletion
 one by one with 2 and 4 threads (rtnl_lock contention and rcu_barrier
 sharing, simulated), group move (link set dev X group 10) UP vs DOWN,
 deleting UP devices that each hold an address in a /24 of their own, and
-route flushes at sizes the fit did not see (4000 and 16000 / 2000 and 8000).
+route flushes at sizes the fit did not see (%s / %s
+routes).
 
 Each kernel time is the minimum of its runs (the machine is shared: the
 least disturbed run): --repeat rounds, each running every scenario once,
 round-robin, so that a burst of other load does not hit every run of one
 scenario; scenarios under 300 ms, and those whose two best runs are more
-than 20% apart, get three times as many rounds. A price no
+than 20%% apart, get three times as many rounds. A price no
 calibration scenario exercises keeps its default and is reported as such,
 as is a step that only occurs in fixed proportion to others (priced 0, its
 cost carried by those).
@@ -76,6 +109,7 @@ cost carried by those).
 The profile file (--out) holds the profile name, the prices and their
 provenance (kernel release, machine, date, scenarios, residuals);
 rtnlsim run --profile FILE and diff --profile FILE load it.`,
+			calibrationTable(), flushSizes(calib.FullSizes.RouteFlush), flushSizes(calib.QuickSizes.RouteFlush)),
 		Example: `  rtnlsim calibrate --out profile.json
   rtnlsim calibrate --quick --repeat 2 --out /tmp/p.json
   rtnlsim run --target sim --profile profile.json --show cost my.script`,

@@ -62,7 +62,7 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 	}
 	kt, err := kernel.New(kernel.Options{Sysctls: sys})
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("kmeasure: scenario %s: %w", s.Name, err)
 	}
 	defer kt.Close()
 	for i, r := range s.Setup {
@@ -70,7 +70,7 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 			r.Line = i + 1
 		}
 		if err := kt.Apply(ctx, r); err != nil {
-			return 0, fmt.Errorf("kmeasure: scenario %s: setup request %d (%s): %w", s.Name, i+1, reqText(r), err)
+			return 0, fmt.Errorf("kmeasure: scenario %s: setup request %d (%s): %w", s.Name, i+1, RequestText(r), err)
 		}
 	}
 	// Let the setup's deferred work (linkwatch, addrconf) land before the
@@ -90,7 +90,7 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 	}()
 	for i := range threads {
 		if threads[i], err = kt.NewThread(); err != nil {
-			return 0, err
+			return 0, fmt.Errorf("kmeasure: scenario %s: thread %d: %w", s.Name, i, err)
 		}
 	}
 	var wg sync.WaitGroup
@@ -104,7 +104,7 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 			<-startc
 			for j, r := range s.Timed[i] {
 				if err := threads[i].Apply(ctx, r); err != nil {
-					errs[i] = fmt.Errorf("kmeasure: scenario %s: thread %d request %d (%s): %w", s.Name, i, j+1, reqText(r), err)
+					errs[i] = fmt.Errorf("kmeasure: scenario %s: thread %d request %d (%s): %w", s.Name, i, j+1, RequestText(r), err)
 					break
 				}
 			}
@@ -124,7 +124,8 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 	return d, nil
 }
 
-func reqText(r rtnl.Request) string {
+// RequestText names r in an error: its script line, else its verb.
+func RequestText(r rtnl.Request) string {
 	if r.Text != "" {
 		return r.Text
 	}
