@@ -64,7 +64,7 @@ func SimWork(p sim.Profile, s kmeasure.Scenario) (SimRun, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		key := strings.ReplaceAll(strings.TrimPrefix(k, "/proc/sys/"), "/", ".")
+		key := strings.ReplaceAll(kmeasure.SysctlPath(k), "/", ".") // the sim takes dotted keys
 		err := t.Apply(ctx, rtnl.Request{Op: rtnl.Sysctl{Key: key, Value: s.Sysctls[k]}})
 		if err != nil {
 			if strings.HasPrefix(key, "net.ipv6.") && (errors.Is(err, sim.ErrNotModelled) || rtnl.Errno(err) != 0) {

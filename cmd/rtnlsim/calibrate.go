@@ -101,7 +101,7 @@ Each kernel time is the minimum of its runs (the machine is shared: the
 least disturbed run): --repeat rounds, each running every scenario once,
 round-robin, so that a burst of other load does not hit every run of one
 scenario; scenarios under 300 ms, and those whose two best runs are more
-than 20%% apart, get three times as many rounds. A price no
+than 20%% apart, get %d times as many rounds. A price no
 calibration scenario exercises keeps its default and is reported as such,
 as is a step that only occurs in fixed proportion to others (priced 0, its
 cost carried by those).
@@ -109,14 +109,14 @@ cost carried by those).
 The profile file (--out) holds the profile name, the prices and their
 provenance (kernel release, machine, date, scenarios, residuals);
 rtnlsim run --profile FILE and diff --profile FILE load it.`,
-			calibrationTable(), flushSizes(calib.FullSizes.RouteFlush), flushSizes(calib.QuickSizes.RouteFlush)),
+			calibrationTable(), flushSizes(calib.FullSizes.RouteFlush), flushSizes(calib.QuickSizes.RouteFlush), calib.ShortRuns),
 		Example: `  rtnlsim calibrate --out profile.json
   rtnlsim calibrate --quick --repeat 2 --out /tmp/p.json
   rtnlsim run --target sim --profile profile.json --show cost my.script`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repeat < 1 {
-				return fmt.Errorf("--repeat must be at least 1")
+				return fmt.Errorf("--repeat must be at least 1, got %d", repeat)
 			}
 			o := calib.Options{Sizes: calib.FullSizes, Repeat: repeat, Predict: predict}
 			if quick {
@@ -151,7 +151,7 @@ rtnlsim run --profile FILE and diff --profile FILE load it.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile to this JSON file")
-	cmd.Flags().IntVar(&repeat, "repeat", 3, "rounds of kernel runs (each scenario once per round, in a fresh namespace; x3 for scenarios under 300 ms); the minimum is kept")
+	cmd.Flags().IntVar(&repeat, "repeat", 3, fmt.Sprintf("rounds of kernel runs (each scenario once per round, in a fresh namespace; x%d for scenarios under 300 ms); the minimum is kept", calib.ShortRuns))
 	cmd.Flags().BoolVar(&predict, "predict", true, "also measure and predict the scenarios outside the calibration set (--predict=false to skip)")
 	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sizes (about a third of the kernel time; the CI test's sizes)")
 	return cmd

@@ -38,8 +38,9 @@ func (s Scenario) Requests() int {
 	return n
 }
 
-// sysctlPath turns a dotted sysctl key into a path relative to /proc/sys.
-func sysctlPath(k string) string {
+// SysctlPath turns a Scenario.Sysctls key (dotted, or a path) into a path
+// relative to /proc/sys.
+func SysctlPath(k string) string {
 	if strings.Contains(k, "/") {
 		return strings.TrimPrefix(k, "/proc/sys/")
 	}
@@ -58,7 +59,7 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 	}
 	sys := map[string]string{}
 	for k, v := range s.Sysctls {
-		sys[sysctlPath(k)] = v
+		sys[SysctlPath(k)] = v
 	}
 	kt, err := kernel.New(kernel.Options{Sysctls: sys})
 	if err != nil {
