@@ -25,24 +25,17 @@ type kernelCase struct {
 	Size func(n int) string
 	// Scenario builds the scenario of size n.
 	Scenario func(n int) (kmeasure.Scenario, error)
-	// Profile is the sim profile the scenario runs on (linux-6.18: this
-	// machine's kernel).
-	Profile string
-	// Scale turns seconds into the row's unit (0: seconds).
-	Scale float64
 }
 
-// measureKernel runs kc on the kernel and the sim and fills a Kernel cell.
-// era and eraName are the seed-era prices, used when o.Machine is nil.
+// measureKernel runs kc on the kernel and the sim and fills a Kernel cell
+// in seconds. The sim runs sim.DefaultProfile, the model of this
+// machine's kernel. era and eraName are the seed-era prices, used when
+// o.Machine is nil.
 func measureKernel(ctx context.Context, o Options, kc kernelCase, era sim.CostParams, eraName string) (*Kernel, error) {
 	n := o.Size(kc.Key, kc.N)
 	s, err := kc.Scenario(n)
 	if err != nil {
 		return nil, err
-	}
-	scale := kc.Scale
-	if scale == 0 {
-		scale = 1
 	}
 	k := &Kernel{Size: kc.Size(n), Runs: o.Runs()}
 	o.Progressf("kernel: %s (%s), %d run(s) ...", s.Name, k.Size, o.Runs())
@@ -54,26 +47,22 @@ func measureKernel(ctx context.Context, o Options, kc kernelCase, era sim.CostPa
 		return nil, fmt.Errorf("kernel scenario %s: %w", s.Name, err)
 	}
 	o.Progressf("  minimum %.3f s (%.1f s with setup)", best.Seconds(), time.Since(t0).Seconds())
-	m := best.Seconds() * scale
+	m := best.Seconds()
 	k.Measured = &m
-	prof := kc.Profile
-	if prof == "" {
-		prof = sim.DefaultProfile
-	}
-	p, err := sim.ParseProfile(prof)
+	p, err := sim.ParseProfile(sim.DefaultProfile)
 	if err != nil {
 		return nil, err
 	}
 	run, err := calib.SimWork(p, s)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kernel scenario %s on the sim: %w", s.Name, err)
 	}
 	prices, name := o.KernelPrices(era, eraName)
 	res, err := run.Simulate(prices)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kernel scenario %s on the sim, priced with %s: %w", s.Name, name, err)
 	}
-	v := float64(res.VirtualNs) / 1e9 * scale
+	v := float64(res.VirtualNs) / 1e9
 	k.Model = &v
 	k.Profile = name
 	k.SetError()

@@ -3,35 +3,24 @@ package repro
 import (
 	"bytes"
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/nscheck"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
 
 // TestMain checks that the namespace the tests started in is unchanged
 // afterwards (every kernel measurement makes its own).
 func TestMain(m *testing.M) { nscheck.Main(m) }
 
-// kernelOK skips without root unless RTNLSIM_REQUIRE_KERNEL=1.
-func kernelOK(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
-			t.Fatal("kernel required (RTNLSIM_REQUIRE_KERNEL=1) but not root")
-		}
-		t.Skip("kernel cells need root")
-	}
-}
-
 // The --kernel cells at cheap sizes (about 10 s on this machine): every
 // row gets a cell, measured ones have a time and the model's time for the
 // same size, and the text output names the sizes.
 func TestKernelCellsCheap(t *testing.T) {
-	kernelOK(t)
+	testseed.NeedRoot(t)
 	o := Options{Kernel: true, KernelRuns: 1, KernelSizes: map[string]int{
 		"000/one-by-one": 10, "000/group": 50, "000/16k": 50,
 		"001/promote": 50, "001/no-promote": 100,
@@ -67,7 +56,7 @@ func TestKernelCellsCheap(t *testing.T) {
 
 // Seed 003's kernel scenarios at cheap sizes, without its 30-s model table.
 func TestKernelSeed003Scenarios(t *testing.T) {
-	kernelOK(t)
+	testseed.NeedRoot(t)
 	o := Options{Kernel: true, KernelRuns: 1}
 	for _, kc := range []kernelCase{
 		{Key: "003/delete-one", N: 30, Size: func(n int) string { return "one of N" }, Scenario: seed003DeleteOne},

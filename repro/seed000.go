@@ -62,21 +62,20 @@ const seed000Devices16K = 16000
 // scenarios (the sim runs the same requests): n devices of kind, up or
 // not, moved into group 10 one request each; then deleted by group.
 func seed000GroupScenarios(n int, kind string, up bool) (move, del kmeasure.Scenario, err error) {
-	state := "down"
 	setup := lines(n, "link add dev g%[1]d type "+kind)
 	if up {
-		state = "up"
 		setup += lines(n, "link set dev g%[1]d up")
 	}
+	moves := lines(n, "link set dev g%[1]d group 10")
 	s, err := parse(setup)
 	if err != nil {
 		return move, del, err
 	}
-	mv, err := parse(lines(n, "link set dev g%[1]d group 10"))
+	mv, err := parse(moves)
 	if err != nil {
 		return move, del, err
 	}
-	grouped, err := parse(setup + lines(n, "link set dev g%[1]d group 10"))
+	grouped, err := parse(setup + moves)
 	if err != nil {
 		return move, del, err
 	}
@@ -84,9 +83,17 @@ func seed000GroupScenarios(n int, kind string, up bool) (move, del kmeasure.Scen
 	if err != nil {
 		return move, del, err
 	}
-	move = kmeasure.Scenario{Name: fmt.Sprintf("group move, %d %s %s", n, kind, state), Setup: s, Timed: [][]rtnl.Request{mv}}
-	del = kmeasure.Scenario{Name: fmt.Sprintf("group delete, %d %s %s", n, kind, state), Setup: grouped, Timed: [][]rtnl.Request{d}}
+	move = kmeasure.Scenario{Name: fmt.Sprintf("group move, %d %s %s", n, kind, upDown(up)), Setup: s, Timed: [][]rtnl.Request{mv}}
+	del = kmeasure.Scenario{Name: fmt.Sprintf("group delete, %d %s %s", n, kind, upDown(up)), Setup: grouped, Timed: [][]rtnl.Request{d}}
 	return move, del, nil
+}
+
+// upDown is the device state in scenario names and kernel sizes.
+func upDown(up bool) string {
+	if up {
+		return "up"
+	}
+	return "down"
 }
 
 // seed000OneByOne is n UP devices (IPv6 on: each gets its link-local
@@ -176,12 +183,9 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 			runs[s.Name] = run
 		}
 	}
+	// name is the key of runs: the Name seed000GroupScenarios gives.
 	name := func(step string, up bool) string {
-		st := "down"
-		if up {
-			st = "up"
-		}
-		return fmt.Sprintf("group %s, %d dummy %s", step, seed000Devices16K, st)
+		return fmt.Sprintf("group %s, %d dummy %s", step, seed000Devices16K, upDown(up))
 	}
 	timeAt := func(key string, q sim.CostParams) (float64, sim.CostCounters, error) {
 		res, err := runs[key].Simulate(q)
@@ -296,12 +300,8 @@ func seed000Kernel(ctx context.Context, o Options, t *Table, threads map[int]int
 		case strings.HasSuffix(r.Scenario, "DOWN") || strings.HasSuffix(r.Scenario, "UP"):
 			up := strings.HasSuffix(r.Scenario, "UP")
 			move := strings.HasPrefix(r.Scenario, "move")
-			state := "down"
-			if up {
-				state = "up"
-			}
 			kc = &kernelCase{Key: "000/16k", N: sizeOf(seed000Sizes, "000/16k"),
-				Size: func(n int) string { return fmt.Sprintf("N=%d ifb %s", n, state) },
+				Size: func(n int) string { return fmt.Sprintf("N=%d ifb %s", n, upDown(up)) },
 				Scenario: func(n int) (kmeasure.Scenario, error) {
 					mv, del, err := seed000GroupScenarios(n, "ifb", up)
 					if move {

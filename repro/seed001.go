@@ -156,11 +156,9 @@ func seed001Rows(ctx context.Context, o Options) (*Table, error) {
 	if o.Kernel {
 		for i, c := range []struct {
 			key     string
-			n       int
 			promote bool
-		}{{"001/promote", sizeOf(seed001Sizes, "001/promote"), true}, {"001/no-promote", sizeOf(seed001Sizes, "001/no-promote"), false}} {
-			c := c
-			kc := kernelCase{Key: c.key, N: c.n,
+		}{{"001/promote", true}, {"001/no-promote", false}} {
+			kc := kernelCase{Key: c.key, N: sizeOf(seed001Sizes, c.key),
 				Size: func(n int) string {
 					return fmt.Sprintf("N=%d in one /8, promote=%d", n, b2i(c.promote))
 				},

@@ -56,6 +56,14 @@ type seed002Lookup struct {
 	hash, xa float64
 }
 
+// ns is the seed's time per lookup for method m (0: hash, 1: xarray).
+func (r seed002Lookup) ns(m int) float64 {
+	if m == 1 {
+		return r.xa
+	}
+	return r.hash
+}
+
 var seed002Table = []seed002Lookup{
 	{2, 56, "2  | 18.3 | 20.1 | + 9.8%", 18.3, 20.1},
 	{16, 57, "16  | 18.3 | 20.1 | + 9.5%", 18.3, 20.1},
@@ -160,6 +168,8 @@ func (d seed002Dump) run(opts sim.NetdevIndexOptions) ([][]string, error) {
 					if _, err := idx.Add(uint32(id), f[1]); err != nil {
 						return nil, err
 					}
+				default:
+					return nil, fmt.Errorf("seed002Dump: unknown mutation %q (want \"del NAME\" or \"add NAME IFINDEX\")", m)
 				}
 			}
 		}
@@ -167,7 +177,7 @@ func (d seed002Dump) run(opts sim.NetdevIndexOptions) ([][]string, error) {
 			return out, nil
 		}
 		if chunk > 100 {
-			return nil, fmt.Errorf("dump did not end")
+			return nil, fmt.Errorf("seed002Dump: the dump did not end after %d chunks", chunk+1)
 		}
 	}
 }
@@ -210,11 +220,7 @@ func seed002Rows(ctx context.Context, o Options) (*Table, error) {
 	}
 	a, b := byDevs[seed002FitDevs[0]], byDevs[seed002FitDevs[1]]
 	for m := 0; m < 2; m++ {
-		ta, tb := a.hash, b.hash
-		if m == 1 {
-			ta, tb = a.xa, b.xa
-		}
-		f, err := fitLine(steps[a.devs][m], ta, steps[b.devs][m], tb)
+		f, err := fitLine(steps[a.devs][m], a.ns(m), steps[b.devs][m], b.ns(m))
 		if err != nil {
 			return nil, fmt.Errorf("lookup price, %s: %w", []string{"hash", "xarray"}[m], err)
 		}
@@ -227,10 +233,6 @@ func seed002Rows(ctx context.Context, o Options) (*Table, error) {
 	notMeasurable := "not measurable from user space: __dev_get_by_index is an in-kernel call of 20-540 ns; the nearest request, RTM_GETLINK by ifindex, adds a syscall, locking and a message built and copied, microseconds that bury it"
 	for m, method := range []string{"hash", "xarray"} {
 		for _, r := range seed002Table {
-			seed := r.hash
-			if m == 1 {
-				seed = r.xa
-			}
 			st := steps[r.devs][m]
 			role := Predicted
 			if r.devs == seed002FitDevs[0] || r.devs == seed002FitDevs[1] {
@@ -241,7 +243,7 @@ func seed002Rows(ctx context.Context, o Options) (*Table, error) {
 				unit = "node visits"
 			}
 			row := Row{Group: gLookup, Scenario: fmt.Sprintf("%s, %d devs", method, r.devs), Unit: "ns",
-				Seed:  Figure{Quote: r.quote, File: seed002File, Line: r.line, Value: seed},
+				Seed:  Figure{Quote: r.quote, File: seed002File, Line: r.line, Value: r.ns(m)},
 				Model: Cell{Value: ptr(fits[m].at(st)), Text: fmt.Sprintf("%.3g %s/lookup", st, unit)}, Role: role}
 			if method == "hash" && r.devs == 8192 {
 				row.Note = "the model's price per chain entry is that of a cached walk (fitted at 2 and 1024 devices); at 8192 the kernel walks 32-entry chains of cold net_devices, several KB apart: cache misses the model does not count"

@@ -65,24 +65,17 @@ func seed003Setup(n int) (string, error) {
 
 // seed003DeleteOne deletes device 2n/3 of n (the seed: dummy6666 of 10K).
 func seed003DeleteOne(n int) (kmeasure.Scenario, error) {
-	src, err := seed003Setup(n)
-	if err != nil {
-		return kmeasure.Scenario{}, err
-	}
-	setup, err := parse(src)
-	if err != nil {
-		return kmeasure.Scenario{}, err
-	}
 	v := max(1, n*2/3)
-	del, err := parse(fmt.Sprintf("link del dev dummy%d\n", v))
-	if err != nil {
-		return kmeasure.Scenario{}, err
-	}
-	return kmeasure.Scenario{Name: fmt.Sprintf("delete dummy%d of %d", v, n), Setup: setup, Timed: [][]rtnl.Request{del}}, nil
+	return seed003Scenario(n, fmt.Sprintf("delete dummy%d of %d", v, n), fmt.Sprintf("link del dev dummy%d\n", v))
 }
 
 // seed003DeleteAll deletes all n one by one, in order (tdel-dummy.sh).
 func seed003DeleteAll(n int) (kmeasure.Scenario, error) {
+	return seed003Scenario(n, fmt.Sprintf("delete all %d one by one", n), lines(n, "link del dev dummy%[1]d"))
+}
+
+// seed003Scenario is seed003Setup(n) followed by the timed script dels.
+func seed003Scenario(n int, name, dels string) (kmeasure.Scenario, error) {
 	src, err := seed003Setup(n)
 	if err != nil {
 		return kmeasure.Scenario{}, err
@@ -91,16 +84,19 @@ func seed003DeleteAll(n int) (kmeasure.Scenario, error) {
 	if err != nil {
 		return kmeasure.Scenario{}, err
 	}
-	dels, err := parse(lines(n, "link del dev dummy%[1]d"))
+	timed, err := parse(dels)
 	if err != nil {
 		return kmeasure.Scenario{}, err
 	}
-	return kmeasure.Scenario{Name: fmt.Sprintf("delete all %d one by one", n), Setup: setup, Timed: [][]rtnl.Request{dels}}, nil
+	return kmeasure.Scenario{Name: name, Setup: setup, Timed: [][]rtnl.Request{timed}}, nil
 }
 
 func seed003Fig(line int, quote string, v float64) Figure {
 	return Figure{Quote: quote, File: seed003File, Line: line, Value: v}
 }
+
+// seed003AddsText is the model cell of both tadd-dummy.sh rows.
+const seed003AddsText = "the script forks ip and ifconfig 30,000 times (user space, process start-up); the model prices kernel work only, and the seed-era fits price a bare request at 0"
 
 const (
 	seed003GroupOne = "10K dummies with a /24 each: `ip link del dev dummy6666`"
@@ -195,10 +191,10 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 			Note: fmt.Sprintf("2178 = 10000 - 7822 left (line 100); model: the mean of the first %d rc3 deletions x 2178 (sim.Seed003Table extrapolates to 2.2K: %.1f s)",
 				rc3Some.Deleted, float64(rc3Some.Ns)/1e9)},
 		{Group: figs[5].group, Scenario: figs[5].scenario, Unit: "s", Seed: figs[5].fig,
-			Model: Cell{Text: "the script forks ip and ifconfig 30,000 times (user space, process start-up); the model prices kernel work only, and the seed-era fits price a bare request at 0"},
+			Model: Cell{Text: seed003AddsText},
 			Role:  NotModelled},
 		{Group: figs[6].group, Scenario: figs[6].scenario, Unit: "s", Seed: figs[6].fig,
-			Model: Cell{Text: "the script forks ip and ifconfig 30,000 times (user space, process start-up); the model prices kernel work only, and the seed-era fits price a bare request at 0"},
+			Model: Cell{Text: seed003AddsText},
 			Role:  NotModelled},
 	}
 	for i := range rows {
@@ -209,12 +205,11 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 		"rc3's FIB assumes 4.2-rc3 still had the 4.0-era update_suffix stopping rule (README, \"The FIB trie\")",
 		fmt.Sprintf("sim.Seed003Table's own rc3 row compares its 2.2K extrapolation (%.1f s) with 840 s (14 min); here the row uses the measured 14m10s and the 2178 devices the seed counted", float64(rc3Some.Ns)/1e9))
 	if o.Kernel {
-		era := p
 		const eraName = "the seed-003 fit"
 		fixedText := "this kernel has the fix; see the v3.19 row"
 		one, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-one", N: sizeOf(seed003Sizes, "003/delete-one"),
 			Size:     func(n int) string { return fmt.Sprintf("one of N=%d ifb, /24 each, up", n) },
-			Scenario: seed003DeleteOne}, era, eraName)
+			Scenario: seed003DeleteOne}, p, eraName)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +217,7 @@ func seed003Rows(ctx context.Context, o Options) (*Table, error) {
 		t.Rows[1].Kernel = &Kernel{Size: "-", Text: fixedText}
 		all, err := measureKernel(ctx, o, kernelCase{Key: "003/delete-all", N: sizeOf(seed003Sizes, "003/delete-all"),
 			Size:     func(n int) string { return fmt.Sprintf("all N=%d ifb one by one", n) },
-			Scenario: seed003DeleteAll}, era, eraName)
+			Scenario: seed003DeleteAll}, p, eraName)
 		if err != nil {
 			return nil, err
 		}

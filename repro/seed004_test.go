@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
 
 // TestSeed004Table: the seed-era profile gives back both printed figures
@@ -33,7 +35,7 @@ func TestSeed004Table(t *testing.T) {
 // namespaces) and checks that every row has its kernel cell, measured.
 // Needs root; RTNLSIM_REQUIRE_KERNEL=1 makes its absence a failure.
 func TestSeed004KernelColumn(t *testing.T) {
-	kernelOK(t)
+	testseed.NeedRoot(t)
 	tb, err := Run(context.Background(), "004", Options{Kernel: true,
 		KernelSizes: map[string]int{"004/containers": 3, "004/reads": 5, "004/repeats": 2}})
 	require.NoError(t, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,9 +53,7 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch format {
-			case "table", "json", "csv":
-			default:
+			if !slices.Contains(repro.Formats, format) {
 				return fmt.Errorf("--format %q: want table, json or csv", format)
 			}
 			seed, err := repro.Lookup(args[0])
