@@ -138,8 +138,8 @@ type Predicted struct {
 // held to 25%: it flushes the FIB once per device back to back in one
 // request, warm in the cache after the first, while the only calibration
 // scenario that prices fib_flush_leaf (link down of addressed devices, one
-// flush per request) flushes cold. The model has one price per leaf visit,
-// so it over-predicts by 0 to 35% from run to run.
+// flush per request) flushes cold. The model has one price per leaf visit;
+// over the runs seen its error moved between -21% and +33%.
 const gapWarmFlush = "known gap: one price per FIB flush leaf, fitted on cold flushes (one per request); this request flushes back to back, warm"
 
 // The prediction groups of must-show 1.

@@ -46,8 +46,10 @@ var Pins = map[sim.CostStep]string{
 	// grow as N^2 in `link set up` and in no other calibration scenario,
 	// so the fit can put their cost in either; fitted together they gave
 	// the cold price to the group moves (+28% to +73% on an idle
-	// machine). Cold walks showed when other work shared the machine;
-	// when it is idle the walk's own price carries them.
+	// machine). The cold effect was measured while other work shared the
+	// machine (per-request vs in-one-request walks); on an idle machine it
+	// was not measured apart, and pinning it is a choice made after the
+	// +28% run, said so in the README.
 	sim.StepIPv6WalkCold: "not separable from ipv6_route_list (both N^2 in link up only)",
 }
 

@@ -139,6 +139,10 @@ func Lookups(r rtnl.Request) int {
 			named(*m)
 		}
 	}
+	if rt, ok := rtnl.RouteOf(r.Op); ok {
+		named(rt.Dev)
+		return n
+	}
 	switch op := r.Op.(type) {
 	case rtnl.LinkAdd:
 		named(op.Lower)
@@ -154,16 +158,6 @@ func Lookups(r rtnl.Request) int {
 		named(op.Addr.Dev)
 	case rtnl.AddrFlush:
 		named(op.Dev)
-	case rtnl.RouteAdd:
-		named(op.Route.Dev)
-	case rtnl.RouteDel:
-		named(op.Route.Dev)
-	case rtnl.RouteReplace:
-		named(op.Route.Dev)
-	case rtnl.RouteAppend:
-		named(op.Route.Dev)
-	case rtnl.RoutePrepend:
-		named(op.Route.Dev)
 	case rtnl.RouteFlush:
 		named(op.Dev)
 	}

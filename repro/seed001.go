@@ -51,9 +51,8 @@ var seed001Sizes = []Size{
 }
 
 // Seed001Issue6 is this machine's fit of the flush prices in issue 6
-// (README, "Addresses, routes and the FIB": request 13.0 us, list step
-// 5 ns, FIB operation 1.31 us; notifications ride on the FIB operations).
-var Seed001Issue6 = sim.CostParams{RequestNs: 13000, IfaWalkNs: 5, FibOpNs: 1310}
+// (sim.Seed001Issue6Prices).
+var Seed001Issue6 = sim.Seed001Issue6Prices
 
 const seed001N = 40000
 

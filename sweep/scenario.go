@@ -17,12 +17,9 @@ import (
 const SeedEra = "seed-era"
 
 // Seed001MachinePrices are issue 6's fit of seed 001 to this machine's
-// kernel (README, "Addresses, routes and the FIB": request 13.0 us, list
-// step 5 ns, FIB operation 1.31 us, fitted by TestKernelSeed001Prediction
-// at N = 500 and 2000, both promote settings, base prices all 0). They are
-// copied here because the fit needs the kernel and about 100 s; a profile
-// file from `rtnlsim calibrate` replaces them (--profile FILE).
-var Seed001MachinePrices = sim.CostParams{RequestNs: 13_000, IfaWalkNs: 5, FibOpNs: 1_310}
+// kernel (sim.Seed001Issue6Prices); a profile file from `rtnlsim
+// calibrate` replaces them (--profile FILE).
+var Seed001MachinePrices = sim.Seed001Issue6Prices
 
 // Result is what one point of a sweep cost in the model.
 type Result struct {
