@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/compare"
+	"github.com/rtnlsim/rtnlsim/internal/differ"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -268,9 +269,7 @@ func ipv4Routes(rs []rtnl.RouteEntry) []rtnl.RouteEntry {
 func runRoutesBoth(reqs []rtnl.Request) (kRes, sRes rtnl.Result, err error) {
 	ctx := context.Background()
 	show := rtnl.Show{Routes: true, Events: true}
-	kt, err := kernel.New(kernel.Options{Sysctls: map[string]string{
-		"net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1",
-	}})
+	kt, err := kernel.New(kernel.Options{Sysctls: differ.NoIPv6})
 	if err != nil {
 		return kRes, sRes, fmt.Errorf("kernel: %w", err)
 	}
@@ -297,7 +296,7 @@ func runRoutesBoth(reqs []rtnl.Request) (kRes, sRes rtnl.Result, err error) {
 	if !sentinelSeen(kRes.Events) {
 		return kRes, sRes, errors.New("kernel: the last request's notification never came")
 	}
-	st := sim.New(sim.Options{Seed: 1, Events: true})
+	st := sim.New(sim.Options{Seed: 1, Events: true, Sysctls: differ.NoIPv6})
 	defer st.Close()
 	if sRes, err = rtnl.Run(ctx, st, all, show, nil); err != nil {
 		return kRes, sRes, fmt.Errorf("sim: %w", err)

@@ -286,7 +286,7 @@ func TestParseErrors(t *testing.T) {
 		{"route flush table bogus", "bogus", `invalid "table" value`},
 		{"sysctl net.ipv4.conf.all.promote_secondaries=2", "2", "invalid value for promote_secondaries"},
 		{"sysctl net.ipv4.conf.all.forwarding=1", "net.ipv4.conf.all.forwarding", "unknown sysctl key"},
-		{"sysctl net.ipv6.conf.all.promote_secondaries=1", "net.ipv6.conf.all.promote_secondaries", "unknown sysctl key"},
+		{"sysctl net.ipv6.conf.all.promote_secondaries=1", "net.ipv6.conf.all.promote_secondaries", "unknown sysctl key (known: net.ipv6.conf.DEV.accept_dad, disable_ipv6)"},
 		{"sysctl net.ipv4.conf.a/b.promote_secondaries=1", "a/b", "invalid interface name"},
 		// names
 		{"link add 0123456789abcdef type dummy", "0123456789abcdef", "invalid interface name"},

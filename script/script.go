@@ -36,6 +36,7 @@
 //	          throw | anycast | multicast
 //	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [[to] [root|exact] PREFIX]
 //	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
+//	sysctl [-w] net.ipv6.conf.DEV|all|default.KEY=VALUE   (keys: Conf6Keys)
 //
 // G is a number 0..2^32-1 or `default`; numbers are read as strtoul base 0
 // reads them (0x hex, leading-0 octal); IPv4 addresses as iproute2 reads

@@ -8,12 +8,22 @@ import (
 )
 
 // ConfKeys are the net.ipv4.conf.DEV keys `sysctl` accepts, with the values
-// each takes. This is the one place to add keys the model learns.
+// each takes. This and Conf6Keys are the places to add keys the model
+// learns.
 var ConfKeys = map[string][]string{
 	"promote_secondaries": {"0", "1"},
 }
 
-const confPrefix = "net.ipv4.conf."
+// Conf6Keys are the net.ipv6.conf.DEV keys `sysctl` accepts.
+var Conf6Keys = map[string][]string{
+	"disable_ipv6": {"0", "1"},
+	"accept_dad":   {"0", "1", "2"},
+}
+
+const (
+	confPrefix  = "net.ipv4.conf."
+	conf6Prefix = "net.ipv6.conf."
+)
 
 // parseSysctl reads `sysctl [-w] KEY=VALUE`, blanks around '=' allowed.
 func parseSysctl(p *words) (rtnl.Op, *LineError) {
@@ -37,18 +47,22 @@ func parseSysctl(p *words) (rtnl.Op, *LineError) {
 	if val == "" || strings.ContainsAny(val, blanks) {
 		return nil, errf(expr, "expected KEY=VALUE")
 	}
-	if !strings.HasPrefix(key, confPrefix) {
-		return nil, errf(key, "unknown sysctl key (net.ipv4.conf.DEV.KEY)")
+	prefix, keys := confPrefix, ConfKeys
+	if strings.HasPrefix(key, conf6Prefix) {
+		prefix, keys = conf6Prefix, Conf6Keys
 	}
-	devKey := key[len(confPrefix):]
+	if !strings.HasPrefix(key, prefix) {
+		return nil, errf(key, "unknown sysctl key (net.ipv4.conf.DEV.KEY or net.ipv6.conf.DEV.KEY)")
+	}
+	devKey := key[len(prefix):]
 	dot := strings.LastIndexByte(devKey, '.')
 	if dot < 0 {
-		return nil, errf(key, "unknown sysctl key (net.ipv4.conf.DEV.KEY)")
+		return nil, errf(key, "unknown sysctl key (%sDEV.KEY)", prefix)
 	}
 	dev, name := devKey[:dot], devKey[dot+1:]
-	values, known := ConfKeys[name]
+	values, known := keys[name]
 	if !known {
-		return nil, errf(key, "unknown sysctl key (known: net.ipv4.conf.DEV.%s)", strings.Join(confKeyNames(), ", "))
+		return nil, errf(key, "unknown sysctl key (known: %sDEV.%s)", prefix, strings.Join(keyNames(keys), ", "))
 	}
 	if dev != "all" && dev != "default" && !validName(dev) {
 		return nil, errf(dev, "%s (or all, default)", nameRule)
@@ -59,9 +73,9 @@ func parseSysctl(p *words) (rtnl.Op, *LineError) {
 	return rtnl.Sysctl{Key: key, Value: val}, nil
 }
 
-func confKeyNames() []string {
+func keyNames(keys map[string][]string) []string {
 	var out []string
-	for k := range ConfKeys {
+	for k := range keys {
 		out = append(out, k)
 	}
 	sort.Strings(out)

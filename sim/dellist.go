@@ -104,7 +104,7 @@ func (t *Target) linkDelList(n *Netns, op rtnl.LinkDelList) error {
 			// The previous RTM_DELLINK is over: its batch is its own,
 			// and linkwatch may run before the next one (the kernel
 			// target's sync mode makes it).
-			n.runLinkwatch()
+			n.runDeferred()
 			t.recordPart(t.requestWork(n))
 		}
 		sent++
@@ -169,7 +169,7 @@ func (t *Target) DelLinkIfindex(ifindexes []int32, group *uint32) error {
 	}
 	n := t.Netns()
 	err := n.ifindexDellink(ifindexes, group)
-	n.runLinkwatch()
+	n.runDeferred()
 	t.recordWork(t.requestWork(n))
 	return err
 }

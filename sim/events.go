@@ -17,7 +17,8 @@ import (
 type eventLog struct {
 	record   bool // keep them (Options.Events); otherwise only count
 	req      int  // the request being applied, 1-based
-	deferred bool // linkwatch work is running
+	deferred bool // linkwatch or DAD work is running
+	dad      bool // the deferred work is DAD's (sim/addrconf.go)
 	list     []rtnl.Event
 	trace    *traceRec // rtnlsim run --trace (sim/trace.go); nil: off
 }

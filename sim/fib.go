@@ -367,5 +367,5 @@ func (n *Netns) Routes() []rtnl.RouteEntry {
 			return true
 		})
 	}
-	return out
+	return append(out, n.Routes6()...)
 }

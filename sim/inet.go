@@ -189,7 +189,8 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 }
 
 // Addrs returns `ip -j addr show`: every device in dump order with its
-// IPv4 addresses in list order.
+// IPv4 addresses in list order, then its IPv6 ones (the dump of every
+// family does AF_INET first).
 func (n *Netns) Addrs() []rtnl.LinkAddrs {
 	var out []rtnl.LinkAddrs
 	for _, d := range n.Devices() {
@@ -197,6 +198,7 @@ func (n *Netns) Addrs() []rtnl.LinkAddrs {
 		if d.in != nil {
 			infos = d.in.Render()
 		}
+		infos = append(infos, d.addrs6()...)
 		if infos == nil {
 			infos = []rtnl.AddrInfo{}
 		}

@@ -77,7 +77,7 @@ type ipv6Est struct {
 	cold   int64 // StepIPv6WalkCold entries
 	list   int64 // StepIPv6RouteList entries
 	config int64 // StepIPv6DevConfig: devices that became IPv6-ready
-	notes  int64 // IPv6 (and netconf) notifications the sim does not send
+	notes  int64 // IPv6 notifications: sent (send6), and netconf and neigh ones not modelled
 
 	// fibWarm and addrWarm: the current request has walked the FIB, the
 	// address hash (a later walk finds it in the cache); endRequest
@@ -218,11 +218,12 @@ func (e *ipv6Est) ifDownWalks() {
 }
 
 // dropLLA is addrconf_ifdown removing a device's link-local address and
-// three routes (RTM_DELROUTE x3, RTM_DELNEIGH of ff02::2; its RTM_DELADDR
-// is the caller's to count), then fib6_flush_trees for the address.
+// three routes (their RTM_DELROUTE and RTM_DELADDR counted as sent,
+// send6; here the RTM_DELNEIGH of ff02::2), then fib6_flush_trees for
+// the address.
 func (e *ipv6Est) dropLLA() {
 	e.ready--
-	e.notes += 4
+	e.notes++
 	e.flushTrees()
 }
 
@@ -232,30 +233,50 @@ func (n *Netns) v6LinkReady(d *Device) bool {
 	return d != n.lo && !d.v6Off && d.Up() && d.operUp() && d.qdisc != "noop" && d.MTU >= IPv6MinMTU
 }
 
-// v6Up is addrconf_notify's NETDEV_UP.
+// v6Up is addrconf_notify's NETDEV_UP: a device whose link is ready gets
+// IF_READY and its addresses (init_loopback, addrconf_dev_config), then
+// rt6_sync_up.
 func (n *Netns) v6Up(d *Device) {
 	e := &n.v6
 	if d.v6Off {
 		return // idev->cnf.disable_ipv6: nothing
 	}
 	if d == n.lo {
+		if d.in6 == nil {
+			return
+		}
+		d.in6.ready = true
+		n.initLoopback(d)
 		if d.MTU >= IPv6MinMTU {
 			e.loUp = true
 			e.cleanAll()
+		} else {
+			// Kept across an mtu below 1280 (lo's inet6_dev stays), its
+			// new ::1 goes again at once.
+			n.addrconfIfdown(d, false)
 		}
 		return
 	}
 	if !n.v6LinkReady(d) {
 		return // "link is not ready": no walk
 	}
+	d.in6.ready = true
 	n.v6Config(d)
+	n.syncUp6(d)
 	e.cleanAll() // rt6_sync_up(dev, RTNH_F_DEAD)
+}
+
+// addrconfLinkReady is addrconf_link_ready: operstate up (or unknown)
+// and a qdisc attached.
+func (n *Netns) addrconfLinkReady(d *Device) bool {
+	return d.Up() && d.operUp() && d.qdisc != "noop"
 }
 
 // v6Config is addrconf_dev_config: the link-local address and its three
 // routes (RTM_NEWROUTE x3, RTM_NEWADDR), one StepIPv6DevConfig, and the
 // route-list walks of two inserts.
 func (n *Netns) v6Config(d *Device) {
+	n.devConfig(d)
 	if d.v6 {
 		return
 	}
@@ -268,34 +289,47 @@ func (n *Netns) v6Config(d *Device) {
 	e := &n.v6
 	e.list += 2 * int64(e.ready)
 	e.ready++
-	e.notes += 4
 	e.config++
 }
 
-// v6Change is addrconf_notify's NETDEV_CHANGE (sent for UP devices only).
+// v6Change is addrconf_notify's NETDEV_CHANGE (sent for UP devices only):
+// a link no longer ready marks the device's routes linkdown; one ready and
+// configured clears that; one that becomes ready is configured now.
 func (n *Netns) v6Change(d *Device) {
 	if d.v6Off {
 		return
 	}
+	switch {
+	case !n.addrconfLinkReady(d):
+		n.linkDown6(d)
+	case d.in6 == nil:
+	case d.in6.ready:
+		n.syncUp6(d)
+	default:
+		d.in6.ready = true
+		if d == n.lo {
+			n.initLoopback(d)
+		} else {
+			n.v6Config(d)
+		}
+		n.syncUp6(d)
+	}
 	if d == n.lo {
 		n.v6.cleanAll()
 		return
-	}
-	if n.v6LinkReady(d) {
-		n.v6Config(d) // nothing when already configured (IF_READY)
 	}
 	n.v6.cleanAll() // rt6_sync_up, or rt6_sync_down_dev when not ready
 }
 
 // v6IfDown is addrconf_ifdown: a walk over nodes and routes with the
 // device's routes still in, the address hash walk, then the device's
-// routes and address go (RTM_DELROUTE x3, RTM_DELNEIGH of ff02::2,
-// RTM_DELADDR: the last is counted by UnregisterRequestWork for an
-// unregister batch, so addrNote says whether to count it here) and one
-// fib6_flush_trees per address deleted.
-func (n *Netns) v6IfDown(d *Device, addrNote bool) {
+// routes and addresses go (addrconfIfdown: RTM_DELROUTE each, then
+// RTM_DELADDR; the RTM_DELNEIGH of ff02::2 is counted here) and one
+// fib6_flush_trees per address deleted. unregister drops the inet6_dev.
+func (n *Netns) v6IfDown(d *Device, unregister bool) {
 	e := &n.v6
 	e.ifDownWalks()
+	n.addrconfIfdown(d, unregister)
 	if d == n.lo {
 		if e.loUp {
 			e.loUp = false
@@ -308,51 +342,65 @@ func (n *Netns) v6IfDown(d *Device, addrNote bool) {
 	}
 	d.v6 = false
 	e.dropLLA()
-	if addrNote {
-		e.notes++
-	}
 }
 
 // v6Down is addrconf_notify's NETDEV_DOWN.
-func (n *Netns) v6Down(d *Device) { n.v6IfDown(d, !n.v6.inBatch) }
+func (n *Netns) v6Down(d *Device) { n.v6IfDown(d, false) }
 
 // v6Unregister is addrconf_notify's NETDEV_UNREGISTER, plus the two
 // RTM_DELNETCONF (inet, inet6) every unregistered device sends.
 func (n *Netns) v6Unregister(d *Device) {
-	n.v6IfDown(d, false)
+	n.v6IfDown(d, true)
 	n.v6.notes += 2
 }
 
-// v6ChangeMTU is addrconf_notify's NETDEV_CHANGEMTU. The kernel walks
-// (rt6_mtu_change) only when the device had an inet6_dev before; the
-// estimate walks whenever the new mtu is valid (a rise from below 1280,
-// which makes a new inet6_dev without a walk, is counted as a walk).
+// v6ChangeMTU is addrconf_notify's NETDEV_CHANGEMTU: below 1280
+// addrconf_ifdown (the loopback keeps its inet6_dev); a device that had
+// an inet6_dev walks (rt6_mtu_change); one that had none gets a new one
+// (a copy of net.ipv6.conf.default) and, when up with its link ready, its
+// link-local address.
 func (n *Netns) v6ChangeMTU(d *Device) {
 	if d.MTU < IPv6MinMTU {
-		n.v6IfDown(d, true)
+		n.v6IfDown(d, d != n.lo)
 		return
 	}
-	n.v6.cleanAll()
+	if d.in6 != nil {
+		n.v6.cleanAll()
+		return
+	}
+	d.in6 = &inet6Dev{}
+	d.v6Off = n.v6.dfltOff
+	if !n.addrconfLinkReady(d) {
+		return
+	}
+	d.in6.ready = true
+	if d.v6Off {
+		return
+	}
+	n.v6Config(d)
+	n.syncUp6(d)
+	n.v6.cleanAll() // rt6_sync_up(dev, RTNH_F_DEAD)
 }
 
-// sysctlIPv6 writes net.ipv6.conf.{all,default,DEV}.disable_ipv6 (the
-// only net.ipv6 key the model knows; others are ENOENT as before), which
-// the cost estimate follows as addrconf_disable_ipv6 does: default is what
-// new devices take; all sets default and every device that has an
-// inet6_dev; a device's own key that device. A device whose setting
-// changes gets dev_disable_change: addrconf_ifdown when turned off, the
-// NETDEV_UP path when turned on (nothing unless it is up and ready).
-// ENOENT for a device without an inet6_dev (mtu below 1280), EINVAL for a
-// value that is not a number.
+// sysctlIPv6 writes net.ipv6.conf.{all,default,DEV}.KEY for the two keys
+// the model knows. disable_ipv6 is followed as addrconf_disable_ipv6 does:
+// default is what new devices take; all sets default and every device
+// that has an inet6_dev; a device's own key that device. A device whose
+// setting changes gets dev_disable_change: addrconf_ifdown when turned
+// off, the NETDEV_UP path when turned on (nothing unless it is up and
+// ready). accept_dad is stored: it decides only how long DAD takes
+// (runDAD), and the model has no wall clock. ENOENT for other keys and for
+// a device without an inet6_dev (mtu below 1280), EINVAL for a value that
+// is not a number.
 func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	i := strings.LastIndex(rest, ".")
-	if i <= 0 || rest[i+1:] != "disable_ipv6" {
+	if i <= 0 || (rest[i+1:] != "disable_ipv6" && rest[i+1:] != "accept_dad") {
 		return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	dev := rest[:i]
 	var d *Device
 	if dev != "all" && dev != "default" {
-		if d = n.ByName(dev); d == nil || d.MTU < IPv6MinMTU {
+		if d = n.ByName(dev); d == nil || d.in6 == nil {
 			return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
 		}
 	}
@@ -361,6 +409,9 @@ func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 		return &rtnl.Error{Errno: unix.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
 	}
 	n.sysctls[op.Key] = op.Value
+	if rest[i+1:] == "accept_dad" {
+		return nil
+	}
 	off := v != 0
 	switch dev {
 	case "default":
@@ -368,7 +419,7 @@ func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	case "all":
 		n.v6.dfltOff = off
 		for _, x := range append([]*Device(nil), n.devs...) {
-			if n.alive(x) && x.MTU >= IPv6MinMTU {
+			if n.alive(x) && x.in6 != nil {
 				n.v6Disable(x, off)
 			}
 		}
@@ -385,7 +436,7 @@ func (n *Netns) v6Disable(d *Device, off bool) {
 	}
 	d.v6Off = off
 	if off {
-		n.v6IfDown(d, true)
+		n.v6IfDown(d, false)
 		return
 	}
 	if d.Up() {
@@ -417,6 +468,7 @@ func BatchIPv6Work(devs []UnregDev, rest int) (walk, far, cold, notes int64) {
 		e.ifDownWalks()
 		if d.IPv6LLA {
 			e.dropLLA()
+			e.notes += 3 // the RTM_DELROUTE the sim target sends (send6)
 		}
 	}
 	for range devs {

@@ -38,6 +38,9 @@ type Device struct {
 	// in is the device's in_device (dev->ip_ptr): nil when IPv4 is off
 	// (an mtu below 68, see inetdev_event).
 	in *InDevice
+	// in6 is its inet6_dev (dev->ip6_ptr, sim/addrconf.go): nil below an
+	// mtu of 1280.
+	in6 *inet6Dev
 
 	master *Device // the bridge this device is a port of
 

@@ -40,9 +40,11 @@ type Netns struct {
 	fibCount  FibCounters
 	inetCount DevinetCounters
 	lastInet  inetSnapshot // the counters when the last request ended
-	// v6 is the estimate of the kernel's IPv6 state, for the cost
-	// model only (sim/ipv6cost.go).
-	v6 ipv6Est
+	// v6 is the estimate of the kernel's IPv6 state the cost model
+	// walks (sim/ipv6cost.go); fib6 the IPv6 routes addrconf makes, and
+	// its DAD queue (sim/addrconf.go).
+	v6   ipv6Est
+	fib6 fib6
 	// reqDeactivateSyncs counts dev_deactivate_many's synchronize_net in
 	// plain closes (`link set down` of a device with a queue) in the
 	// current request.
@@ -165,6 +167,9 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	n.ev.trace.netdev(d, "NETDEV_POST_INIT", "NETDEV_REGISTER")
 	n.inetdevInit(d)       // NETDEV_REGISTER
 	d.v6Off = n.v6.dfltOff // ipv6_add_dev copies net.ipv6.conf.default
+	if d.MTU >= IPv6MinMTU {
+		d.in6 = &inet6Dev{} // addrconf_notify's NETDEV_REGISTER
+	}
 	return nil
 }
 
@@ -235,6 +240,13 @@ func (n *Netns) defaultOperstate(d *Device) uint8 {
 
 // rfc2863 is rfc2863_policy for link_mode DEFAULT.
 func (n *Netns) rfc2863(d *Device) { d.operstate = n.defaultOperstate(d) }
+
+// runDeferred runs the work a request left to workqueues: linkwatch's,
+// then the DAD work that linkwatch's NETDEV_CHANGE may have queued too.
+func (n *Netns) runDeferred() {
+	n.runLinkwatch()
+	n.runDAD()
+}
 
 // runLinkwatch is __linkwatch_run_queue run to completion: each queued
 // device gets its operstate, its qdisc (dev_activate when up with

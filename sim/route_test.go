@@ -169,8 +169,12 @@ route flush table all proto static
 	for _, r := range res.Routes {
 		left = append(left, r.Type+" "+r.Dst+" "+r.Table)
 	}
+	// `ip route flush` is IPv4's: the devices' IPv6 routes stay, main's
+	// before local's.
 	require.Equal(t, []string{" 10.0.0.0/24 ", " 10.5.0.0/16 ", "local 10.0.0.1 local",
-		"broadcast 10.0.0.255 local", "local 10.1.0.1 local", "broadcast 10.1.0.255 local"}, left)
+		"broadcast 10.0.0.255 local", "local 10.1.0.1 local", "broadcast 10.1.0.255 local",
+		" fe80::/64 ", " fe80::/64 ", "local fe80::3c78:29ff:fe63:1da0 local", "local fe80::64b5:77ff:fea4:d41b local",
+		"multicast ff00::/8 local", "multicast ff00::/8 local"}, left)
 }
 
 // A route through a device without carrier is LINKDOWN; a host-scope one

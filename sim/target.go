@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,6 +50,10 @@ type Options struct {
 	// picked, so that everything that depends on their order (a bridge's
 	// id, hence its address and its CHANGEADDR notifications) matches.
 	MACs MACOracle
+	// Sysctls are written before the first request, in key order, as the
+	// kernel target's Options.Sysctls are: keys in the script's dotted
+	// form or as paths under /proc/sys ("net/ipv6/conf/all/disable_ipv6").
+	Sysctls map[string]string
 }
 
 // MACOracle returns the address of device name, made by the req-th request
@@ -63,6 +69,7 @@ type Target struct {
 	// language grows netns operations.
 	namespaces map[string]*Netns
 	closed     bool
+	initErr    error // a failed Options.Sysctls write, which Apply returns
 	ev         *eventLog
 	// work is what each applied request cost, in order, for the cost
 	// model: an unregister batch or a plain request.
@@ -88,6 +95,13 @@ func New(opts Options) *Target {
 	ns := newNetns("", t.rng, opts.Index, opts.FIB, t.ev, opts.MACs)
 	ns.ifaFlush = opts.IfaFlush
 	t.namespaces[""] = ns
+	for _, k := range slices.Sorted(maps.Keys(opts.Sysctls)) {
+		op := rtnl.Sysctl{Key: strings.ReplaceAll(k, "/", "."), Value: opts.Sysctls[k]}
+		if err := ns.sysctl(op); err != nil && t.initErr == nil {
+			t.initErr = fmt.Errorf("sim target: Options.Sysctls: %w", err)
+		}
+	}
+	ns.takeInetWork() // what they did comes before the first request
 	return t
 }
 
@@ -153,6 +167,9 @@ func (t *Target) begin() (*Netns, error) {
 	if t.closed {
 		return nil, ErrClosed
 	}
+	if t.initErr != nil {
+		return nil, t.initErr
+	}
 	n := t.Netns()
 	if n.exited {
 		return nil, ErrNetnsExited
@@ -164,7 +181,7 @@ func (t *Target) begin() (*Netns, error) {
 // finish ends a request: the kernel's deferred linkwatch work, run to
 // completion, then its cost work recorded, with extra unlocked steps.
 func (t *Target) finish(n *Netns, extra CostWork) {
-	n.runLinkwatch()
+	n.runDeferred()
 	w := t.requestWork(n)
 	for _, e := range extra.Unlocked {
 		w.AddUnlocked(e.Step, e.N)

@@ -97,6 +97,9 @@ func (r *traceRec) sent(typ, family string) {
 // it later from a workqueue (under rtnl_lock of its own), the model at the
 // end of the request that queued it, and prices it with that request.
 func (r *traceRec) linkwatch() string {
+	if r.ev != nil && r.ev.dad {
+		return " (DAD work)"
+	}
 	if r.ev != nil && r.ev.deferred {
 		return " (linkwatch)"
 	}

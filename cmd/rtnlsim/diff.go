@@ -15,8 +15,9 @@ import (
 
 func newDiffCmd() *cobra.Command {
 	var show, profile string
+	var ipv6 bool
 	cmd := &cobra.Command{
-		Use:   "diff [--show links,addrs,routes,fibtrie,events] [--profile linux-6.18] SCRIPT|-",
+		Use:   "diff [--show links,addrs,routes,fibtrie,events] [--ipv6] [--profile linux-6.18] SCRIPT|-",
 		Short: "Run a script on the model and on the kernel and compare them",
 		Long: `Diff runs SCRIPT on the kernel target (a fresh network namespace; root
 needed) and then on the sim target, and compares the errno of every line and
@@ -24,13 +25,18 @@ what --show names, by default everything: the links (every field; MAC
 addresses the kernel picked at random up to a consistent renaming), the
 addresses of every device (addr_info exactly, in order), the routes of all
 tables (exactly, in order), /proc/net/fib_trie (text for text), and the
-notifications of every family (link, bridge, inet addresses and routes)
-request by request. It exits 0 when they agree, or prints the difference of
-the earliest request and exits 1.
+notifications of every family (link, bridge, inet and inet6 addresses and
+routes) request by request. It exits 0 when they agree, or prints the
+difference of the earliest request and exits 1.
 
-The kernel runs first, each request ending only when the linkwatch work it
-caused has run (so every notification has its request), with IPv6 off in its
-namespace; the MAC addresses it picked at random are given to the model.
+The kernel runs first, each request ending only when the linkwatch and IPv6
+DAD work it caused has run (so every notification has its request); the MAC
+addresses it picked at random are given to the model. Both namespaces start
+with IPv6 off (net.ipv6.conf.{all,default}.disable_ipv6=1) unless --ipv6 is
+given: then UP devices get their link-local addresses and routes on both
+sides, and those are compared too. DAD of a device that does ARP takes the
+kernel a second or two; a script can write
+net.ipv6.conf.{all,default}.accept_dad=0 to skip it.
 
 The kernel side is this machine's kernel, so --profile takes linux-6.18
 without switches only; other profiles are for rtnlsim run --target sim.`,
@@ -55,7 +61,7 @@ without switches only; other profiles are for rtnlsim run --target sim.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
-			what := differ.What{Links: sh.Links, Addrs: sh.Addrs, Routes: sh.Routes, FibTrie: sh.FibTrie, Events: sh.Events}
+			what := differ.What{Links: sh.Links, Addrs: sh.Addrs, Routes: sh.Routes, FibTrie: sh.FibTrie, Events: sh.Events, IPv6: ipv6}
 			d, err := diffRun(cmd.Context(), p, reqs, what)
 			if err != nil {
 				return err
@@ -64,6 +70,7 @@ without switches only; other profiles are for rtnlsim run --target sim.`,
 		},
 	}
 	cmd.Flags().StringVar(&show, "show", "links,addrs,routes,fibtrie,events", "observables to compare besides the errno of every line")
+	cmd.Flags().BoolVar(&ipv6, "ipv6", false, "keep IPv6 on in both namespaces and compare the link-local addresses and routes")
 	cmd.Flags().StringVar(&profile, "profile", sim.DefaultProfile, "the profile of both sides: linux-6.18 (this machine's kernel) only, by name or as a profile file from rtnlsim calibrate")
 	return cmd
 }

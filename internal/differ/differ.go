@@ -35,6 +35,11 @@ type What struct {
 	// for runs that send too many to compare one by one. Events wins
 	// when both are set.
 	EventCounts bool
+	// IPv6 keeps IPv6 on in both namespaces, as the kernel has it: UP
+	// devices get link-local addresses and routes, and their
+	// notifications are compared too. Without it both sides start with
+	// net.ipv6.conf.{all,default}.disable_ipv6=1 (NoIPv6).
+	IPv6 bool
 	// Checkpoints are 1-based request numbers after which the state
 	// (what Links, Addrs, Routes and FibTrie select) is compared as well
 	// as at the end.
@@ -80,6 +85,20 @@ func Links(ctx context.Context, reqs []rtnl.Request, opts sim.Options) (Outcome,
 	return Run(ctx, reqs, opts, What{Links: true, Events: true, linkEventsOnly: true})
 }
 
+// NoIPv6 is what both namespaces of a comparison start with unless
+// What.IPv6 is set: IPv6 off everywhere.
+// Paths are relative to /proc/sys, as kernel.Options.Sysctls takes them
+// (sim.Options.Sysctls takes both forms).
+var NoIPv6 = map[string]string{"net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1"}
+
+// sysctls is what both namespaces start with.
+func (w What) sysctls() map[string]string {
+	if w.IPv6 {
+		return nil
+	}
+	return NoIPv6
+}
+
 // Run runs reqs on a fresh kernel target first, then on a sim target made
 // with opts, and compares the errno of every line and what names, request
 // by request: the first difference reported is the one of the earliest
@@ -88,7 +107,7 @@ func Links(ctx context.Context, reqs []rtnl.Request, opts sim.Options) (Outcome,
 //
 // The kernel target runs with SyncLinkwatch, so each request ends only
 // when its linkwatch work has run and every notification carries its
-// request number; IPv6 is off in its namespace (the model has no IPv6).
+// request number. Unless what.IPv6 is set, IPv6 is off on both sides.
 // The MAC addresses the kernel picked at random are handed to the sim
 // (opts.MACs), so that what depends on their order, such as which port
 // gives a bridge its address, is the same on both sides.
@@ -96,6 +115,7 @@ func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) 
 	return run(ctx, reqs, what, func(kern rtnl.Result) rtnl.Target {
 		opts.Events = what.Events || what.EventCounts
 		opts.MACs = KernelMACs(kern.Events)
+		opts.Sysctls = what.sysctls()
 		return sim.New(opts)
 	}, nil)
 }
@@ -110,7 +130,7 @@ func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) 
 // follows the lowest port address may still differ.
 func Kernels(ctx context.Context, reqs []rtnl.Request, what What) (Outcome, error) {
 	return run(ctx, reqs, what, func(rtnl.Result) rtnl.Target {
-		kt, err := newKernel()
+		kt, err := newKernel(what)
 		if err != nil {
 			return failedTarget{err}
 		}
@@ -119,10 +139,8 @@ func Kernels(ctx context.Context, reqs []rtnl.Request, what What) (Outcome, erro
 }
 
 // newKernel is the kernel target the comparisons use.
-func newKernel() (*kernel.Target, error) {
-	kt, err := kernel.New(kernel.Options{SyncLinkwatch: true, Sysctls: map[string]string{
-		"net/ipv6/conf/all/disable_ipv6": "1", "net/ipv6/conf/default/disable_ipv6": "1",
-	}})
+func newKernel(what What) (*kernel.Target, error) {
+	kt, err := kernel.New(kernel.Options{SyncLinkwatch: true, Sysctls: what.sysctls()})
 	if err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
@@ -139,7 +157,7 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 	var out Outcome
 	show := rtnl.Show{Links: what.Links, Addrs: what.Addrs, Routes: what.Routes, FibTrie: what.FibTrie}
 	events := what.Events || what.EventCounts
-	kt, err := newKernel()
+	kt, err := newKernel(what)
 	if err != nil {
 		return out, err
 	}

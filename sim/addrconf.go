@@ -1,0 +1,399 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// IPv6 as the kernel configures it by itself: each device's inet6_dev
+// with the loopback's ::1 and the link-local fe80:: address made from the
+// MAC (addr_gen_mode eui64), the routes that come with them, and their
+// notifications. Read in Linux ~6.17 net/ipv6/addrconf.c (addrconf_notify,
+// addrconf_dev_config, addrconf_add_linklocal, init_loopback,
+// addrconf_dad_begin and _completed, addrconf_ifdown) and net/ipv6/route.c
+// (fib6_ifdown, rt6_sync_up); props/TestSimAddrsRoutesMatchKernel's IPv6
+// scripts hold it against 6.18. The cost model's walks (ipv6cost.go) are
+// counted beside it from the same events. User IPv6 addresses and routes
+// are refused (ErrNotModelled), and with them everything that only they
+// reach (keep_addr_on_down, prefsrc, RA, temporary addresses).
+
+// inet6Dev is a device's inet6_dev (dev->ip6_ptr).
+type inet6Dev struct {
+	ready bool         // IF_READY: the link was ready when it came up
+	addrs []*inet6Addr // addr_list
+}
+
+// inet6Addr is an inet6_ifaddr.
+type inet6Addr struct {
+	addr  netip.Addr
+	plen  int
+	scope uint8  // RT_SCOPE_HOST (::1) or RT_SCOPE_LINK (fe80::)
+	flags uint32 // IFA_F_*
+	// local is the address's local route (ifp->rt) once it is in the
+	// FIB: when DAD completes.
+	local *route6
+}
+
+// route6 is a fib6_info of the kernel's own making.
+type route6 struct {
+	table    uint32 // RT_TABLE_MAIN or RT_TABLE_LOCAL
+	dst      netip.Prefix
+	typ      uint8 // RTN_UNICAST, RTN_LOCAL or RTN_MULTICAST
+	dev      *Device
+	metric   uint32
+	seq      uint64 // insertion order: a node lists equal metrics oldest first
+	linkdown bool   // RTNH_F_LINKDOWN
+}
+
+// fib6 is the namespace's IPv6 routes, kept by device: every route the
+// model makes has one, and what the kernel does to them goes by device.
+// Routes6 puts them in fib6_walk order.
+type fib6 struct {
+	byDev map[*Device][]*route6
+	count int
+	seq   uint64
+	// dad is the addresses whose DAD work is queued (addrconf_dad_start),
+	// oldest first; runDAD completes them after the request.
+	dad []dadWork
+}
+
+type dadWork struct {
+	d   *Device
+	ifa *inet6Addr
+}
+
+// fib6Less is fib6_walk's order: tables by their hash bucket (main 254
+// before local 255), then the radix tree post-order (0 before 1, a more
+// specific prefix before the one that holds it), then a node's list
+// (metric, then age).
+func fib6Less(a, b *route6) int {
+	if c := cmp.Compare(a.table&0xff, b.table&0xff); c != 0 {
+		return c
+	}
+	if c := prefixWalkOrder(a.dst, b.dst); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.metric, b.metric); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// prefixWalkOrder orders two prefixes as a post-order walk of a binary
+// trie visits them.
+func prefixWalkOrder(p, q netip.Prefix) int {
+	pa, qa := p.Addr().As16(), q.Addr().As16()
+	m := min(p.Bits(), q.Bits())
+	for i := range m {
+		pb, qb := pa[i/8]>>(7-i%8)&1, qa[i/8]>>(7-i%8)&1
+		if pb != qb {
+			return cmp.Compare(pb, qb)
+		}
+	}
+	return -cmp.Compare(p.Bits(), q.Bits())
+}
+
+// add6 is ip6_route_add of a kernel route: EEXIST (nothing) when the node
+// already has the same route on the device, else RTM_NEWROUTE.
+func (n *Netns) add6(r *route6) bool {
+	f := &n.fib6
+	for _, x := range f.byDev[r.dev] {
+		if x.table == r.table && x.dst == r.dst && x.metric == r.metric && x.typ == r.typ {
+			return false
+		}
+	}
+	if f.byDev == nil {
+		f.byDev = map[*Device][]*route6{}
+	}
+	f.seq++
+	r.seq = f.seq
+	f.byDev[r.dev] = append(f.byDev[r.dev], r)
+	f.count++
+	n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(r) })
+	return true
+}
+
+// del6 is fib6_del with its RTM_DELROUTE.
+func (n *Netns) del6(r *route6) {
+	f := &n.fib6
+	rs := f.byDev[r.dev]
+	i := slices.Index(rs, r)
+	if i < 0 {
+		return
+	}
+	if rs = slices.Delete(rs, i, i+1); len(rs) == 0 {
+		delete(f.byDev, r.dev)
+	} else {
+		f.byDev[r.dev] = rs
+	}
+	f.count--
+	n.send6("RTM_DELROUTE", true, func() any { return n.renderRoute6(r) })
+}
+
+// devRoutes6 is d's routes in walk order.
+func (n *Netns) devRoutes6(d *Device) []*route6 {
+	return slices.SortedFunc(slices.Values(n.fib6.byDev[d]), fib6Less)
+}
+
+// send6 sends an IPv6 notification. counted: the cost model prices it as a
+// notification only (StepNotification through the IPv6 estimate's notes),
+// not as a netdev notifier call; an unregister batch's formula counts the
+// link-local RTM_DELADDR itself (UnregisterRequestWork).
+func (n *Netns) send6(typ string, counted bool, obj func() any) {
+	if counted {
+		n.v6.notes++
+	}
+	n.ev.trace.sent(typ, "inet6")
+	if !n.ev.record {
+		return
+	}
+	n.ev.list = append(n.ev.list, rtnl.Event{Type: typ, Family: "inet6", Object: obj(),
+		Request: n.ev.req, Deferred: n.ev.deferred})
+}
+
+func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
+	var flags uint32
+	if r.linkdown {
+		flags |= unix.RTNH_F_LINKDOWN
+	}
+	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Dev: r.dev.Name, Protocol: rtnl.ProtoName(unix.RTPROT_KERNEL),
+		Pref: rtnl.RoutePref(0)}
+	if r.typ != unix.RTN_UNICAST {
+		out.Type = rtnl.RouteTypeName(r.typ)
+	}
+	if r.dst.Bits() == 128 {
+		out.Dst = r.dst.Addr().String()
+	} else {
+		out.Dst = r.dst.String()
+	}
+	if r.table != unix.RT_TABLE_MAIN {
+		out.Table = rtnl.TableName(r.table)
+	}
+	m := r.metric
+	out.Metric = &m
+	return out
+}
+
+func renderInet6Addr(a *inet6Addr) rtnl.AddrInfo {
+	out := rtnl.AddrInfo{Family: "inet6", Local: a.addr.String(), Prefixlen: a.plen, Scope: rtnl.ScopeName(a.scope)}
+	out.SetFlags(unix.AF_INET6, a.flags)
+	forever := uint32(0xffffffff)
+	out.ValidLife, out.PreferredLife = &forever, &forever
+	return out
+}
+
+func (n *Netns) addrEvent6(typ string, counted bool, d *Device, a *inet6Addr) {
+	ifindex, name := int(d.Ifindex), d.Name
+	n.send6(typ, counted, func() any {
+		return rtnl.AddrEvent{Ifindex: ifindex, Ifname: name, AddrInfo: renderInet6Addr(a)}
+	})
+}
+
+// Routes6 returns the IPv6 routes as the dump of every table shows them.
+func (n *Netns) Routes6() []rtnl.RouteEntry {
+	all := make([]*route6, 0, n.fib6.count)
+	for _, rs := range n.fib6.byDev {
+		all = append(all, rs...)
+	}
+	slices.SortFunc(all, fib6Less)
+	out := make([]rtnl.RouteEntry, 0, len(all))
+	for _, r := range all {
+		out = append(out, n.renderRoute6(r))
+	}
+	return out
+}
+
+// addrs6 is a device's IPv6 addresses in addr_list order.
+func (d *Device) addrs6() []rtnl.AddrInfo {
+	if d.in6 == nil {
+		return nil
+	}
+	out := make([]rtnl.AddrInfo, 0, len(d.in6.addrs))
+	for _, a := range d.in6.addrs {
+		out = append(out, renderInet6Addr(a))
+	}
+	return out
+}
+
+// eui64LinkLocal is ipv6_generate_eui64 for an Ethernet address
+// (addrconf_ifid_eui48 with dev_id 0): the MAC split by ff:fe, its
+// universal/local bit flipped, under fe80::/64.
+func eui64LinkLocal(mac net.HardwareAddr) (netip.Addr, bool) {
+	if len(mac) != 6 {
+		return netip.Addr{}, false
+	}
+	b := [16]byte{0: 0xfe, 1: 0x80}
+	copy(b[8:11], mac[0:3])
+	b[11], b[12] = 0xff, 0xfe
+	copy(b[13:16], mac[3:6])
+	b[8] ^= 0x02
+	return netip.AddrFrom16(b), true
+}
+
+var (
+	mcastPrefix6    = netip.MustParsePrefix("ff00::/8")
+	linkLocalPrefix = netip.MustParsePrefix("fe80::/64")
+	loopback6       = netip.IPv6Loopback()
+)
+
+// ip6RtPrioAddrconf is IP6_RT_PRIO_ADDRCONF (fe80::/64, ff00::/8).
+const ip6RtPrioAddrconf = 256
+
+// in6AddAddr is ipv6_add_addr: EEXIST when the device has the address;
+// the new one goes into addr_list before the first of a scope no wider
+// (ipv6_link_dev_addr).
+func (d *Device) in6AddAddr(a *inet6Addr) bool {
+	for _, x := range d.in6.addrs {
+		if x.addr == a.addr {
+			return false
+		}
+	}
+	i := slices.IndexFunc(d.in6.addrs, func(x *inet6Addr) bool { return scopeRank(a) >= scopeRank(x) })
+	if i < 0 {
+		i = len(d.in6.addrs)
+	}
+	d.in6.addrs = slices.Insert(d.in6.addrs, i, a)
+	return true
+}
+
+// scopeRank is ipv6_addr_src_scope's order: host < link < global.
+func scopeRank(a *inet6Addr) int {
+	switch a.scope {
+	case unix.RT_SCOPE_HOST:
+		return 0
+	case unix.RT_SCOPE_LINK:
+		return 1
+	}
+	return 2
+}
+
+// initLoopback is init_loopback: ::1/128, no DAD, notified at once; its
+// local route goes in with the notification (__ipv6_ifa_notify).
+func (n *Netns) initLoopback(d *Device) {
+	if d.in6 == nil || d.v6Off {
+		return
+	}
+	a := &inet6Addr{addr: loopback6, plen: 128, scope: unix.RT_SCOPE_HOST, flags: unix.IFA_F_PERMANENT}
+	if !d.in6AddAddr(a) {
+		return
+	}
+	n.ifaNotifyNew(d, a)
+}
+
+// ifaNotifyNew is ipv6_ifa_notify(RTM_NEWADDR): the notification, then
+// the address's local route into the FIB if it is not there.
+func (n *Netns) ifaNotifyNew(d *Device, a *inet6Addr) {
+	n.addrEvent6("RTM_NEWADDR", true, d, a)
+	if a.local == nil {
+		a.local = &route6{table: unix.RT_TABLE_LOCAL, dst: netip.PrefixFrom(a.addr, 128), typ: unix.RTN_LOCAL, dev: d}
+		n.add6(a.local)
+	}
+}
+
+// devConfig is addrconf_dev_config for an Ethernet-like device:
+// addrconf_add_dev's ff00::/8 multicast route, then the EUI-64 link-local
+// address (tentative), its fe80::/64 prefix route, and DAD queued.
+func (n *Netns) devConfig(d *Device) {
+	if d.in6 == nil || d.v6Off {
+		return // addrconf_add_dev: EACCES
+	}
+	n.add6(&route6{table: unix.RT_TABLE_LOCAL, dst: mcastPrefix6, typ: unix.RTN_MULTICAST, dev: d, metric: ip6RtPrioAddrconf})
+	ll, ok := eui64LinkLocal(d.addr)
+	if !ok {
+		return
+	}
+	a := &inet6Addr{addr: ll, plen: 64, scope: unix.RT_SCOPE_LINK, flags: unix.IFA_F_PERMANENT | unix.IFA_F_TENTATIVE}
+	if !d.in6AddAddr(a) {
+		return
+	}
+	n.add6(&route6{table: unix.RT_TABLE_MAIN, dst: linkLocalPrefix, typ: unix.RTN_UNICAST, dev: d, metric: ip6RtPrioAddrconf})
+	n.fib6.dad = append(n.fib6.dad, dadWork{d, a})
+}
+
+// runDAD runs the queued DAD work (addrconf_dad_work), which the kernel
+// runs from a workqueue after the request: the address stops being
+// tentative, RTM_NEWADDR, and its local route goes in. For IFF_NOARP
+// devices, or with accept_dad below 1, that happens at once; otherwise
+// after dad_transmits probes (about a second later, which the kernel
+// target waits for): the model has no duplicates, so DAD always succeeds.
+func (n *Netns) runDAD() {
+	n.ev.deferred, n.ev.dad = true, true
+	defer func() { n.ev.deferred, n.ev.dad = false, false }()
+	for len(n.fib6.dad) > 0 {
+		w := n.fib6.dad[0]
+		n.fib6.dad = n.fib6.dad[1:]
+		if !n.alive(w.d) || w.d.in6 == nil || !slices.Contains(w.d.in6.addrs, w.ifa) {
+			continue // addrconf_ifdown cancelled it
+		}
+		w.ifa.flags &^= unix.IFA_F_TENTATIVE
+		n.ifaNotifyNew(w.d, w.ifa)
+	}
+}
+
+// addrconfIfdown is addrconf_ifdown: rt6_disable_ip deletes every route
+// through the device, in walk order, each with RTM_DELROUTE; then every
+// address goes with RTM_DELADDR (keep_addr_on_down is 0, and link-local
+// and loopback addresses are never kept). unregister (NETDEV_UNREGISTER,
+// an mtu below 1280) drops the inet6_dev too; otherwise it stays, no
+// longer IF_READY.
+func (n *Netns) addrconfIfdown(d *Device, unregister bool) {
+	for _, r := range n.devRoutes6(d) {
+		n.del6(r)
+	}
+	if d.in6 == nil {
+		return
+	}
+	for _, a := range slices.Clone(d.in6.addrs) {
+		a.local = nil
+		n.addrEvent6("RTM_DELADDR", !n.v6.inBatch, d, a)
+	}
+	d.in6.addrs = nil
+	d.in6.ready = false
+	if unregister {
+		d.in6 = nil
+	}
+}
+
+// linkDown6 is rt6_sync_down_dev(dev, NETDEV_CHANGE): the device's routes
+// but local ones are marked linkdown, silently.
+func (n *Netns) linkDown6(d *Device) {
+	for _, r := range n.fib6.byDev[d] {
+		if r.typ != unix.RTN_LOCAL {
+			r.linkdown = true
+		}
+	}
+}
+
+// syncUp6 is rt6_sync_up: the device's routes lose linkdown.
+func (n *Netns) syncUp6(d *Device) {
+	for _, r := range n.fib6.byDev[d] {
+		r.linkdown = false
+	}
+}
+
+// checkIPv6Estimate reports where the cost model's IPv6 estimate and the
+// modelled IPv6 state disagree on how many routes and addresses there
+// are ("" when they agree). The estimate counts a link-local address's
+// local route from the start, the state from DAD's end, so it is
+// meaningful between requests only.
+func (n *Netns) checkIPv6Estimate() string {
+	var addrs int64
+	for _, d := range n.devs {
+		if d.in6 != nil {
+			addrs += int64(len(d.in6.addrs))
+		}
+	}
+	e := n.IPv6Estimate()
+	if e.Routes != int64(n.fib6.count) || e.Addrs != addrs {
+		return fmt.Sprintf("IPv6 estimate: %d routes, %d addresses; state: %d routes, %d addresses",
+			e.Routes, e.Addrs, n.fib6.count, addrs)
+	}
+	return ""
+}
