@@ -3,6 +3,7 @@ package props
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/leanovate/gopter"
@@ -140,7 +141,8 @@ func arLinkLine(r *rand.Rand) string {
 	case 6:
 		return "link set " + pick(r, []string{"i0", "i1", "br0"}) + " mtu 60"
 	case 7:
-		return "link set " + pick(r, []string{"i0", "i1", "br0"}) + " mtu " + pick(r, []string{"1500", "1400"})
+		// 1000 takes IPv6 away (below 1280), 1280 and up bring it back.
+		return "link set " + pick(r, []string{"i0", "i1", "br0"}) + " mtu " + pick(r, []string{"1500", "1400", "1000", "1280"})
 	case 8:
 		return pick(r, []string{"link set i1 name i3", "link set i3 name i1", "link set i0 name i2", "link set i2 name i0"})
 	case 9, 10:
@@ -157,8 +159,13 @@ func arLinkLine(r *rand.Rand) string {
 }
 
 // arLine makes one body line of a script; bridged says whether the
-// script made br0 and v0.
-func arLine(r *rand.Rand, bridged bool) string {
+// script made br0 and v0, ipv6 whether it keeps IPv6 on (then one line in
+// twenty turns it off or on for a device, all or default).
+func arLine(r *rand.Rand, bridged, ipv6 bool) string {
+	if ipv6 && r.IntN(20) == 0 {
+		return fmt.Sprintf("sysctl net.ipv6.conf.%s.disable_ipv6=%d",
+			pick(r, []string{"i0", "i1", "i1", "all", "default", "lo", "br0"}), r.IntN(2))
+	}
 	switch n := r.IntN(100); {
 	case n < 22:
 		return arAddrLine(r, "add", bridged)
@@ -186,9 +193,14 @@ func arLine(r *rand.Rand, bridged bool) string {
 // arPrologue is how a script starts: two ifb devices, i0 up with an
 // address, the loopback up or not, i0's promote_secondaries; one script in
 // four also has a bridge br0 (up) with the veth v0 as its port and an
-// address, which costs the kernel about 150 ms more.
-func arPrologue(r *rand.Rand) (lines []string, bridged bool) {
-	lines = []string{"link add i0 type ifb", "link add i1 type ifb", "link set i0 up", "addr add 10.0.0.1/24 dev i0"}
+// address, which costs the kernel about 150 ms more. One script in two
+// keeps IPv6 on (ipv6; arIPv6Prologue): UP devices get link-local
+// addresses and routes, compared with the rest.
+func arPrologue(r *rand.Rand) (lines []string, bridged, ipv6 bool) {
+	if ipv6 = r.IntN(2) == 0; ipv6 {
+		lines = append(lines, arIPv6Prologue...)
+	}
+	lines = append(lines, "link add i0 type ifb", "link add i1 type ifb", "link set i0 up", "addr add 10.0.0.1/24 dev i0")
 	if r.IntN(2) == 0 {
 		lines = append(lines, "link set lo up")
 	}
@@ -197,7 +209,18 @@ func arPrologue(r *rand.Rand) (lines []string, bridged bool) {
 			"link set br0 up", "link set v0 up", "link set v1 up", "addr add 192.168.7.1/24 dev br0")
 	}
 	lines = append(lines, fmt.Sprintf("sysctl net.ipv4.conf.i0.promote_secondaries=%d", r.IntN(2)))
-	return lines, bridged
+	return lines, bridged, ipv6
+}
+
+// arIPv6Prologue starts a script that keeps IPv6 on (differ.What.IPv6):
+// without DAD probes, so that the veth and the bridge do not take the
+// kernel a second or two per link-local address (ifb and lo never probe).
+var arIPv6Prologue = []string{"sysctl net.ipv6.conf.all.accept_dad=0", "sysctl net.ipv6.conf.default.accept_dad=0"}
+
+// arIPv6 reports whether a script keeps IPv6 on: it starts as
+// arIPv6Prologue.
+func arIPv6(lines []string) bool {
+	return len(lines) >= len(arIPv6Prologue) && slices.Equal(lines[:len(arIPv6Prologue)], arIPv6Prologue)
 }
 
 // addrRouteScriptGen makes scripts of a prologue and minLen..maxLen body
@@ -206,9 +229,9 @@ func addrRouteScriptGen(minLen, maxLen int) gopter.Gen {
 	return gen.SliceOfN(maxLen+1, gen.UInt64()).Map(func(vs []uint64) []string {
 		r := rand.New(rand.NewPCG(vs[0], vs[0]>>7|1))
 		n := minLen + r.IntN(maxLen-minLen+1)
-		lines, bridged := arPrologue(r)
+		lines, bridged, ipv6 := arPrologue(r)
 		for _, v := range vs[1 : n+1] {
-			lines = append(lines, arLine(rand.New(rand.NewPCG(v, v>>7)), bridged))
+			lines = append(lines, arLine(rand.New(rand.NewPCG(v, v>>7)), bridged, ipv6))
 		}
 		return lines
 	})
@@ -265,7 +288,7 @@ func bigCases(r *rand.Rand) []bigCase {
 	some := func(n int) []string {
 		var out []string
 		for range n {
-			out = append(out, arLine(r, false))
+			out = append(out, arLine(r, false, false))
 		}
 		return out
 	}

@@ -32,8 +32,14 @@ import (
 // del, replace, append, prepend; tables main, local and 100; unicast,
 // blackhole, unreachable, prohibit and local; via, dev, src, metric,
 // proto, scope) and addr and route flushes run on a fresh kernel target,
-// then on a fresh sim target (internal/differ.Run; IPv6 off in the
-// namespace).
+// then on a fresh sim target (internal/differ.Run). One script in two
+// keeps IPv6 on (differ.What.IPv6, DAD probes off): then UP devices have
+// their link-local addresses and IPv6 routes on both sides (lo's ::1;
+// fe80::/64, ff00::/8 and the local route of the EUI-64 address), through
+// up, down, carrier changes of the veth and the bridge, mtu 1000 and back,
+// disable_ipv6 per device, all and default, and deletion; their addresses,
+// routes and notifications are compared with the rest. The other scripts
+// have IPv6 off on both sides.
 //
 // What is compared, request by request (the first difference reported is
 // the earliest request's):
@@ -222,6 +228,7 @@ func TestKernelAddrsRoutesDeterministic(t *testing.T) {
 type arMode struct {
 	events      string
 	checkpoints []int
+	ipv6        bool // IPv6 on (arIPv6)
 }
 
 // arCheckEvery is how often a small script's state is compared.
@@ -229,7 +236,7 @@ const arCheckEvery = 10
 
 // arSmallMode compares everything, the state after every tenth request.
 func arSmallMode(lines []string) arMode {
-	m := arMode{events: "all"}
+	m := arMode{events: "all", ipv6: arIPv6(lines)}
 	for c := arCheckEvery; c < len(lines); c += arCheckEvery {
 		m.checkpoints = append(m.checkpoints, c)
 	}
@@ -240,15 +247,20 @@ func (m arMode) what() differ.What {
 	w := differ.All
 	w.Events, w.EventCounts = m.events == "all", m.events == "counts"
 	w.Checkpoints = m.checkpoints
+	w.IPv6 = m.ipv6
 	return w
 }
 
 // showFlag is the --show that makes `rtnlsim diff` compare as m does.
 func (m arMode) showFlag() string {
-	if m.events == "all" {
-		return ""
+	f := ""
+	if m.ipv6 {
+		f = "--ipv6 "
 	}
-	return "--show links,addrs,routes,fibtrie "
+	if m.events == "all" {
+		return f
+	}
+	return f + "--show links,addrs,routes,fibtrie "
 }
 
 // arStats gathers what the property saw, for its log.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"path"
 	"slices"
 
 	"golang.org/x/sys/unix"
@@ -198,16 +199,22 @@ func (n *Netns) addrEvent6(typ string, counted bool, d *Device, a *inet6Addr) {
 
 // Routes6 returns the IPv6 routes as the dump of every table shows them.
 func (n *Netns) Routes6() []rtnl.RouteEntry {
-	all := make([]*route6, 0, n.fib6.count)
-	for _, rs := range n.fib6.byDev {
-		all = append(all, rs...)
-	}
-	slices.SortFunc(all, fib6Less)
+	all := n.sortedRoutes6()
 	out := make([]rtnl.RouteEntry, 0, len(all))
 	for _, r := range all {
 		out = append(out, n.renderRoute6(r))
 	}
 	return out
+}
+
+// sortedRoutes6 is every IPv6 route in fib6_walk order.
+func (n *Netns) sortedRoutes6() []*route6 {
+	all := make([]*route6, 0, n.fib6.count)
+	for _, rs := range n.fib6.byDev {
+		all = append(all, rs...)
+	}
+	slices.SortFunc(all, fib6Less)
+	return all
 }
 
 // addrs6 is a device's IPv6 addresses in addr_list order.
@@ -359,6 +366,79 @@ func (n *Netns) addrconfIfdown(d *Device, unregister bool) {
 	if unregister {
 		d.in6 = nil
 	}
+}
+
+// delAddr6 is RTM_DELADDR of one of the device's IPv6 addresses
+// (inet6_addr_del, ipv6_del_addr): out of the list, RTM_DELADDR and its
+// local route (__ipv6_ifa_notify), then its prefix route when no other
+// address of the device is in the prefix (cleanup_prefix_route).
+func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
+	i := slices.Index(d.in6.addrs, a)
+	if i < 0 {
+		return
+	}
+	d.in6.addrs = slices.Delete(d.in6.addrs, i, i+1)
+	n.addrEvent6("RTM_DELADDR", true, d, a)
+	if a.local != nil {
+		n.del6(a.local)
+		a.local = nil
+	}
+	pfx := netip.PrefixFrom(a.addr, a.plen).Masked()
+	for _, x := range d.in6.addrs {
+		if netip.PrefixFrom(x.addr, a.plen).Masked() == pfx {
+			return
+		}
+	}
+	for _, r := range n.fib6.byDev[d] {
+		if r.table == unix.RT_TABLE_MAIN && r.dst == pfx {
+			n.del6(r)
+			return
+		}
+	}
+}
+
+// flushMatch6 is `ip route flush`'s filter over the IPv6 routes, in dump
+// order.
+func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6 {
+	var out []*route6
+	for _, r := range n.sortedRoutes6() {
+		switch {
+		case table != rtnl.TableAll && r.table != table:
+		case op.Proto != nil && *op.Proto != unix.RTPROT_KERNEL:
+		case oif != 0 && int(r.dev.Ifindex) != oif:
+		default:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// delRoute6 is RTM_DELROUTE of a route addrconf made: it goes (with its
+// notification), and an address whose local route it was no longer has
+// one in the FIB.
+func (n *Netns) delRoute6(r *route6) {
+	if r.dev.in6 != nil {
+		for _, a := range r.dev.in6.addrs {
+			if a.local == r {
+				a.local = nil
+			}
+		}
+	}
+	n.del6(r)
+}
+
+// match6 is FlushFilter.match for an IPv6 address: its label is the
+// device's name.
+func (f FlushFilter) match6(dev string, a *inet6Addr) bool {
+	if f.To.IsValid() && (!f.To.Addr().Is6() || !f.To.Contains(a.addr)) {
+		return false
+	}
+	if f.Label != "" {
+		if ok, _ := path.Match(f.Label, dev); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // linkDown6 is rt6_sync_down_dev(dev, NETDEV_CHANGE): the device's routes

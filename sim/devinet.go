@@ -487,29 +487,44 @@ func (d *InDevice) Flush(f FlushFilter) error {
 		return d.flushOneRequest(f)
 	}
 	for round := 0; round < maxFlushRounds; round++ {
-		var dels []IfaRequest
 		d.Count.Requests++ // the dump
-		for a := d.head; a != nil; a = a.next {
-			d.Count.WalkSteps++
-			if !f.match(d.Name, a) {
-				continue
-			}
-			dels = append(dels, IfaRequest{Prefixlen: a.Prefixlen, Scope: a.Scope, Flags: a.Flags,
-				Local: a.Local, HasLocal: a.Local != 0, Address: a.Address, HasAddress: a.Address != 0,
-				Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != ""})
-		}
+		dels := d.flushMatch(f)
 		if len(dels) == 0 {
 			return nil
 		}
 		d.Count.FlushRounds++
-		for _, r := range dels {
-			d.Count.Requests++
-			if err := d.DelAddr(r); err != nil && rtnl.Errno(err) != unix.EADDRNOTAVAIL {
-				return err
-			}
+		if err := d.flushDelete(dels); err != nil {
+			return err
 		}
 	}
 	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+}
+
+// flushMatch is one flush round's dump: the matching addresses as the
+// requests that delete them, in list order.
+func (d *InDevice) flushMatch(f FlushFilter) []IfaRequest {
+	var dels []IfaRequest
+	for a := d.head; a != nil; a = a.next {
+		d.Count.WalkSteps++
+		if !f.match(d.Name, a) {
+			continue
+		}
+		dels = append(dels, IfaRequest{Prefixlen: a.Prefixlen, Scope: a.Scope, Flags: a.Flags,
+			Local: a.Local, HasLocal: a.Local != 0, Address: a.Address, HasAddress: a.Address != 0,
+			Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != ""})
+	}
+	return dels
+}
+
+// flushDelete sends a round's RTM_DELADDR requests, EADDRNOTAVAIL ignored.
+func (d *InDevice) flushDelete(dels []IfaRequest) error {
+	for _, r := range dels {
+		d.Count.Requests++
+		if err := d.DelAddr(r); err != nil && rtnl.Errno(err) != unix.EADDRNOTAVAIL {
+			return err
+		}
+	}
+	return nil
 }
 
 // flushOneRequest is the thread's suggestion (Michal Kubecek): one

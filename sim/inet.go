@@ -170,22 +170,60 @@ func (n *Netns) addrDel(op rtnl.AddrDel) error {
 	return d.in.DelAddr(IfaRequestOf(op.Addr, false))
 }
 
-// addrFlush is `ip addr flush dev DEV` for IPv4 (iproute2's rounds, or
-// the one request of +ifa-flush). IPv6 is not modelled: a flush of
-// family 6 alone is refused as not modelled; an unspecified family
-// flushes IPv4 (there are no IPv6 addresses in the model).
+// addrFlush is `ip addr flush` (see InDevice.Flush): each round's dump
+// holds the device's IPv4 addresses, then its IPv6 ones, unless -4, -6 or
+// the family of a `to` prefix narrows it; the IPv4 deletes go first. The
+// +ifa-flush profile deletes the IPv4 ones in one request first.
 func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
-	if op.Family == 6 || (op.To.IsValid() && op.To.Addr().Is6()) {
-		return errIPv6NotModelled
-	}
 	d := n.ByName(op.Dev)
 	if d == nil {
 		return enodev(op.Dev)
 	}
-	if d.in == nil {
-		return nil
+	v4, v6 := op.Family != 6, op.Family != 4
+	if op.Family == 0 && op.To.IsValid() {
+		v4, v6 = op.To.Addr().Is4(), op.To.Addr().Is6()
 	}
-	return d.in.Flush(FlushFilter{To: op.To, Label: op.Label})
+	f := FlushFilter{To: op.To, Label: op.Label}
+	if !v6 || d.in6 == nil {
+		if !v4 || d.in == nil {
+			n.inetCount.Requests++ // the dump, which finds nothing
+			return nil
+		}
+		return d.in.Flush(f)
+	}
+	if v4 && d.in != nil && d.in.IfaFlush {
+		if err := d.in.flushOneRequest(f); err != nil {
+			return err
+		}
+		v4 = false
+	}
+	for round := 0; round < maxFlushRounds; round++ {
+		n.inetCount.Requests++ // the dump
+		var dels []IfaRequest
+		if v4 && d.in != nil {
+			dels = d.in.flushMatch(f)
+		}
+		var dels6 []*inet6Addr
+		for _, a := range d.in6.addrs {
+			if f.match6(d.Name, a) {
+				dels6 = append(dels6, a)
+			}
+		}
+		if len(dels)+len(dels6) == 0 {
+			return nil
+		}
+		n.inetCount.FlushRounds++
+		if len(dels) > 0 {
+			if err := d.in.flushDelete(dels); err != nil {
+				return err
+			}
+		}
+		for _, a := range dels6 {
+			n.inetCount.Requests++
+			n.delAddr6(d, a)
+		}
+	}
+	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
 }
 
 // Addrs returns `ip -j addr show`: every device in dump order with its

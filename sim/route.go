@@ -322,7 +322,7 @@ func (n *Netns) routeDel(r rtnl.Route) error {
 // matches. IPv6 is not modelled: a flush of family 6 is refused as not
 // modelled, an unspecified family (table all) flushes IPv4 only.
 func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
-	if op.Family == 6 || (op.Dst.IsValid() && op.Dst.Addr().Is6()) {
+	if op.Dst.IsValid() && op.Dst.Addr().Is6() {
 		return errIPv6NotModelled
 	}
 	oif := 0
@@ -337,10 +337,16 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	if table == 0 {
 		table = fibtrie.TableMain
 	}
+	// The dump holds every family; iproute2 keeps IPv4 (-4, or by
+	// default), IPv6 (-6), or both for `table all` with no prefix.
+	v4, v6 := op.Family != 6, op.Family == 6 || (op.Family == 0 && table == rtnl.TableAll && !op.Dst.IsValid())
 	for round := 0; ; round++ {
 		var dels []fibtrie.Route
 		n.inetCount.Requests++ // the dump (a request of its own, for the cost model)
 		for _, id := range n.fib.TableIDs() {
+			if !v4 {
+				break
+			}
 			n.fib.Walk(id, func(a *fibtrie.Alias) bool {
 				if flushMatch(op, table, oif, &a.Route) {
 					dels = append(dels, a.Route)
@@ -348,7 +354,11 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 				return true
 			})
 		}
-		if len(dels) == 0 {
+		var dels6 []*route6
+		if v6 {
+			dels6 = n.flushMatch6(op, table, oif)
+		}
+		if len(dels)+len(dels6) == 0 {
 			return nil
 		}
 		if round >= 100 {
@@ -362,6 +372,10 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 			if err := n.fibRemove(r); err != nil {
 				return err
 			}
+		}
+		for _, r := range dels6 {
+			n.inetCount.Requests++
+			n.delRoute6(r)
 		}
 	}
 }

@@ -70,10 +70,13 @@ func Seed001Addr(i int) netip.Prefix {
 	return netip.PrefixFrom(addrOfU32(0x0a000000|h), 8)
 }
 
-// Seed001Requests is the scenario as a script: the device, its promote
-// setting, up or not, the N addresses, and the flush as the last request.
+// Seed001Requests is the scenario as a script: IPv6 off (as this machine's
+// kernel measures it, internal/kmeasure: the flush would also delete the
+// device's link-local address), the device, its promote setting, up or
+// not, the N addresses, and the flush as the last request.
 func Seed001Requests(c Seed001Case) []rtnl.Request {
 	var b strings.Builder
+	b.WriteString("sysctl net.ipv6.conf.all.disable_ipv6=1\nsysctl net.ipv6.conf.default.disable_ipv6=1\n")
 	fmt.Fprintf(&b, "link add i0 type ifb\nsysctl net.ipv4.conf.i0.promote_secondaries=%d\n", b2i(c.Promote))
 	if c.Up {
 		b.WriteString("link set i0 up\n")
