@@ -11,8 +11,10 @@ package sim
 //	+bulk-ifindex  RTM_DELLINK with many IFLA_IFINDEX (the seed 000 patch):
 //	               `link del list` is one request and one unregister batch
 //	+ifa-flush     RTM_DELADDR with IFA_F_FLUSH (seed 001): `addr flush`
-//	               deletes without promoting secondaries, as one request
-//	               for the whole device (the thread's suggestion)
+//	               deletes the IPv4 addresses without promoting
+//	               secondaries, as one request for the whole device (the
+//	               thread's suggestion); IPv6 ones then go as without it
+//	               (dump and delete)
 //	linux-4.2-rc3  seed 003's FIB: fib_table_flush pulls every surviving
 //	linux-4.2      leaf's suffix (rc3), or not (4.2, the fix). Only the
 //	               FIB is of that era: the netdev index, unregister steps
@@ -44,7 +46,7 @@ type Profile struct {
 	FibTrie string
 	// BulkIfindex is +bulk-ifindex.
 	BulkIfindex bool
-	// IfaFlush is +ifa-flush (not modelled yet: see Unmodelled).
+	// IfaFlush is +ifa-flush.
 	IfaFlush bool
 	// Cost prices the steps; nil takes the prices the code uses by
 	// default (Target.Cost falls back to FitSeed000(Seed000DefaultFit)).
