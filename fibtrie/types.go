@@ -117,6 +117,15 @@ type Route struct {
 	PrefSrc  uint32
 	Gateway  uint32
 	OIF      int
+	// NhScope is the nexthop's fib_nh_scope as fib_create_info sets it:
+	// for a gateway, the scope of the route the gateway resolved through
+	// (fib_check_nh_v4_gw: link for a connected network, host for a local
+	// address or a scope-host route); host for a device-only route
+	// (fib_check_nh_nongw); nowhere for a host-scope route; universe (0)
+	// for error routes, which have no nexthop. It is part of the route's
+	// identity for insert (nh_comp, so sameInfo) but not for delete
+	// (fib_nh_match ignores it), and nothing prints it.
+	NhScope Scope
 	// LinkDown is RTNH_F_LINKDOWN on the nexthop (its device has no
 	// carrier): state of the nexthop, not part of the route's identity
 	// (sameInfo and delete ignore it).
@@ -140,13 +149,15 @@ type Alias struct {
 // slen is the kernel's fa_slen: the number of host bits.
 func (a *Alias) slen() uint8 { return 32 - a.Len }
 
-// sameInfo approximates "fa->fa_info == fi": the kernel shares one fib_info
-// between routes whose info fields are all equal (fib_find_info), so pointer
-// equality there is field equality here.
+// sameInfo approximates "fa->fa_type == type && fa->fa_info == fi": the
+// kernel shares one fib_info between routes whose info fields and
+// nexthops are all equal (fib_find_info, nh_comp: the nexthop's resolved
+// device and its scope count, so one gateway resolved differently makes
+// another fib_info), so pointer equality there is field equality here.
 func sameInfo(a *Alias, r *Route) bool {
 	return a.Type == r.Type && a.Scope == r.Scope && a.Priority == r.Priority &&
 		a.Protocol == r.Protocol && a.PrefSrc == r.PrefSrc && a.Gateway == r.Gateway &&
-		a.OIF == r.OIF && a.Table == r.Table
+		a.OIF == r.OIF && a.NhScope == r.NhScope && a.Table == r.Table
 }
 
 // Options select historical behaviour. The zero value is Linux 6.18.

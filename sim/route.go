@@ -125,7 +125,7 @@ func fibPropsScope(t fibtrie.RouteType) fibtrie.Scope {
 
 // fibCreateInfo is fib_create_info for a single-nexthop route: the
 // type's scope, the nexthop (fib_check_nh, or the host-scope shortcut),
-// and the prefsrc. It fills in the nexthop's device and LINKDOWN.
+// and the prefsrc. It fills in the nexthop's device, scope and LINKDOWN.
 func (n *Netns) fibCreateInfo(c *fibConfig) error {
 	if c.Type > fibtrie.TypeXResolve {
 		return rtnl.Errf(unix.EINVAL, "Invalid route type")
@@ -156,6 +156,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		if c.dev == nil {
 			return rtnl.Errf(unix.ENODEV, "")
 		}
+		c.NhScope = fibtrie.ScopeNowhere
 	} else if c.Gateway != 0 {
 		if err := n.fibCheckNhGw(c); err != nil {
 			return err
@@ -170,8 +171,8 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 }
 
 // fibCheckNhNongw is fib_check_nh_nongw: the device must have IPv4
-// (ENODEV otherwise, as without `dev`) and be up (ENETDOWN); without
-// carrier the nexthop is LINKDOWN.
+// (ENODEV otherwise, as without `dev`) and be up (ENETDOWN); the
+// nexthop's scope is host; without carrier the nexthop is LINKDOWN.
 func (n *Netns) fibCheckNhNongw(c *fibConfig) error {
 	if c.dev == nil || c.dev.in == nil {
 		return rtnl.Errf(unix.ENODEV, "")
@@ -180,6 +181,7 @@ func (n *Netns) fibCheckNhNongw(c *fibConfig) error {
 		return rtnl.Errf(unix.ENETDOWN, "Device for nexthop is not up")
 	}
 	c.LinkDown = !c.dev.carrier
+	c.NhScope = fibtrie.ScopeHost
 	return nil
 }
 
@@ -188,7 +190,8 @@ func (n *Netns) fibCheckNhNongw(c *fibConfig) error {
 // fib_lookup (main, with local merged into it, then default), by a
 // route of a wider scope than the new route's (at least link) through
 // the given device if any; it must be a unicast or local route, whose
-// device becomes the nexthop's; that device must be up.
+// device and scope become the nexthop's (so one gateway resolved by
+// another route makes another fib_info); that device must be up.
 func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 	scope := c.Scope + 1
 	if scope < fibtrie.ScopeLink {
@@ -214,6 +217,7 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 		return rtnl.Errf(unix.EINVAL, "No egress device for nexthop gateway")
 	}
 	c.OIF = res.OIF
+	c.NhScope = res.Scope
 	c.LinkDown = !d.carrier
 	if !d.Up() {
 		return rtnl.Errf(unix.ENETDOWN, "")

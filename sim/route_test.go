@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -209,4 +210,32 @@ func TestRouteIPv6NotModelled(t *testing.T) {
 	if err == nil {
 		require.ErrorIs(t, tg.Apply(context.Background(), reqs[0]), ErrNotModelled)
 	}
+}
+
+// One gateway resolved by different routes at different times: the
+// nexthop's resolved device and scope are part of its fib_info
+// (nh_comp), so append and replace of the "same" route see another
+// fib_info. The script's errnos are the kernel's (rtnlsim diff agrees
+// on it).
+func TestRouteNhScope(t *testing.T) {
+	src, err := os.ReadFile("../props/testdata/nhscope-gateway.ip")
+	require.NoError(t, err)
+	res := runRouteScript(t, string(src))
+	runs := map[string][]string{}
+	for _, r := range res.Routes {
+		runs[r.Dst+" "+r.Table] = append(runs[r.Dst+" "+r.Table], r.Dev+" "+r.Scope)
+	}
+	require.Nil(t, runs["10.5.0.0/16 "])
+	require.Equal(t, []string{"i0 ", "i0 "}, runs["10.6.0.0/16 "])
+	require.Equal(t, []string{"i0 ", "i1 ", "i0 "}, runs["10.7.0.0/16 "])
+	require.Equal(t, []string{"i0 ", "i0 "}, runs["10.12.0.0/16 100"])
+	require.Equal(t, []string{"i0 site", "i0 site", "i0 "}, runs["10.14.0.0/16 "])
+	// The replace that found its route first in the run sent nothing.
+	var news int
+	for _, e := range res.Events {
+		if r, ok := e.Object.(rtnl.RouteEntry); ok && e.Type == "RTM_NEWROUTE" && r.Dst == "10.5.0.0/16" {
+			news++
+		}
+	}
+	require.Equal(t, 2, news)
 }
