@@ -184,7 +184,7 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 		v4, v6 = op.To.Addr().Is4(), op.To.Addr().Is6()
 	}
 	f := FlushFilter{To: op.To, Label: op.Label}
-	if !v6 || d.in6 == nil {
+	if !v6 || d.in6 == nil || len(d.in6.addrs) == 0 {
 		if !v4 || d.in == nil {
 			n.inetCount.Requests++ // the dump, which finds nothing
 			return nil
