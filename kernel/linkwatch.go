@@ -1,8 +1,11 @@
 package kernel
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"syscall"
+	"time"
 
 	"github.com/jsimonetti/rtnetlink/v2"
 	"github.com/mdlayher/netlink"
@@ -10,8 +13,9 @@ import (
 )
 
 // syncLinkwatch runs, before a request returns, the linkwatch work it left
-// pending, so that every notification lands in the window of the request
-// that caused it.
+// pending and waits for the IPv6 duplicate address detection it started,
+// so that every notification lands in the window of the request that
+// caused it.
 //
 // The kernel queues carrier and operstate changes to linkwatch, whose
 // work runs from a workqueue: at once for urgent events, otherwise at most
@@ -23,31 +27,168 @@ import (
 // time the SETLINK is acknowledged. Linkwatch work can queue more (a
 // lower's change reaches its macvlans), so rounds repeat until one
 // brings no notification.
+//
+// DAD also runs from a workqueue, up to seconds later, and announces the
+// address (RTM_NEWADDR, then its local route) under rtnl_lock when it
+// ends. Each round looks for tentative addresses before its SETLINK: one
+// seen cleared there has either been announced or is being announced
+// under rtnl_lock, which the SETLINK waits for. Rounds that found DAD
+// still running sleep and do not count against the linkwatch limit.
 func (t *Target) syncLinkwatch() error {
-	for round := 0; ; round++ {
+	var deadline time.Time
+	// Short at first: DAD without probes (NOARP, accept_dad 0) ends at once.
+	pause := time.Millisecond
+	for round := 0; ; {
 		if round == 16 {
 			return errors.New("kernel target: linkwatch kept sending notifications after 16 rounds")
 		}
+		links, cache, err := t.links()
+		if err != nil {
+			return err
+		}
+		pending, err := t.dadPending(links, cache)
+		if err != nil {
+			return err
+		}
+		if err := t.flushLinkwatch(links); err != nil {
+			return err
+		}
+		n := t.drainEvents()
+		if pending != "" {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(dadWait)
+			} else if time.Now().After(deadline) {
+				return dadTimeout(pending)
+			}
+			time.Sleep(pause)
+			pause = min(pause*2, 100*time.Millisecond)
+			continue
+		}
+		if n == 0 && round > 0 {
+			return nil
+		}
+		round++
+	}
+}
+
+// flushLinkwatch runs the linkwatch work pending for links and waits for
+// a run under way.
+func (t *Target) flushLinkwatch(links []linkMsg) error {
+	for _, l := range links {
+		m := &rtnetlink.LinkMessage{Index: l.hdr.Index}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		// A device gone meanwhile is no matter.
+		_, _ = t.get(unix.RTM_GETLINK, b)
+	}
+	return t.sendLink(unix.RTM_SETLINK, 0, &rtnetlink.LinkMessage{Index: 1}, attrs{})
+}
+
+// dadWait bounds the wait for DAD, which takes 1-2 s with accept_dad 1.
+const dadWait = 10 * time.Second
+
+func dadTimeout(pending string) error {
+	return fmt.Errorf("kernel target: IPv6 duplicate address detection still running after %v: %s", dadWait, pending)
+}
+
+// dadPending names the first IPv6 address whose DAD is still running
+// ("fe80::1 on va"), or is "". An address counts when it is TENTATIVE
+// without DADFAILED (a failed DAD leaves it tentative for good) on a
+// device that is up with carrier: elsewhere DAD waits for the device
+// (addrconf_dad_begin needs IF_READY) and the address stays tentative.
+// Carrier, unlike IFF_RUNNING, does not wait for linkwatch.
+func (t *Target) dadPending(links []linkMsg, cache linkCache) (string, error) {
+	req := make([]byte, unix.SizeofIfAddrmsg)
+	req[0] = unix.AF_INET6
+	msgs, err := t.dump(unix.RTM_GETADDR, req)
+	if err != nil {
+		return "", err
+	}
+	ready := map[uint32]bool{}
+	for _, l := range links {
+		ready[l.hdr.Index] = l.hdr.Flags&(unix.IFF_UP|unix.IFF_LOWER_UP) == unix.IFF_UP|unix.IFF_LOWER_UP
+	}
+	for _, m := range msgs {
+		a, ok := parseAddr(m)
+		if !ok || a.family != unix.AF_INET6 || !ready[a.index] {
+			continue
+		}
+		flags := uint32(a.flags)
+		if f, ok := a.attrs.u32(unix.IFA_FLAGS); ok {
+			flags = f
+		}
+		if flags&unix.IFA_F_TENTATIVE != 0 && flags&unix.IFA_F_DADFAILED == 0 {
+			return fmt.Sprintf("%s on %s", a.local, cache.nameOf(a.index)), nil
+		}
+	}
+	return "", nil
+}
+
+// waitDAD returns once no address is under DAD (see dadPending), at most
+// after dadWait, so that State shows none as tentative.
+func (t *Target) waitDAD(ctx context.Context) error {
+	if t.opts.SyncLinkwatch {
+		// Requests already waited; what is left is waited for, and its
+		// notifications read, as a request's would be.
+		links, cache, err := t.links()
+		if err != nil {
+			return err
+		}
+		if pending, err := t.dadPending(links, cache); err != nil || pending == "" {
+			return err
+		}
+		return t.syncLinkwatch()
+	}
+	deadline := time.Now().Add(dadWait)
+	pause := time.Millisecond
+	waited := false
+	for {
+		// Linkwatch adds the link-local addresses (on NETDEV_CHANGE) and
+		// may pass a carrier on (lower to macvlan): run it first.
 		links, _, err := t.links()
 		if err != nil {
 			return err
 		}
-		for _, l := range links {
-			m := &rtnetlink.LinkMessage{Index: l.hdr.Index}
-			b, err := m.MarshalBinary()
-			if err != nil {
-				return err
-			}
-			// A device gone meanwhile is no matter.
-			_, _ = t.get(unix.RTM_GETLINK, b)
-		}
-		if err := t.sendLink(unix.RTM_SETLINK, 0, &rtnetlink.LinkMessage{Index: 1}, attrs{}); err != nil {
+		if err := t.flushLinkwatch(links); err != nil {
 			return err
 		}
-		if t.drainEvents() == 0 && round > 0 {
-			return nil
+		links, cache, err := t.links()
+		if err != nil {
+			return err
 		}
+		pending, err := t.dadPending(links, cache)
+		if err != nil {
+			return err
+		}
+		if pending == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return dadTimeout(pending)
+		}
+		waited = true
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(pause*2, 100*time.Millisecond)
 	}
+	if !waited {
+		return nil
+	}
+	// A DAD that ended may still be announcing its address and adding its
+	// local route under rtnl_lock: a no-op SETLINK on lo waits for it, and
+	// counting it as activity makes settle wait for the reader.
+	if err := t.flushLinkwatch(nil); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.lastEvent = time.Now()
+	t.mu.Unlock()
+	return nil
 }
 
 // drainEvents reads every notification queued on the event socket (in

@@ -355,10 +355,14 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 }
 
 // State reads back links, addresses, routes and the FIB text, in the
-// kernel's dump order.
+// kernel's dump order, once no address is under DAD (a tentative address
+// would be a moment's view).
 func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) {
-	t.settle(ctx)
 	var st rtnl.State
+	if err := t.waitDAD(ctx); err != nil {
+		return st, err
+	}
+	t.settle(ctx)
 	links, cache, err := t.links()
 	if err != nil {
 		return st, err

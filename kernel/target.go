@@ -31,7 +31,8 @@ type Options struct {
 	// relative to /proc/sys.
 	Sysctls map[string]string
 	// SyncLinkwatch makes every request end only when the work it left
-	// to linkwatch has run (see syncLinkwatch), and numbers each
+	// to linkwatch has run and the IPv6 duplicate address detection it
+	// started has ended (see syncLinkwatch), and numbers each
 	// notification with the request whose window it came in. Without it
 	// the kernel runs non-urgent linkwatch work up to a second later, in
 	// the middle of later requests.
