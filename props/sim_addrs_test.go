@@ -167,7 +167,7 @@ func TestSimAddrsRoutesReplay(t *testing.T) {
 // TestKernelAddrsRoutesDeterministic runs generated scripts on two kernel
 // targets (differ.Kernels) and requires them to agree as the property
 // requires the sim to: if the kernel side were not deterministic, the
-// property would flake. 16 small scripts and a flush of 300 addresses
+// property would flake. 16 small scripts with IPv6 off and a flush of 300 addresses
 // with promotion (every notification compared): 5 to 10 s here;
 // RTNLSIM_KERNEL_ADDRS_SCRIPTS runs more.
 func TestKernelAddrsRoutesDeterministic(t *testing.T) {
@@ -179,13 +179,21 @@ func TestKernelAddrsRoutesDeterministic(t *testing.T) {
 	params.Rng.Seed(seed)
 	var scripts [][]string
 	var modes []arMode
-	for range n {
+	for len(scripts) < n {
 		res := g(params)
 		v, ok := res.Retrieve()
 		if !ok {
 			t.Fatal("generator gave nothing")
 		}
 		lines := v.([]string)
+		if arIPv6(lines) {
+			// Two kernels pick different MACs, hence different
+			// link-local addresses, whose order in the local table
+			// follows them; and DAD's work and linkwatch's interleave
+			// as they will. Against the model (which takes the kernel's
+			// MACs and knows which work is deferred) neither matters.
+			continue
+		}
 		scripts = append(scripts, lines)
 		modes = append(modes, arSmallMode(lines))
 	}
