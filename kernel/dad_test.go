@@ -2,10 +2,8 @@ package kernel
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"testing"
 	"time"
 
@@ -14,20 +12,6 @@ import (
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
 )
-
-// newDADTarget is newTestTarget with options.
-func newDADTarget(t *testing.T, opts Options) *Target {
-	t.Helper()
-	tg, err := New(opts)
-	if err != nil {
-		if errors.Is(err, ErrNoPrivilege) && os.Getenv("RTNLSIM_REQUIRE_KERNEL") != "1" {
-			t.Skipf("kernel suite skipped: %v", err)
-		}
-		t.Fatalf("kernel target: %v", err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
 
 // applyLines applies a script's lines one request each and returns how
 // long each took.
@@ -85,7 +69,7 @@ func requireNoTentative(t *testing.T, st rtnl.State) {
 // link-local addresses (accept_dad 1: a second or two) ends within that
 // request's window, announcing each address and its local route.
 func TestDADVethInWindow(t *testing.T) {
-	tg := newDADTarget(t, Options{SyncLinkwatch: true})
+	tg := newTestTargetWith(t, Options{SyncLinkwatch: true})
 	took := applyLines(t, tg, "link add va type veth peer name vb\nlink set va up\nlink set vb up")
 	t.Logf("request times: %v", took)
 	evs, err := tg.Events(context.Background())
@@ -99,7 +83,7 @@ func TestDADVethInWindow(t *testing.T) {
 // ifb is IFF_NOARP: DAD ends at once, from the workqueue, and its
 // announcement still falls in the window of the `link set up`.
 func TestDADIfbInWindow(t *testing.T) {
-	tg := newDADTarget(t, Options{SyncLinkwatch: true})
+	tg := newTestTargetWith(t, Options{SyncLinkwatch: true})
 	applyLines(t, tg, "link add i0 type ifb\nlink set i0 up")
 	evs, err := tg.Events(context.Background())
 	require.NoError(t, err)
@@ -113,7 +97,7 @@ func TestDADIfbInWindow(t *testing.T) {
 // is ready, so it is not waited for; once the carrier comes, its DAD ends
 // in that request's window.
 func TestDADWaitsOnlyOnReadyDevices(t *testing.T) {
-	tg := newDADTarget(t, Options{SyncLinkwatch: true})
+	tg := newTestTargetWith(t, Options{SyncLinkwatch: true})
 	took := applyLines(t, tg, "link add va type veth peer name vb\naddr add 2001:db8::1/64 dev va\nlink set va up")
 	require.Less(t, took[2], dadWait/2, "no wait for a device without carrier")
 	st, err := tg.State(context.Background(), rtnl.Show{Addrs: true})
@@ -150,7 +134,7 @@ func TestDADWaitsOnlyOnReadyDevices(t *testing.T) {
 // Without SyncLinkwatch requests do not wait, but State does, and reads
 // the local routes DAD added.
 func TestDADStateWaits(t *testing.T) {
-	tg := newDADTarget(t, Options{})
+	tg := newTestTargetWith(t, Options{})
 	applyLines(t, tg, "link add va type veth peer name vb\nlink set va up\nlink set vb up")
 	start := time.Now()
 	st, err := tg.State(context.Background(), rtnl.Show{Addrs: true, Routes: true})

@@ -10,7 +10,13 @@ import (
 // (as in CI) it fails instead of skipping.
 func newTestTarget(t testing.TB) *Target {
 	t.Helper()
-	tg, err := New(Options{})
+	return newTestTargetWith(t, Options{})
+}
+
+// newTestTargetWith is newTestTarget with options.
+func newTestTargetWith(t testing.TB, opts Options) *Target {
+	t.Helper()
+	tg, err := New(opts)
 	if err != nil {
 		if errors.Is(err, ErrNoPrivilege) && os.Getenv("RTNLSIM_REQUIRE_KERNEL") != "1" {
 			t.Skipf("kernel suite skipped: %v", err)
