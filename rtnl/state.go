@@ -97,11 +97,12 @@ type Event struct {
 	Object any `json:"object"`
 	// Request is the 1-based number of the request whose window the
 	// notification came in: sent while the request ran, or by the
-	// deferred linkwatch work it caused. Zero when the target could not
-	// tell (a kernel target not asked to sync linkwatch).
+	// deferred linkwatch or IPv6 DAD work it caused. Zero when the target
+	// could not tell (a kernel target not asked to sync linkwatch).
 	Request int `json:"request,omitempty"`
 	// Deferred marks a notification of linkwatch work (operstate and
-	// carrier changes), which the kernel runs asynchronously: within a
+	// carrier changes) or of IPv6 DAD work (a link-local address and its
+	// local route), which the kernel runs asynchronously: within a
 	// request's window such notifications may come in any order after the
 	// request's own. Only the model knows which ones they are.
 	Deferred bool `json:"deferred,omitempty"`

@@ -462,7 +462,9 @@ func (n *Netns) syncUp6(d *Device) {
 // modelled IPv6 state disagree on how many routes and addresses there
 // are ("" when they agree). The estimate counts a link-local address's
 // local route from the start, the state from DAD's end, so it is
-// meaningful between requests only.
+// meaningful between requests only; and the estimate does not follow the
+// IPv6 routes and addresses a flush takes (route flush table all, -6 route
+// flush, addr flush): it counts them still.
 func (n *Netns) checkIPv6Estimate() string {
 	var addrs int64
 	for _, d := range n.devs {

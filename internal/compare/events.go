@@ -12,8 +12,8 @@ import (
 // window, the sim's own notifications (sent while the request ran) must
 // come in the same order on the kernel; the ones the sim marks Deferred
 // (linkwatch work, which the kernel runs from a workqueue, urgent ones at
-// once and the others when a GETLINK syncs them) must be there too, in
-// any order and place. Every kernel event must carry its
+// once and the others when a GETLINK syncs them; IPv6 DAD work, also from
+// a workqueue) must be there too, in any order and place. Every kernel event must carry its
 // request number (kernel.Options.SyncLinkwatch).
 func Events(simEv, kernEv []rtnl.Event) string {
 	_, d := FirstEventDiff(simEv, kernEv)
