@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // LineError is one failed request of a run: where it was, what it asked,
@@ -38,7 +39,9 @@ func Run(ctx context.Context, t Target, reqs []Request, show Show, progress func
 		if err := t.Apply(ctx, r); err != nil {
 			e := LineError{Line: r.Line, Request: r.Text, Errno: ErrnoName(Errno(err))}
 			if e.Errno == "" {
-				return res, err // not a refusal: the target itself failed
+				// Not a refusal: the target itself failed (or does not
+				// model the request).
+				return res, fmt.Errorf("line %d (%s): %w", r.Line, r.Text, err)
 			}
 			if re, ok := err.(*Error); ok {
 				e.Message = re.Msg

@@ -158,8 +158,8 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 }
 
 // errIPv6NotModelled refuses IPv6 address and route requests: the model
-// has IPv4 only.
-var errIPv6NotModelled = fmt.Errorf("%w: IPv6 addresses and routes", ErrNotModelled)
+// has only the IPv6 the kernel configures by itself (sim/addrconf.go).
+var errIPv6NotModelled = fmt.Errorf("%w: IPv6 address and route requests (the model has only the kernel's own link-local and loopback IPv6)", ErrNotModelled)
 
 // begin starts a request: the namespace it goes to, numbered for its
 // notifications.
