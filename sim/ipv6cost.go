@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -230,7 +231,7 @@ func (e *ipv6Est) dropLLA() {
 // v6LinkReady is addrconf_link_ready plus what gives a device its
 // link-local address: an inet6_dev (mtu), an ethernet-like type.
 func (n *Netns) v6LinkReady(d *Device) bool {
-	return d != n.lo && !d.v6Off && d.Up() && d.operUp() && d.qdisc != "noop" && d.MTU >= IPv6MinMTU
+	return d != n.lo && !d.v6Off && n.addrconfLinkReady(d) && d.MTU >= IPv6MinMTU
 }
 
 // v6Up is addrconf_notify's NETDEV_UP: a device whose link is ready gets
@@ -267,9 +268,16 @@ func (n *Netns) v6Up(d *Device) {
 }
 
 // addrconfLinkReady is addrconf_link_ready: operstate up (or unknown)
-// and a qdisc attached.
+// and a qdisc on the tx queues (!qdisc_tx_is_noop). dev_activate attaches
+// the device's qdisc (d.qdisc, what a dump shows) whatever the carrier,
+// but hands it to the tx queues only with carrier ("Delay activation until
+// next carrier-on event"), and linkwatch's dev_deactivate takes it back on
+// carrier loss: so a device opened without carrier, before linkwatch has
+// made its operstate LOWERLAYERDOWN (a veth created with "up" whose peer
+// is down), is not ready. (Between a carrier change and its linkwatch
+// event the tx queues keep what they had; d.carrier is the new state.)
 func (n *Netns) addrconfLinkReady(d *Device) bool {
-	return d.Up() && d.operUp() && d.qdisc != "noop"
+	return d.Up() && d.operUp() && d.qdisc != "noop" && d.carrier
 }
 
 // v6Config is addrconf_dev_config: the link-local address and its three
@@ -360,6 +368,17 @@ func (n *Netns) v6Unregister(d *Device) {
 // (a copy of net.ipv6.conf.default) and, when up with its link ready, its
 // link-local address.
 func (n *Netns) v6ChangeMTU(d *Device) {
+	// macvlan_device_event is ahead of addrconf_notify in the netdev
+	// notifier chain (drivers/net's initcalls register before
+	// net/ipv6's, both built in; inetdev_event's fs_initcall before
+	// both): a lower's macvlans take its smaller mtu, with all their own
+	// notifications, before the lower's IPv6 reacts. notifyChangeMTU's
+	// own macvlan step then finds nothing left to do.
+	for _, v := range slices.Clone(d.vlans) {
+		if v.MTU > d.MTU {
+			_ = n.setMTU(v, d.MTU)
+		}
+	}
 	if d.MTU < IPv6MinMTU {
 		n.v6IfDown(d, d != n.lo)
 		return
