@@ -102,7 +102,8 @@ func prefixWalkOrder(p, q netip.Prefix) int {
 }
 
 // add6 is ip6_route_add of a kernel route: EEXIST (nothing) when the node
-// already has the same route on the device, else RTM_NEWROUTE.
+// already has the same route on the device, else RTM_NEWROUTE (linkdown
+// when the device has no carrier).
 func (n *Netns) add6(r *route6) bool {
 	f := &n.fib6
 	for _, x := range f.byDev[r.dev] {
@@ -113,6 +114,9 @@ func (n *Netns) add6(r *route6) bool {
 	if f.byDev == nil {
 		f.byDev = map[*Device][]*route6{}
 	}
+	// fib6_nh_init: a route through a device without carrier starts
+	// linkdown (local and anycast routes never are).
+	r.linkdown = r.typ != unix.RTN_LOCAL && !r.dev.carrier
 	f.seq++
 	r.seq = f.seq
 	f.byDev[r.dev] = append(f.byDev[r.dev], r)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -161,4 +162,27 @@ func TestIPv6MacvlanLowerMTUOrder(t *testing.T) {
 	// 68: dev_set_mtu fails and mv0 keeps 1500); mv0 down at the end.
 	require.Equal(t, []string{"RTM_DELADDR mv0", "RTM_DELADDR mv1", "RTM_DELADDR i0",
 		"RTM_DELADDR i0", "RTM_DELADDR mv0"}, dels)
+}
+
+// A bridge losing its last port in the request that gives it back an mtu
+// of 1280 or more: its tx queues still hold their qdisc (linkwatch has not
+// run), so it gets its link-local address at once, its fe80::/64 and
+// ff00::/8 routes linkdown from the start (no carrier), its local route
+// not.
+func TestIPv6CarrierWindow(t *testing.T) {
+	tg, evs := runIPv6Script(t, "ipv6-bridge-carrier-window.ip")
+	var br0 []string
+	for _, e := range evs {
+		if r, ok := e.Object.(rtnl.RouteEntry); ok && e.Type == "RTM_NEWROUTE" && r.Dev == "br0" && e.Request == 9 { // link set i0 nomaster
+			br0 = append(br0, fmt.Sprintf("%s %v", r.Dst, r.Flags))
+		}
+	}
+	require.Len(t, br0, 3, "%v", br0)
+	require.Contains(t, br0[0], "ff00::/8")
+	require.Contains(t, br0[0], "linkdown")
+	require.Contains(t, br0[1], "fe80::/64")
+	require.Contains(t, br0[1], "linkdown")
+	require.NotContains(t, br0[2], "linkdown")
+	// Down and up again without carrier: nothing.
+	require.Empty(t, tg.Netns().ByName("br0").in6.addrs)
 }

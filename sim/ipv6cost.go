@@ -92,6 +92,13 @@ type ipv6Est struct {
 	// RTM_DELADDR of the link-local addresses UnregisterRequestWork
 	// counts.
 	inBatch bool
+	// txOn is, for an UP device, whether its tx queues held a qdisc
+	// (dev_activate found carrier) when its state was last settled: at
+	// its NETDEV_UP (dev_open's dev_activate), or at a NETDEV_CHANGE
+	// with no linkwatch event pending (linkwatch's dev_activate or
+	// dev_deactivate for the carrier it found). txActive reads it while
+	// a carrier change waits for linkwatch.
+	txOn map[*Device]bool
 }
 
 // IPv6Estimate is the estimated size of the namespace's IPv6 state.
@@ -238,6 +245,13 @@ func (n *Netns) v6LinkReady(d *Device) bool {
 // IF_READY and its addresses (init_loopback, addrconf_dev_config), then
 // rt6_sync_up.
 func (n *Netns) v6Up(d *Device) {
+	n.setTx(d)
+	n.v6UpIdev(d)
+}
+
+// v6UpIdev is addrconf_notify's NETDEV_UP on the inet6_dev (also
+// dev_disable_change's when disable_ipv6 goes to 0).
+func (n *Netns) v6UpIdev(d *Device) {
 	e := &n.v6
 	if d.v6Off {
 		return // idev->cnf.disable_ipv6: nothing
@@ -268,16 +282,35 @@ func (n *Netns) v6Up(d *Device) {
 }
 
 // addrconfLinkReady is addrconf_link_ready: operstate up (or unknown)
-// and a qdisc on the tx queues (!qdisc_tx_is_noop). dev_activate attaches
-// the device's qdisc (d.qdisc, what a dump shows) whatever the carrier,
-// but hands it to the tx queues only with carrier ("Delay activation until
-// next carrier-on event"), and linkwatch's dev_deactivate takes it back on
-// carrier loss: so a device opened without carrier, before linkwatch has
-// made its operstate LOWERLAYERDOWN (a veth created with "up" whose peer
-// is down), is not ready. (Between a carrier change and its linkwatch
-// event the tx queues keep what they had; d.carrier is the new state.)
+// and a qdisc on the tx queues (!qdisc_tx_is_noop, txActive).
 func (n *Netns) addrconfLinkReady(d *Device) bool {
-	return d.Up() && d.operUp() && d.qdisc != "noop" && d.carrier
+	return d.Up() && d.operUp() && d.qdisc != "noop" && n.txActive(d)
+}
+
+// txActive is whether an UP device's tx queues hold its qdisc.
+// dev_activate attaches the device's qdisc (d.qdisc, what a dump shows)
+// whatever the carrier, but hands it to the tx queues only with carrier
+// ("Delay activation until next carrier-on event"), and linkwatch's
+// dev_deactivate takes it back on carrier loss. So a device opened
+// without carrier, before linkwatch has made its operstate
+// LOWERLAYERDOWN (a veth created "up" with its peer down), is not ready;
+// and one whose carrier went while linkwatch has not run yet (a bridge
+// losing its last port) still is.
+func (n *Netns) txActive(d *Device) bool {
+	if !d.lwPending {
+		return d.carrier
+	}
+	return n.v6.txOn[d]
+}
+
+// setTx records txActive's state: at NETDEV_UP (dev_open's dev_activate
+// has just run with the carrier as it is), and at a NETDEV_CHANGE with no
+// linkwatch event pending.
+func (n *Netns) setTx(d *Device) {
+	if n.v6.txOn == nil {
+		n.v6.txOn = map[*Device]bool{}
+	}
+	n.v6.txOn[d] = d.carrier
 }
 
 // v6Config is addrconf_dev_config: the link-local address and its three
@@ -304,6 +337,9 @@ func (n *Netns) v6Config(d *Device) {
 // a link no longer ready marks the device's routes linkdown; one ready and
 // configured clears that; one that becomes ready is configured now.
 func (n *Netns) v6Change(d *Device) {
+	if !d.lwPending {
+		n.setTx(d) // linkwatch's dev_activate or dev_deactivate
+	}
 	if d.v6Off {
 		return
 	}
@@ -336,6 +372,9 @@ func (n *Netns) v6Change(d *Device) {
 // fib6_flush_trees per address deleted. unregister drops the inet6_dev.
 func (n *Netns) v6IfDown(d *Device, unregister bool) {
 	e := &n.v6
+	if !d.Up() {
+		delete(e.txOn, d) // dev_close's dev_deactivate (before any unregister)
+	}
 	e.ifDownWalks()
 	n.addrconfIfdown(d, unregister)
 	if d == n.lo {
@@ -459,7 +498,7 @@ func (n *Netns) v6Disable(d *Device, off bool) {
 		return
 	}
 	if d.Up() {
-		n.v6Up(d)
+		n.v6UpIdev(d)
 	}
 }
 
