@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -92,13 +91,6 @@ type ipv6Est struct {
 	// RTM_DELADDR of the link-local addresses UnregisterRequestWork
 	// counts.
 	inBatch bool
-	// txOn is, for an UP device, whether its tx queues held a qdisc
-	// (dev_activate found carrier) when its state was last settled: at
-	// its NETDEV_UP (dev_open's dev_activate), or at a NETDEV_CHANGE
-	// with no linkwatch event pending (linkwatch's dev_activate or
-	// dev_deactivate for the carrier it found). txActive reads it while
-	// a carrier change waits for linkwatch.
-	txOn map[*Device]bool
 }
 
 // IPv6Estimate is the estimated size of the namespace's IPv6 state.
@@ -244,10 +236,7 @@ func (n *Netns) v6LinkReady(d *Device) bool {
 // v6Up is addrconf_notify's NETDEV_UP: a device whose link is ready gets
 // IF_READY and its addresses (init_loopback, addrconf_dev_config), then
 // rt6_sync_up.
-func (n *Netns) v6Up(d *Device) {
-	n.setTx(d)
-	n.v6UpIdev(d)
-}
+func (n *Netns) v6Up(d *Device) { n.v6UpIdev(d) }
 
 // v6UpIdev is addrconf_notify's NETDEV_UP on the inet6_dev (also
 // dev_disable_change's when disable_ipv6 goes to 0).
@@ -282,35 +271,13 @@ func (n *Netns) v6UpIdev(d *Device) {
 }
 
 // addrconfLinkReady is addrconf_link_ready: operstate up (or unknown)
-// and a qdisc on the tx queues (!qdisc_tx_is_noop, txActive).
-func (n *Netns) addrconfLinkReady(d *Device) bool {
-	return d.Up() && d.operUp() && d.qdisc != "noop" && n.txActive(d)
-}
-
-// txActive is whether an UP device's tx queues hold its qdisc.
-// dev_activate attaches the device's qdisc (d.qdisc, what a dump shows)
-// whatever the carrier, but hands it to the tx queues only with carrier
-// ("Delay activation until next carrier-on event"), and linkwatch's
-// dev_deactivate takes it back on carrier loss. So a device opened
-// without carrier, before linkwatch has made its operstate
-// LOWERLAYERDOWN (a veth created "up" with its peer down), is not ready;
-// and one whose carrier went while linkwatch has not run yet (a bridge
+// and a qdisc on the tx queues (!qdisc_tx_is_noop: Device.txActive). So
+// a device opened without carrier, before linkwatch has made its
+// operstate LOWERLAYERDOWN (a veth created up with its peer down), is not
+// ready; one whose carrier went while linkwatch has not run yet (a bridge
 // losing its last port) still is.
-func (n *Netns) txActive(d *Device) bool {
-	if !d.lwPending {
-		return d.carrier
-	}
-	return n.v6.txOn[d]
-}
-
-// setTx records txActive's state: at NETDEV_UP (dev_open's dev_activate
-// has just run with the carrier as it is), and at a NETDEV_CHANGE with no
-// linkwatch event pending.
-func (n *Netns) setTx(d *Device) {
-	if n.v6.txOn == nil {
-		n.v6.txOn = map[*Device]bool{}
-	}
-	n.v6.txOn[d] = d.carrier
+func (n *Netns) addrconfLinkReady(d *Device) bool {
+	return d.Up() && d.operUp() && d.qdisc != "noop" && d.txActive
 }
 
 // v6Config is addrconf_dev_config: the link-local address and its three
@@ -337,9 +304,6 @@ func (n *Netns) v6Config(d *Device) {
 // a link no longer ready marks the device's routes linkdown; one ready and
 // configured clears that; one that becomes ready is configured now.
 func (n *Netns) v6Change(d *Device) {
-	if !d.lwPending {
-		n.setTx(d) // linkwatch's dev_activate or dev_deactivate
-	}
 	if d.v6Off {
 		return
 	}
@@ -372,9 +336,6 @@ func (n *Netns) v6Change(d *Device) {
 // fib6_flush_trees per address deleted. unregister drops the inet6_dev.
 func (n *Netns) v6IfDown(d *Device, unregister bool) {
 	e := &n.v6
-	if !d.Up() {
-		delete(e.txOn, d) // dev_close's dev_deactivate (before any unregister)
-	}
 	e.ifDownWalks()
 	n.addrconfIfdown(d, unregister)
 	if d == n.lo {
@@ -407,17 +368,6 @@ func (n *Netns) v6Unregister(d *Device) {
 // (a copy of net.ipv6.conf.default) and, when up with its link ready, its
 // link-local address.
 func (n *Netns) v6ChangeMTU(d *Device) {
-	// macvlan_device_event is ahead of addrconf_notify in the netdev
-	// notifier chain (drivers/net's initcalls register before
-	// net/ipv6's, both built in; inetdev_event's fs_initcall before
-	// both): a lower's macvlans take its smaller mtu, with all their own
-	// notifications, before the lower's IPv6 reacts. notifyChangeMTU's
-	// own macvlan step then finds nothing left to do.
-	for _, v := range slices.Clone(d.vlans) {
-		if v.MTU > d.MTU {
-			_ = n.setMTU(v, d.MTU)
-		}
-	}
 	if d.MTU < IPv6MinMTU {
 		n.v6IfDown(d, d != n.lo)
 		return

@@ -32,7 +32,11 @@ type Device struct {
 	liveAddr bool // IFF_LIVE_ADDR_CHANGE
 	qdisc    string
 
-	carrier   bool  // !__LINK_STATE_NOCARRIER
+	carrier bool // !__LINK_STATE_NOCARRIER
+	// txActive: the tx queues hold the qdisc (dev_activate hands it over
+	// only with carrier; dev_deactivate, at close or when linkwatch finds
+	// the carrier gone, takes it back), which addrconf_link_ready asks.
+	txActive  bool
 	operstate uint8 // dev->operstate, as linkwatch last set it
 	lwPending bool  // __LINK_STATE_LINKWATCH_PENDING
 	// in is the device's in_device (dev->ip_ptr): nil when IPv4 is off

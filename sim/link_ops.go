@@ -320,6 +320,7 @@ func (n *Netns) devOpen(d *Device) error {
 	}
 	d.flags |= unix.IFF_UP
 	n.activate(d)
+	d.txActive = d.carrier
 	return nil
 }
 
@@ -354,6 +355,7 @@ func (n *Netns) devClose(d *Device) {
 		n.brStop(d)
 	}
 	d.flags &^= unix.IFF_UP
+	d.txActive = false // dev_deactivate_many
 }
 
 // macvlanAddrBusy is macvlan_addr_busy: the lower's address, or that of

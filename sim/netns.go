@@ -269,6 +269,7 @@ func (n *Netns) runLinkwatch() {
 			if d.carrier {
 				n.activate(d)
 			}
+			d.txActive = d.carrier // dev_activate or dev_deactivate
 			n.notifyChange(d)
 		}
 	}
@@ -349,15 +350,18 @@ func (n *Netns) notifyChangeMTU(d *Device) {
 	n.ev.trace.netdev(d, "NETDEV_CHANGEMTU")
 	n.linkEvent(d)
 	n.inetChangeMTU(d) // inetdev_event
-	n.v6ChangeMTU(d)   // addrconf_notify (cost estimate)
-	if br := d.master; br != nil {
-		n.brMTUAutoAdjust(br)
-	}
+	// macvlan_device_event: drivers/net registers before net/ipv6 (both
+	// built in), so a lower's macvlans take its smaller mtu, with all
+	// their notifications, before the lower's IPv6 reacts.
 	for _, v := range append([]*Device(nil), d.vlans...) {
 		if v.MTU <= d.MTU {
 			continue
 		}
 		_ = n.setMTU(v, d.MTU)
+	}
+	n.v6ChangeMTU(d) // addrconf_notify
+	if br := d.master; br != nil {
+		n.brMTUAutoAdjust(br)
 	}
 }
 
