@@ -322,10 +322,6 @@ func (n *Netns) v6Change(d *Device) {
 		}
 		n.syncUp6(d)
 	}
-	if d == n.lo {
-		n.v6.cleanAll()
-		return
-	}
 	n.v6.cleanAll() // rt6_sync_up, or rt6_sync_down_dev when not ready
 }
 
