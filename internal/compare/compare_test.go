@@ -106,3 +106,27 @@ func TestFirstEventDiffNamesTheRequest(t *testing.T) {
 	require.Zero(t, req)
 	require.Empty(t, d)
 }
+
+// The IPv6 routes of one fib6 node list compare in any order (the kernel
+// orders them as racing work inserted them); IPv4 routes and IPv6 routes
+// of different nodes keep their order.
+func TestRoutesIPv6NodeListOrder(t *testing.T) {
+	m := func(v uint32) *uint32 { return &v }
+	r := func(dst, dev string, metric uint32) rtnl.RouteEntry {
+		return rtnl.RouteEntry{Dst: dst, Dev: dev, Metric: m(metric), Flags: []string{}}
+	}
+	a := []rtnl.RouteEntry{r("fe80::/64", "v0", 256), r("fe80::/64", "v1", 256), r("fe80::/64", "v2", 1024)}
+	b := []rtnl.RouteEntry{r("fe80::/64", "v1", 256), r("fe80::/64", "v0", 256), r("fe80::/64", "v2", 1024)}
+	if d := Routes(a, b); d != "" {
+		t.Errorf("same node list, other order: %s", d)
+	}
+	c := []rtnl.RouteEntry{r("fe80::/64", "v2", 1024), r("fe80::/64", "v0", 256), r("fe80::/64", "v1", 256)}
+	if Routes(a, c) == "" {
+		t.Error("routes of different metrics swapped compared equal")
+	}
+	v4a := []rtnl.RouteEntry{r("10.0.0.0/24", "v0", 0), r("10.0.0.0/24", "v1", 0)}
+	v4b := []rtnl.RouteEntry{r("10.0.0.0/24", "v1", 0), r("10.0.0.0/24", "v0", 0)}
+	if Routes(v4a, v4b) == "" {
+		t.Error("IPv4 routes swapped compared equal")
+	}
+}

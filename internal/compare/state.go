@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,9 +33,39 @@ func AddrLines(l []rtnl.LinkAddrs) []string {
 }
 
 // Routes compares two `ip -j route show table all` lists exactly, in
-// order. "" when equal.
+// order, but for one thing the kernel does not fix: the order of the
+// IPv6 routes that share a fib6 node's list (same table, prefix, type and
+// metric: fe80::/64 and ff00::/8 of several devices), which is the order
+// they went in, and devices that get their carrier in one linkwatch run
+// get them in the order the linkwatch work and the kernel target's
+// per-device sync happen to process them. Such runs compare sorted by
+// device. "" when equal.
 func Routes(sim, kern []rtnl.RouteEntry) string {
-	return Lines("routes", RouteLines(sim), RouteLines(kern))
+	return Lines("routes", RouteLines(canonRoutes6(sim)), RouteLines(canonRoutes6(kern)))
+}
+
+// canonRoutes6 sorts each run of IPv6 routes of one fib6 node list by
+// device, in a copy.
+func canonRoutes6(rs []rtnl.RouteEntry) []rtnl.RouteEntry {
+	node := func(r rtnl.RouteEntry) string {
+		m := -1
+		if r.Metric != nil {
+			m = int(*r.Metric)
+		}
+		return fmt.Sprintf("%s|%s|%s|%d", r.Table, r.Dst, r.Type, m)
+	}
+	out := slices.Clone(rs)
+	for i := 0; i < len(out); {
+		j := i + 1
+		if strings.Contains(out[i].Dst, ":") {
+			for j < len(out) && node(out[j]) == node(out[i]) {
+				j++
+			}
+			slices.SortStableFunc(out[i:j], func(a, b rtnl.RouteEntry) int { return strings.Compare(a.Dev, b.Dev) })
+		}
+		i = j
+	}
+	return out
 }
 
 // RouteLines is one line per route, as `ip route show table all` prints
