@@ -89,7 +89,10 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 						return fmt.Errorf("--size %q: want KEY=N with N >= 1 (keys: see rtnlsim repro --help)", s)
 					}
 					k = strings.TrimSpace(k)
-					known := len(seed.Sizes) == 0
+					if len(seed.Sizes) == 0 {
+						return fmt.Errorf("--size %s: seed %s has no kernel sizes to set", s, seed.ID)
+					}
+					known := false
 					var keys []string
 					for _, z := range seed.Sizes {
 						known = known || z.Key == k

@@ -70,6 +70,8 @@ func TestReproErrors(t *testing.T) {
 	require.ErrorContains(t, err, "KEY=N")
 	_, _, err = runCLI(t, "", "repro", "000", "--kernel", "--size", "001/promote=5", "-q")
 	require.ErrorContains(t, err, "000/one-by-one")
+	_, _, err = runCLI(t, "", "repro", "002", "--kernel", "--size", "foo=3", "-q")
+	require.ErrorContains(t, err, "seed 002 has no kernel sizes")
 }
 
 func TestReproHelpListsSeeds(t *testing.T) {
