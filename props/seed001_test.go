@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -14,13 +15,13 @@ import (
 // TestKernelSeed001Prediction is seed 001 on this machine: `ip addr flush`
 // of N addresses in one /8 on one UP ifb, promote_secondaries 0 and 1. The
 // kernel's flush time is measured in fresh namespaces, with no listener
-// joined to any notification group (the minimum of a few runs: the machine
-// is shared). The model's three prices the fit sets (request, address-list
-// step, FIB operation; sim.FitSeed001) are fitted at two sizes, N = 500 and
-// 2000, both promote settings. The model then predicts the other sizes:
-// N = 250, 1000 and 1500 with and without promotion. Each prediction must
-// be within 25% of the measured time. The table of predicted vs measured
-// times is printed.
+// joined to any notification group (the minimum of a few runs, taken
+// round-robin over the cases: the machine is shared). The model's three
+// prices the fit sets (request, address-list step, FIB operation;
+// sim.FitSeed001) are fitted at two sizes, N = 500 and 2000, both promote
+// settings. The model then predicts the other sizes: N = 250, 1000 and
+// 1500 with and without promotion. Each prediction must be within 25% of
+// the measured time. The table of predicted vs measured times is printed.
 //
 // RTNLSIM_SEED001_REPEATS sets the runs per size (3).
 func TestKernelSeed001Prediction(t *testing.T) {
@@ -28,7 +29,18 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	repeats := envInt(t, "RTNLSIM_SEED001_REPEATS", 3, 1)
 	ctx := context.Background()
 	fitSizes := map[int]bool{500: true, 2000: true}
-	var fit, check []sim.Seed001Measured
+	// The runs go round-robin over the cases (the cheap promote-0 ones
+	// first in each round), each case keeping its minimum: a burst of load
+	// on the shared machine then lands on one run of several cases, not on
+	// every run of one (a CI run had all nine runs of N=1500 promote 0
+	// above N=2000's minimum).
+	type kcase struct {
+		c    kmeasure.Config
+		k    int
+		best time.Duration
+		all  []time.Duration
+	}
+	var cases []*kcase
 	for _, promote := range []bool{false, true} {
 		for _, n := range []int{250, 500, 1000, 1500, 2000} {
 			k := repeats
@@ -38,19 +50,38 @@ func TestKernelSeed001Prediction(t *testing.T) {
 			case n >= 1500:
 				k = min(k, 2) // 10-20 s a run
 			}
-			c := kmeasure.Config{N: n, Promote: promote, Up: true, Quiet: true}
-			best, all, err := kmeasure.MinOf(ctx, k, c)
+			cases = append(cases, &kcase{c: kmeasure.Config{N: n, Promote: promote, Up: true, Quiet: true}, k: k})
+		}
+	}
+	for round := 0; ; round++ {
+		ran := false
+		for _, kc := range cases {
+			if round >= kc.k {
+				continue
+			}
+			ran = true
+			r, err := kmeasure.Measure(ctx, kc.c)
 			if err != nil {
-				t.Fatalf("kernel %s: %v", c, err)
+				t.Fatalf("kernel %s: %v", kc.c, err)
 			}
-			t.Logf("kernel %s: runs %v", c, all)
-			sc := sim.Seed001Case{N: n, Promote: promote, Up: true}
-			m := sim.Seed001Measured{Case: sc, Ns: best.Flush.Nanoseconds()}
-			if fitSizes[n] {
-				fit = append(fit, m)
-			} else {
-				check = append(check, m)
+			kc.all = append(kc.all, r.Flush)
+			if round == 0 || r.Flush < kc.best {
+				kc.best = r.Flush
 			}
+		}
+		if !ran {
+			break
+		}
+	}
+	var fit, check []sim.Seed001Measured
+	for _, kc := range cases {
+		t.Logf("kernel %s: runs %v", kc.c, kc.all)
+		sc := sim.Seed001Case{N: kc.c.N, Promote: kc.c.Promote, Up: true}
+		m := sim.Seed001Measured{Case: sc, Ns: kc.best.Nanoseconds()}
+		if fitSizes[kc.c.N] {
+			fit = append(fit, m)
+		} else {
+			check = append(check, m)
 		}
 	}
 	cache := sim.Seed001Cache{}
