@@ -35,9 +35,7 @@ import (
 // under rtnl_lock, which the SETLINK waits for. Rounds that found DAD
 // still running sleep and do not count against the linkwatch limit.
 func (t *Target) syncLinkwatch() error {
-	var deadline time.Time
-	// Short at first: DAD without probes (NOARP, accept_dad 0) ends at once.
-	pause := time.Millisecond
+	var poll dadPoll
 	for round := 0; ; {
 		if round == 16 {
 			return errors.New("kernel target: linkwatch kept sending notifications after 16 rounds")
@@ -55,13 +53,9 @@ func (t *Target) syncLinkwatch() error {
 		}
 		n := t.drainEvents()
 		if pending != "" {
-			if deadline.IsZero() {
-				deadline = time.Now().Add(dadWait)
-			} else if time.Now().After(deadline) {
-				return dadTimeout(pending)
+			if err := poll.wait(context.Background(), pending); err != nil {
+				return err
 			}
-			time.Sleep(pause)
-			pause = min(pause*2, 100*time.Millisecond)
 			continue
 		}
 		if n == 0 && round > 0 {
@@ -89,8 +83,29 @@ func (t *Target) flushLinkwatch(links []linkMsg) error {
 // dadWait bounds the wait for DAD, which takes 1-2 s with accept_dad 1.
 const dadWait = 10 * time.Second
 
-func dadTimeout(pending string) error {
-	return fmt.Errorf("kernel target: IPv6 duplicate address detection still running after %v: %s", dadWait, pending)
+// dadPoll paces the waits for DAD: 1 ms at first (DAD without probes,
+// NOARP or accept_dad 0, ends at once), doubling up to 100 ms, for at
+// most dadWait from the first wait.
+type dadPoll struct {
+	deadline time.Time
+	pause    time.Duration
+}
+
+// wait sleeps once, or fails naming the address still under DAD when
+// the time is up.
+func (p *dadPoll) wait(ctx context.Context, pending string) error {
+	if p.deadline.IsZero() {
+		p.deadline, p.pause = time.Now().Add(dadWait), time.Millisecond
+	} else if time.Now().After(p.deadline) {
+		return fmt.Errorf("kernel target: IPv6 duplicate address detection still running after %v: %s", dadWait, pending)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(p.pause):
+	}
+	p.pause = min(p.pause*2, 100*time.Millisecond)
+	return nil
 }
 
 // dadPending names the first IPv6 address whose DAD is still running
@@ -141,9 +156,7 @@ func (t *Target) waitDAD(ctx context.Context) error {
 		}
 		return t.syncLinkwatch()
 	}
-	deadline := time.Now().Add(dadWait)
-	pause := time.Millisecond
-	waited := false
+	var poll dadPoll
 	for {
 		// Linkwatch adds the link-local addresses (on NETDEV_CHANGE) and
 		// may pass a carrier on (lower to macvlan): run it first.
@@ -165,19 +178,12 @@ func (t *Target) waitDAD(ctx context.Context) error {
 		if pending == "" {
 			break
 		}
-		if time.Now().After(deadline) {
-			return dadTimeout(pending)
+		if err := poll.wait(ctx, pending); err != nil {
+			return err
 		}
-		waited = true
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pause):
-		}
-		pause = min(pause*2, 100*time.Millisecond)
 	}
-	if !waited {
-		return nil
+	if poll.deadline.IsZero() {
+		return nil // never waited
 	}
 	// A DAD that ended may still be announcing its address and adding its
 	// local route under rtnl_lock: a no-op SETLINK on lo waits for it, and

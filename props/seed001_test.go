@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -29,18 +28,10 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	repeats := envInt(t, "RTNLSIM_SEED001_REPEATS", 3, 1)
 	ctx := context.Background()
 	fitSizes := map[int]bool{500: true, 2000: true}
-	// The runs go round-robin over the cases (the cheap promote-0 ones
-	// first in each round), each case keeping its minimum: a burst of load
-	// on the shared machine then lands on one run of several cases, not on
-	// every run of one (a CI run had all nine runs of N=1500 promote 0
-	// above N=2000's minimum).
-	type kcase struct {
-		c    kmeasure.Config
-		k    int
-		best time.Duration
-		all  []time.Duration
-	}
-	var cases []*kcase
+	// Round-robin (kmeasure.MinRoundRobin): a CI run that measured each
+	// case's runs back to back had all nine runs of N=1500 promote 0 above
+	// N=2000's minimum.
+	var cases []*kmeasure.Runs
 	for _, promote := range []bool{false, true} {
 		for _, n := range []int{250, 500, 1000, 1500, 2000} {
 			k := repeats
@@ -50,35 +41,18 @@ func TestKernelSeed001Prediction(t *testing.T) {
 			case n >= 1500:
 				k = min(k, 2) // 10-20 s a run
 			}
-			cases = append(cases, &kcase{c: kmeasure.Config{N: n, Promote: promote, Up: true, Quiet: true}, k: k})
+			cases = append(cases, &kmeasure.Runs{Config: kmeasure.Config{N: n, Promote: promote, Up: true, Quiet: true}, K: k})
 		}
 	}
-	for round := 0; ; round++ {
-		ran := false
-		for _, kc := range cases {
-			if round >= kc.k {
-				continue
-			}
-			ran = true
-			r, err := kmeasure.Measure(ctx, kc.c)
-			if err != nil {
-				t.Fatalf("kernel %s: %v", kc.c, err)
-			}
-			kc.all = append(kc.all, r.Flush)
-			if round == 0 || r.Flush < kc.best {
-				kc.best = r.Flush
-			}
-		}
-		if !ran {
-			break
-		}
+	if err := kmeasure.MinRoundRobin(ctx, cases); err != nil {
+		t.Fatalf("kernel: %v", err)
 	}
 	var fit, check []sim.Seed001Measured
 	for _, kc := range cases {
-		t.Logf("kernel %s: runs %v", kc.c, kc.all)
-		sc := sim.Seed001Case{N: kc.c.N, Promote: kc.c.Promote, Up: true}
-		m := sim.Seed001Measured{Case: sc, Ns: kc.best.Nanoseconds()}
-		if fitSizes[kc.c.N] {
+		t.Logf("kernel %s: runs %v", kc.Config, kc.All)
+		sc := sim.Seed001Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true}
+		m := sim.Seed001Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds()}
+		if fitSizes[kc.Config.N] {
 			fit = append(fit, m)
 		} else {
 			check = append(check, m)

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"fmt"
 	"net"
 	"net/netip"
 	"path"
@@ -58,7 +57,6 @@ type route6 struct {
 // Routes6 puts them in fib6_walk order.
 type fib6 struct {
 	byDev map[*Device][]*route6
-	count int
 	seq   uint64
 	// dad is the addresses whose DAD work is queued (addrconf_dad_start),
 	// oldest first; runDAD completes them after the request.
@@ -120,12 +118,12 @@ func (n *Netns) add6(r *route6) bool {
 	f.seq++
 	r.seq = f.seq
 	f.byDev[r.dev] = append(f.byDev[r.dev], r)
-	f.count++
 	n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(r) })
 	return true
 }
 
-// del6 is fib6_del with its RTM_DELROUTE.
+// del6 is fib6_del with its RTM_DELROUTE. An address whose local route
+// it was keeps none in the FIB (ifp->rt is not in a node).
 func (n *Netns) del6(r *route6) {
 	f := &n.fib6
 	rs := f.byDev[r.dev]
@@ -138,7 +136,13 @@ func (n *Netns) del6(r *route6) {
 	} else {
 		f.byDev[r.dev] = rs
 	}
-	f.count--
+	if r.dev.in6 != nil {
+		for _, a := range r.dev.in6.addrs {
+			if a.local == r {
+				a.local = nil
+			}
+		}
+	}
 	n.send6("RTM_DELROUTE", true, func() any { return n.renderRoute6(r) })
 }
 
@@ -155,12 +159,7 @@ func (n *Netns) send6(typ string, counted bool, obj func() any) {
 	if counted {
 		n.v6.notes++
 	}
-	n.ev.trace.sent(typ, "inet6")
-	if !n.ev.record {
-		return
-	}
-	n.ev.list = append(n.ev.list, rtnl.Event{Type: typ, Family: "inet6", Object: obj(),
-		Request: n.ev.req, Deferred: n.ev.deferred})
+	n.logEvent(typ, "inet6", obj)
 }
 
 func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
@@ -213,7 +212,7 @@ func (n *Netns) Routes6() []rtnl.RouteEntry {
 
 // sortedRoutes6 is every IPv6 route in fib6_walk order.
 func (n *Netns) sortedRoutes6() []*route6 {
-	all := make([]*route6, 0, n.fib6.count)
+	var all []*route6
 	for _, rs := range n.fib6.byDev {
 		all = append(all, rs...)
 	}
@@ -361,8 +360,7 @@ func (n *Netns) addrconfIfdown(d *Device, unregister bool) {
 	if d.in6 == nil {
 		return
 	}
-	for _, a := range slices.Clone(d.in6.addrs) {
-		a.local = nil
+	for _, a := range d.in6.addrs {
 		n.addrEvent6("RTM_DELADDR", !n.v6.inBatch, d, a)
 	}
 	d.in6.addrs = nil
@@ -385,7 +383,6 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 	n.addrEvent6("RTM_DELADDR", true, d, a)
 	if a.local != nil {
 		n.del6(a.local)
-		a.local = nil
 	}
 	pfx := netip.PrefixFrom(a.addr, a.plen).Masked()
 	for _, x := range d.in6.addrs {
@@ -417,20 +414,6 @@ func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6
 	return out
 }
 
-// delRoute6 is RTM_DELROUTE of a route addrconf made: it goes (with its
-// notification), and an address whose local route it was no longer has
-// one in the FIB.
-func (n *Netns) delRoute6(r *route6) {
-	if r.dev.in6 != nil {
-		for _, a := range r.dev.in6.addrs {
-			if a.local == r {
-				a.local = nil
-			}
-		}
-	}
-	n.del6(r)
-}
-
 // match6 is FlushFilter.match for an IPv6 address: its label is the
 // device's name.
 func (f FlushFilter) match6(dev string, a *inet6Addr) bool {
@@ -460,26 +443,4 @@ func (n *Netns) syncUp6(d *Device) {
 	for _, r := range n.fib6.byDev[d] {
 		r.linkdown = false
 	}
-}
-
-// checkIPv6Estimate reports where the cost model's IPv6 estimate and the
-// modelled IPv6 state disagree on how many routes and addresses there
-// are ("" when they agree). The estimate counts a link-local address's
-// local route from the start, the state from DAD's end, so it is
-// meaningful between requests only; and the estimate does not follow the
-// IPv6 routes and addresses a flush takes (route flush table all, -6 route
-// flush, addr flush): it counts them still.
-func (n *Netns) checkIPv6Estimate() string {
-	var addrs int64
-	for _, d := range n.devs {
-		if d.in6 != nil {
-			addrs += int64(len(d.in6.addrs))
-		}
-	}
-	e := n.IPv6Estimate()
-	if e.Routes != int64(n.fib6.count) || e.Addrs != addrs {
-		return fmt.Sprintf("IPv6 estimate: %d routes, %d addresses; state: %d routes, %d addresses",
-			e.Routes, e.Addrs, n.fib6.count, addrs)
-	}
-	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -89,8 +90,8 @@ link set group 0 down
 		for _, d := range n.devs {
 			if d.in6 != nil {
 				for _, a := range d.in6.addrs {
-					require.False(t, a.flags&0x40 != 0, "%s: %s still tentative after its request", d.Name, a.addr)
-					if a.scope == 253 {
+					require.False(t, a.flags&unix.IFA_F_TENTATIVE != 0, "%s: %s still tentative after its request", d.Name, a.addr)
+					if a.scope == unix.RT_SCOPE_LINK {
 						lla++
 					}
 				}
@@ -185,4 +186,30 @@ func TestIPv6CarrierWindow(t *testing.T) {
 	require.NotContains(t, br0[2], "linkdown")
 	// Down and up again without carrier: nothing.
 	require.Empty(t, tg.Netns().ByName("br0").in6.addrs)
+}
+
+// checkIPv6Estimate reports where the cost model's IPv6 estimate and the
+// modelled IPv6 state disagree on how many routes and addresses there
+// are ("" when they agree). The estimate counts a link-local address's
+// local route from the start, the state from DAD's end, so it is
+// meaningful between requests only; and the estimate does not follow the
+// IPv6 routes and addresses a flush takes (route flush table all, -6 route
+// flush, addr flush): it counts them still.
+func (n *Netns) checkIPv6Estimate() string {
+	var addrs int64
+	for _, d := range n.devs {
+		if d.in6 != nil {
+			addrs += int64(len(d.in6.addrs))
+		}
+	}
+	e := n.IPv6Estimate()
+	var routes int64
+	for _, rs := range n.fib6.byDev {
+		routes += int64(len(rs))
+	}
+	if e.Routes != routes || e.Addrs != addrs {
+		return fmt.Sprintf("IPv6 estimate: %d routes, %d addresses; state: %d routes, %d addresses",
+			e.Routes, e.Addrs, routes, addrs)
+	}
+	return ""
 }

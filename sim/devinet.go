@@ -486,16 +486,22 @@ func (d *InDevice) Flush(f FlushFilter) error {
 	if d.IfaFlush {
 		return d.flushOneRequest(f)
 	}
-	for round := 0; round < maxFlushRounds; round++ {
-		d.Count.Requests++ // the dump
+	return flushRounds(d.Count, func() (int, error) {
 		dels := d.flushMatch(f)
-		if len(dels) == 0 {
-			return nil
-		}
-		d.Count.FlushRounds++
-		if err := d.flushDelete(dels); err != nil {
+		return len(dels), d.flushDelete(dels)
+	})
+}
+
+// flushRounds is ipaddr_flush's loop: a dump, then round's deletes of
+// what it matched, until a dump matches nothing; EBUSY after 10 rounds.
+func flushRounds(c *DevinetCounters, round func() (matched int, err error)) error {
+	for range maxFlushRounds {
+		c.Requests++ // the dump
+		n, err := round()
+		if err != nil || n == 0 {
 			return err
 		}
+		c.FlushRounds++
 	}
 	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
 }

@@ -23,8 +23,16 @@ type eventLog struct {
 	trace    *traceRec // rtnlsim run --trace (sim/trace.go); nil: off
 }
 
+// send sends a notification that the cost model prices as a netdev
+// notifier call and a notification (reqNotifications).
 func (n *Netns) send(typ, family string, obj func() any) {
 	n.reqNotifications++
+	n.logEvent(typ, family, obj)
+}
+
+// logEvent traces a notification and, when the target keeps them,
+// records it with its request and whether deferred work sent it.
+func (n *Netns) logEvent(typ, family string, obj func() any) {
 	n.ev.trace.sent(typ, family)
 	if !n.ev.record {
 		return

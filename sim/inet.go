@@ -183,47 +183,38 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 	if op.Family == 0 && op.To.IsValid() {
 		v4, v6 = op.To.Addr().Is4(), op.To.Addr().Is6()
 	}
+	v4, v6 = v4 && d.in != nil, v6 && d.in6 != nil
 	f := FlushFilter{To: op.To, Label: op.Label}
-	if !v6 || d.in6 == nil || len(d.in6.addrs) == 0 {
-		if !v4 || d.in == nil {
-			n.inetCount.Requests++ // the dump, which finds nothing
-			return nil
-		}
-		return d.in.Flush(f)
-	}
-	if v4 && d.in != nil && d.in.IfaFlush {
-		if err := d.in.flushOneRequest(f); err != nil {
+	if v4 && d.in.IfaFlush {
+		if err := d.in.flushOneRequest(f); err != nil || !v6 || len(d.in6.addrs) == 0 {
 			return err
 		}
 		v4 = false
 	}
-	for round := 0; round < maxFlushRounds; round++ {
-		n.inetCount.Requests++ // the dump
+	return flushRounds(&n.inetCount, func() (int, error) {
 		var dels []IfaRequest
-		if v4 && d.in != nil {
+		if v4 {
 			dels = d.in.flushMatch(f)
 		}
 		var dels6 []*inet6Addr
-		for _, a := range d.in6.addrs {
-			if f.match6(d.Name, a) {
-				dels6 = append(dels6, a)
+		if v6 {
+			for _, a := range d.in6.addrs {
+				if f.match6(d.Name, a) {
+					dels6 = append(dels6, a)
+				}
 			}
 		}
-		if len(dels)+len(dels6) == 0 {
-			return nil
-		}
-		n.inetCount.FlushRounds++
 		if len(dels) > 0 {
 			if err := d.in.flushDelete(dels); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		for _, a := range dels6 {
 			n.inetCount.Requests++
 			n.delAddr6(d, a)
 		}
-	}
-	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+		return len(dels) + len(dels6), nil
+	})
 }
 
 // Addrs returns `ip -j addr show`: every device in dump order with its

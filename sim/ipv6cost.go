@@ -233,14 +233,11 @@ func (n *Netns) v6LinkReady(d *Device) bool {
 	return d != n.lo && !d.v6Off && n.addrconfLinkReady(d) && d.MTU >= IPv6MinMTU
 }
 
-// v6Up is addrconf_notify's NETDEV_UP: a device whose link is ready gets
-// IF_READY and its addresses (init_loopback, addrconf_dev_config), then
+// v6Up is addrconf_notify's NETDEV_UP (dev_disable_change sends it too
+// when disable_ipv6 goes to 0): a device whose link is ready gets IF_READY
+// and its addresses (init_loopback, addrconf_dev_config), then
 // rt6_sync_up.
-func (n *Netns) v6Up(d *Device) { n.v6UpIdev(d) }
-
-// v6UpIdev is addrconf_notify's NETDEV_UP on the inet6_dev (also
-// dev_disable_change's when disable_ipv6 goes to 0).
-func (n *Netns) v6UpIdev(d *Device) {
+func (n *Netns) v6Up(d *Device) {
 	e := &n.v6
 	if d.v6Off {
 		return // idev->cnf.disable_ipv6: nothing
@@ -444,7 +441,7 @@ func (n *Netns) v6Disable(d *Device, off bool) {
 		return
 	}
 	if d.Up() {
-		n.v6UpIdev(d)
+		n.v6Up(d)
 	}
 }
 

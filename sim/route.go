@@ -379,7 +379,7 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 		}
 		for _, r := range dels6 {
 			n.inetCount.Requests++
-			n.delRoute6(r)
+			n.del6(r)
 		}
 	}
 }

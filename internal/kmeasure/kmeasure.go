@@ -9,7 +9,6 @@ package kmeasure
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -230,24 +229,45 @@ func inetAddrs(st rtnl.State, dev string) int {
 	return -1
 }
 
-// MinOf runs Measure k times, each in a fresh namespace, and returns the
-// run with the shortest flush and every flush time in run order. On a
-// shared machine the minimum is the least disturbed run.
-func MinOf(ctx context.Context, k int, c Config) (Result, []time.Duration, error) {
-	if k < 1 {
-		return Result{}, nil, errors.New("kmeasure: k must be at least 1")
-	}
-	var best Result
-	all := make([]time.Duration, 0, k)
-	for i := 0; i < k; i++ {
-		r, err := Measure(ctx, c)
-		if err != nil {
-			return best, all, err
+// Runs is one configuration of a round-robin measurement (MinRoundRobin):
+// K runs asked for; Best, the run with the shortest flush, and All, every
+// flush time in run order, filled in.
+type Runs struct {
+	Config Config
+	K      int
+	Best   Result
+	All    []time.Duration
+}
+
+// MinRoundRobin measures every case K times, each run in a fresh
+// namespace, one run of each case per round in order, and keeps each
+// case's shortest flush. On a shared machine the minimum is the least
+// disturbed run, and going round the cases spreads a burst of load over
+// one run of several cases instead of every run of one.
+func MinRoundRobin(ctx context.Context, cases []*Runs) error {
+	for _, c := range cases {
+		if c.K < 1 {
+			return fmt.Errorf("kmeasure: %s: K must be at least 1", c.Config)
 		}
-		all = append(all, r.Flush)
-		if i == 0 || r.Flush < best.Flush {
-			best = r
+	}
+	for round := 0; ; round++ {
+		ran := false
+		for _, c := range cases {
+			if round >= c.K {
+				continue
+			}
+			ran = true
+			r, err := Measure(ctx, c.Config)
+			if err != nil {
+				return err
+			}
+			c.All = append(c.All, r.Flush)
+			if round == 0 || r.Flush < c.Best.Flush {
+				c.Best = r
+			}
+		}
+		if !ran {
+			return nil
 		}
 	}
-	return best, all, nil
 }

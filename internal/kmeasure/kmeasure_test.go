@@ -87,6 +87,8 @@ func TestSeed001Table(t *testing.T) {
 	ctx := context.Background()
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| case | promote | dev | layout | quiet | N | flush min of %d | all runs (ms) | notifications in flush |\n|---|---|---|---|---|---|---|---|---|\n", k)
+	var rows []*Runs
+	var names []string
 	for _, name := range only {
 		c, ok := cases[name]
 		if !ok {
@@ -94,17 +96,21 @@ func TestSeed001Table(t *testing.T) {
 		}
 		for _, n := range ns {
 			c.N, c.Quiet = n, quiet
-			best, all, err := MinOf(ctx, k, c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dev := "DOWN"
-			if c.Up {
-				dev = "UP"
-			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %v | %d | %s | %s | %s |\n", name, b2i(c.Promote), dev, c.Layout, c.Quiet, n,
-				ms(best.Flush), runs(all), events(best.Events))
+			rows = append(rows, &Runs{Config: c, K: k})
+			names = append(names, name)
 		}
+	}
+	if err := MinRoundRobin(ctx, rows); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		c := r.Config
+		dev := "DOWN"
+		if c.Up {
+			dev = "UP"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %v | %d | %s | %s | %s |\n", names[i], b2i(c.Promote), dev, c.Layout, c.Quiet, c.N,
+			ms(r.Best.Flush), runs(r.All), events(r.Best.Events))
 	}
 	t.Log(b.String())
 }
