@@ -40,11 +40,7 @@ func (t *Target) syncLinkwatch() error {
 		if round == 16 {
 			return errors.New("kernel target: linkwatch kept sending notifications after 16 rounds")
 		}
-		links, cache, err := t.links()
-		if err != nil {
-			return err
-		}
-		pending, err := t.dadPending(links, cache)
+		links, pending, err := t.linksAndDAD()
 		if err != nil {
 			return err
 		}
@@ -108,6 +104,17 @@ func (p *dadPoll) wait(ctx context.Context, pending string) error {
 	return nil
 }
 
+// linksAndDAD dumps the links and, with them, names the first address
+// under DAD (dadPending).
+func (t *Target) linksAndDAD() ([]linkMsg, string, error) {
+	links, cache, err := t.links()
+	if err != nil {
+		return nil, "", err
+	}
+	pending, err := t.dadPending(links, cache)
+	return links, pending, err
+}
+
 // dadPending names the first IPv6 address whose DAD is still running
 // ("fe80::1 on va"), or is "". An address counts when it is TENTATIVE
 // without DADFAILED (a failed DAD leaves it tentative for good) on a
@@ -147,11 +154,7 @@ func (t *Target) waitDAD(ctx context.Context) error {
 	if t.opts.SyncLinkwatch {
 		// Requests already waited; what is left is waited for, and its
 		// notifications read, as a request's would be.
-		links, cache, err := t.links()
-		if err != nil {
-			return err
-		}
-		if pending, err := t.dadPending(links, cache); err != nil || pending == "" {
+		if _, pending, err := t.linksAndDAD(); err != nil || pending == "" {
 			return err
 		}
 		return t.syncLinkwatch()
@@ -167,11 +170,7 @@ func (t *Target) waitDAD(ctx context.Context) error {
 		if err := t.flushLinkwatch(links); err != nil {
 			return err
 		}
-		links, cache, err := t.links()
-		if err != nil {
-			return err
-		}
-		pending, err := t.dadPending(links, cache)
+		_, pending, err := t.linksAndDAD()
 		if err != nil {
 			return err
 		}
