@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -176,7 +177,7 @@ type Options struct {
 	Predict bool // measure and predict the prediction set too
 	// Base gives the prices of steps the calibration does not exercise
 	// (the default prices when zero).
-	Base *sim.CostParams
+	Base *cost.Params
 	// Before and After, when set, are called around every kernel run;
 	// Plan, when set, with the number of kernel runs planned (it grows
 	// when a scenario turns out short).
@@ -273,7 +274,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	o.Repeat = max(o.Repeat, 1)
 	prof := sim.MustParseProfile(sim.DefaultProfile)
 	res := Result{Profile: prof.Name, Kernel: kernelRelease(), Machine: machine(), Repeat: o.Repeat}
-	base := sim.CostParams{}
+	base := cost.Params{}
 	if o.Base != nil {
 		base = *o.Base
 	} else if c, err := prof.CostOrDefault(); err == nil {
@@ -390,7 +391,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 }
 
 // Predict is the model's time for s at prices p (threads simulated).
-func Predict(p sim.CostParams, s kmeasure.Scenario) (int64, error) {
+func Predict(p cost.Params, s kmeasure.Scenario) (int64, error) {
 	run, err := SimWork(sim.MustParseProfile(sim.DefaultProfile), s)
 	if err != nil {
 		return 0, err

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -16,7 +17,7 @@ import (
 // the kernel's time.
 type Row struct {
 	Name   string
-	Counts map[sim.CostStep]int64
+	Counts map[cost.Step]int64
 	Ns     int64
 }
 
@@ -40,7 +41,7 @@ const (
 
 // Pins are the steps the calibration set exercises but cannot price apart
 // from another, and why; they keep their base price.
-var Pins = map[sim.CostStep]string{
+var Pins = map[cost.Step]string{
 	// ipv6_walk_cold (a request's first IPv6 walk finding the FIB out of
 	// the cache) and ipv6_route_list (fib6_add_rt2node's list walk) both
 	// grow as N^2 in `link set up` and in no other calibration scenario,
@@ -50,7 +51,7 @@ var Pins = map[sim.CostStep]string{
 	// machine (per-request vs in-one-request walks); on an idle machine it
 	// was not measured apart, and pinning it is a choice made after the
 	// +28% run, said so in the README.
-	sim.StepIPv6WalkCold: "not separable from ipv6_route_list (both N^2 in link up only)",
+	cost.StepIPv6WalkCold: "not separable from ipv6_route_list (both N^2 in link up only)",
 }
 
 func (s StepStatus) String() string {
@@ -69,11 +70,11 @@ func (s StepStatus) String() string {
 
 // StepFit is one step's price and how it was found.
 type StepFit struct {
-	Step   sim.CostStep
+	Step   cost.Step
 	Ns     int64
 	Status StepStatus
 	// With are the fitted steps a NotSeparable step is proportional to.
-	With []sim.CostStep
+	With []cost.Step
 }
 
 // RowFit is one calibration scenario, measured and fitted.
@@ -86,7 +87,7 @@ type RowFit struct {
 
 // Fit is the outcome of FitPrices.
 type Fit struct {
-	Params sim.CostParams
+	Params cost.Params
 	Steps  []StepFit
 	Rows   []RowFit
 }
@@ -106,7 +107,7 @@ func (f Fit) Undetermined() []string {
 	return out
 }
 
-func stepNames(ss []sim.CostStep) string {
+func stepNames(ss []cost.Step) string {
 	var n []string
 	for _, s := range ss {
 		n = append(n, s.String())
@@ -123,15 +124,15 @@ func stepNames(ss []sim.CostStep) string {
 // NotExercised.
 const MinCount = 10
 
-// FitPrices fits the price of every step of sim.CostSteps to the rows by
+// FitPrices fits the price of every step of cost.Steps to the rows by
 // non-negative least squares on relative error (each row divided by its
 // measured time, so a 10 ms scenario weighs as much as a 10 s one). Steps
 // no row makes at least MinCount times keep base's price (NotExercised,
 // and their few calls in the rows are charged at it); a step whose counts are
-// a linear combination of earlier steps' counts (in sim.CostSteps order)
+// a linear combination of earlier steps' counts (in cost.Steps order)
 // is NotSeparable and priced 0. Small prices are rounded to whole ns one
 // at a time, smallest first, the others fitted again around each.
-func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
+func FitPrices(base cost.Params, rows []Row) (Fit, error) {
 	if len(rows) == 0 {
 		return Fit{}, errors.New("calib: no calibration rows")
 	}
@@ -140,13 +141,13 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 			return Fit{}, fmt.Errorf("calib: %s: no time measured", r.Name)
 		}
 	}
-	steps := sim.CostSteps()
+	steps := cost.Steps()
 	out := Fit{Params: base}
 	// x is row i's count of step s per measured ns: dividing every row by
 	// its time makes the least squares weigh relative error.
-	x := func(i int, s sim.CostStep) float64 { return float64(rows[i].Counts[s]) / float64(rows[i].Ns) }
-	var cols, weak []sim.CostStep
-	status := map[sim.CostStep]StepFit{}
+	x := func(i int, s cost.Step) float64 { return float64(rows[i].Counts[s]) / float64(rows[i].Ns) }
+	var cols, weak []cost.Step
+	status := map[cost.Step]StepFit{}
 	for _, s := range steps {
 		used, some := false, false
 		for i := range rows {
@@ -177,7 +178,7 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 	}
 	// The few calls of a step below MinCount are charged at its base
 	// price: columns of their own, fixed.
-	all := append(append([]sim.CostStep(nil), cols...), weak...)
+	all := append(append([]cost.Step(nil), cols...), weak...)
 	xs := make([][]float64, len(rows))
 	for i := range rows {
 		for _, s := range all {
@@ -217,7 +218,7 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 		sf := status[s]
 		// sim.SetCost finds the field by its JSON name, so a new step
 		// enters the fit without this package changing.
-		if err := sim.SetCost(&out.Params, s, sf.Ns); err != nil {
+		if err := out.Params.Set(s, sf.Ns); err != nil {
 			return out, err
 		}
 		out.Steps = append(out.Steps, sf)
@@ -236,8 +237,8 @@ func FitPrices(base sim.CostParams, rows []Row) (Fit, error) {
 // independent reports whether step s's column is outside the span of the
 // columns cols (relative tolerance 1e-9 on the singular values, columns
 // scaled to unit norm); if not, it returns the columns it depends on.
-func independent(rows []Row, cols []sim.CostStep, s sim.CostStep, x func(int, sim.CostStep) float64) ([]sim.CostStep, bool) {
-	all := append(append([]sim.CostStep(nil), cols...), s)
+func independent(rows []Row, cols []cost.Step, s cost.Step, x func(int, cost.Step) float64) ([]cost.Step, bool) {
+	all := append(append([]cost.Step(nil), cols...), s)
 	a := mat.NewDense(len(rows), len(all), nil)
 	for c, st := range all {
 		norm := 0.0
@@ -265,7 +266,7 @@ func independent(rows []Row, cols []sim.CostStep, s sim.CostStep, x func(int, si
 
 // dependsOn names the columns with a noticeable coefficient when the last
 // column of a is written as a combination of the others.
-func dependsOn(a *mat.Dense, cols []sim.CostStep) []sim.CostStep {
+func dependsOn(a *mat.Dense, cols []cost.Step) []cost.Step {
 	r, c := a.Dims()
 	if c == 1 {
 		return nil
@@ -276,7 +277,7 @@ func dependsOn(a *mat.Dense, cols []sim.CostStep) []sim.CostStep {
 	if err := sol.SolveVec(lhs, mat.NewVecDense(r, rhs)); err != nil {
 		return cols
 	}
-	var out []sim.CostStep
+	var out []cost.Step
 	for i, s := range cols {
 		if math.Abs(sol.AtVec(i)) > 1e-6 {
 			out = append(out, s)

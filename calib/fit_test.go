@@ -3,15 +3,16 @@ package calib
 import (
 	"testing"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // Every step has a CostParams field sim.SetCost can reach (FitPrices sets
 // every price with it).
 func TestSetCostEveryStep(t *testing.T) {
-	var p sim.CostParams
-	for i, s := range sim.CostSteps() {
-		if err := sim.SetCost(&p, s, int64(1000+i)); err != nil {
+	var p cost.Params
+	for i, s := range cost.Steps() {
+		if err := p.Set(s, int64(1000+i)); err != nil {
 			t.Fatal(err)
 		}
 		if p.Cost(s) != int64(1000+i) {
@@ -22,8 +23,8 @@ func TestSetCostEveryStep(t *testing.T) {
 
 // exactRows makes rows whose time is exactly their counts at the truth
 // prices.
-func exactRows(truth map[sim.CostStep]int64) func(name string, c map[sim.CostStep]int64) Row {
-	return func(name string, c map[sim.CostStep]int64) Row {
+func exactRows(truth map[cost.Step]int64) func(name string, c map[cost.Step]int64) Row {
+	return func(name string, c map[cost.Step]int64) Row {
 		var ns int64
 		for s, n := range c {
 			ns += n * truth[s]
@@ -35,16 +36,16 @@ func exactRows(truth map[sim.CostStep]int64) func(name string, c map[sim.CostSte
 // The fit recovers known prices from exact times, keeps the base price of
 // steps no row makes, and names steps it cannot separate.
 func TestFitPricesRecovers(t *testing.T) {
-	truth := map[sim.CostStep]int64{sim.StepRequest: 17_000, sim.StepRCUBarrier: 15_000_000, sim.StepUnregisterDevice: 90_000, sim.StepFibOp: 1_500}
+	truth := map[cost.Step]int64{cost.StepRequest: 17_000, cost.StepRCUBarrier: 15_000_000, cost.StepUnregisterDevice: 90_000, cost.StepFibOp: 1_500}
 	mk := exactRows(truth)
 	rows := []Row{
-		mk("del1 100", map[sim.CostStep]int64{sim.StepRequest: 100, sim.StepRCUBarrier: 100, sim.StepUnregisterDevice: 100, sim.StepNotification: 100}),
-		mk("group 1000", map[sim.CostStep]int64{sim.StepRequest: 1, sim.StepRCUBarrier: 1, sim.StepUnregisterDevice: 1000, sim.StepNotification: 1000}),
-		mk("group 2000", map[sim.CostStep]int64{sim.StepRequest: 1, sim.StepRCUBarrier: 1, sim.StepUnregisterDevice: 2000, sim.StepNotification: 2000}),
-		mk("route 1000", map[sim.CostStep]int64{sim.StepRequest: 1000, sim.StepFibOp: 1000}),
-		mk("route flush 1000", map[sim.CostStep]int64{sim.StepRequest: 1002, sim.StepFibOp: 1000}),
+		mk("del1 100", map[cost.Step]int64{cost.StepRequest: 100, cost.StepRCUBarrier: 100, cost.StepUnregisterDevice: 100, cost.StepNotification: 100}),
+		mk("group 1000", map[cost.Step]int64{cost.StepRequest: 1, cost.StepRCUBarrier: 1, cost.StepUnregisterDevice: 1000, cost.StepNotification: 1000}),
+		mk("group 2000", map[cost.Step]int64{cost.StepRequest: 1, cost.StepRCUBarrier: 1, cost.StepUnregisterDevice: 2000, cost.StepNotification: 2000}),
+		mk("route 1000", map[cost.Step]int64{cost.StepRequest: 1000, cost.StepFibOp: 1000}),
+		mk("route flush 1000", map[cost.Step]int64{cost.StepRequest: 1002, cost.StepFibOp: 1000}),
 	}
-	base := sim.CostParams{TrieSuffixVisitNs: 7}
+	base := cost.Params{TrieSuffixVisitNs: 7}
 	fit, err := FitPrices(base, rows)
 	if err != nil {
 		t.Fatal(err)
@@ -54,17 +55,17 @@ func TestFitPricesRecovers(t *testing.T) {
 			t.Errorf("%s: fitted %d, true %d", s, got, want)
 		}
 	}
-	st := map[sim.CostStep]StepFit{}
+	st := map[cost.Step]StepFit{}
 	for _, s := range fit.Steps {
 		st[s.Step] = s
 	}
-	if s := st[sim.StepTrieSuffixVisit]; s.Status != NotExercised || s.Ns != 7 {
+	if s := st[cost.StepTrieSuffixVisit]; s.Status != NotExercised || s.Ns != 7 {
 		t.Errorf("trie_suffix_visit: %+v, want not exercised with the base price", s)
 	}
-	if s := st[sim.StepNotification]; s.Status != NotSeparable || len(s.With) != 1 || s.With[0] != sim.StepUnregisterDevice || s.Ns != 0 {
+	if s := st[cost.StepNotification]; s.Status != NotSeparable || len(s.With) != 1 || s.With[0] != cost.StepUnregisterDevice || s.Ns != 0 {
 		t.Errorf("notification: %+v, want not separable from unregister_device", s)
 	}
-	if len(fit.Undetermined()) != len(sim.CostSteps())-len(truth) {
+	if len(fit.Undetermined()) != len(cost.Steps())-len(truth) {
 		t.Errorf("undetermined: %q", fit.Undetermined())
 	}
 	for _, r := range fit.Rows {
@@ -87,8 +88,8 @@ func TestSimWorkLookups(t *testing.T) {
 	if len(run.Threads) != 1 || len(run.Threads[0]) != 20 {
 		t.Fatalf("want 10 lookups and 10 moves, got %d entries", len(run.Threads[0]))
 	}
-	if c := run.Counts(); c[sim.StepRequest] != 20 {
-		t.Fatalf("requests %d, want 20", c[sim.StepRequest])
+	if c := run.Counts(); c[cost.StepRequest] != 20 {
+		t.Fatalf("requests %d, want 20", c[cost.StepRequest])
 	}
 	run, err = SimWork(sim.MustParseProfile(sim.DefaultProfile), DelOneByOne(12, 4, false))
 	if err != nil {
@@ -120,23 +121,23 @@ func TestSettled(t *testing.T) {
 // calls are charged at that price, and the other prices come out as if it
 // were priced right.
 func TestFitPricesFewCallsKeepBase(t *testing.T) {
-	truth := map[sim.CostStep]int64{sim.StepRequest: 17_000, sim.StepIPv6Walk: 30, sim.StepIPv6WalkFar: 500}
+	truth := map[cost.Step]int64{cost.StepRequest: 17_000, cost.StepIPv6Walk: 30, cost.StepIPv6WalkFar: 500}
 	mk := exactRows(truth)
 	rows := []Row{
-		mk("a", map[sim.CostStep]int64{sim.StepRequest: 1000, sim.StepIPv6Walk: 5_000_000}),
-		mk("b", map[sim.CostStep]int64{sim.StepRequest: 2000, sim.StepIPv6Walk: 20_000_000, sim.StepIPv6WalkFar: 2}),
-		mk("c", map[sim.CostStep]int64{sim.StepRequest: 500}),
+		mk("a", map[cost.Step]int64{cost.StepRequest: 1000, cost.StepIPv6Walk: 5_000_000}),
+		mk("b", map[cost.Step]int64{cost.StepRequest: 2000, cost.StepIPv6Walk: 20_000_000, cost.StepIPv6WalkFar: 2}),
+		mk("c", map[cost.Step]int64{cost.StepRequest: 500}),
 	}
-	fit, err := FitPrices(sim.CostParams{IPv6WalkFarNs: 500}, rows)
+	fit, err := FitPrices(cost.Params{IPv6WalkFarNs: 500}, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range fit.Steps {
-		if s.Step == sim.StepIPv6WalkFar && (s.Status != NotExercised || s.Ns != 500) {
+		if s.Step == cost.StepIPv6WalkFar && (s.Status != NotExercised || s.Ns != 500) {
 			t.Errorf("ipv6_walk_far: %+v, want not exercised at the base price", s)
 		}
 	}
-	for _, s := range []sim.CostStep{sim.StepRequest, sim.StepIPv6Walk} {
+	for _, s := range []cost.Step{cost.StepRequest, cost.StepIPv6Walk} {
 		if got := fit.Params.Cost(s); got != truth[s] {
 			t.Errorf("%s: fitted %d, true %d", s, got, truth[s])
 		}

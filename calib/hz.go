@@ -15,7 +15,7 @@ const defaultHZ = 250
 
 // Jiffy is the length of one scheduling-clock tick of the running kernel,
 // read from CONFIG_HZ in /proc/config.gz, and where it came from. It sets
-// the rcu_barrier sharing window (sim.CostParams.RCUBarrierShareWindowNs):
+// the rcu_barrier sharing window (cost.Params.RCUBarrierShareWindowNs):
 // callbacks queued by one deletion get their grace period started by
 // rcu_core on a later tick, so a caller whose callbacks are queued up to a
 // tick after another's rides on the same grace period. It is read, not

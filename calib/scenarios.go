@@ -5,10 +5,10 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
-	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // The scenarios. Every one runs in a fresh namespace on ifb devices (this
@@ -66,10 +66,10 @@ func joinLines(lines []string) string {
 }
 
 // split deals lines to threads in contiguous runs. It takes the run
-// lengths from sim.SplitInOrder, so a kernel scenario's threads are the
+// lengths from cost.SplitInOrder, so a kernel scenario's threads are the
 // ones the sim target makes of the same requests.
 func split(lines []string, threads int) [][]rtnl.Request {
-	parts := sim.SplitInOrder(make([]sim.CostWork, len(lines)), threads)
+	parts := cost.SplitInOrder(make([]cost.Work, len(lines)), threads)
 	out := make([][]rtnl.Request, len(parts))
 	i := 0
 	for t, part := range parts {

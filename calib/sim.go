@@ -1,6 +1,6 @@
 // Package calib calibrates the cost model on this machine's kernel: it
 // runs a documented set of scenarios (internal/kmeasure.Scenario) on the
-// kernel and on the sim, fits the price of every cost step (sim.CostSteps)
+// kernel and on the sim, fits the price of every cost step (cost.Steps)
 // to the kernel's times by non-negative least squares, and predicts
 // scenarios outside the set from the fitted prices.
 package calib
@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -20,18 +21,18 @@ import (
 // SimRun is a scenario run on the sim: the cost work of each timed
 // thread's requests, in order.
 type SimRun struct {
-	Threads [][]sim.CostWork
+	Threads [][]cost.Work
 	// Ignored lists the scenario's sysctls the sim does not model (IPv6
 	// configuration: the model has no IPv6 addresses or routes).
 	Ignored []string
 }
 
 // Counts sums every thread's step calls.
-func (r SimRun) Counts() map[sim.CostStep]int64 {
-	out := map[sim.CostStep]int64{}
+func (r SimRun) Counts() map[cost.Step]int64 {
+	out := map[cost.Step]int64{}
 	for _, th := range r.Threads {
 		for _, w := range th {
-			for _, s := range sim.CostSteps() {
+			for _, s := range cost.Steps() {
 				if n := w.Count(s); n > 0 {
 					out[s] += n
 				}
@@ -43,8 +44,8 @@ func (r SimRun) Counts() map[sim.CostStep]int64 {
 
 // Simulate runs the timed threads through the cost engine at prices p
 // (rtnl_lock a virtual mutex, rcu_barrier shared as the kernel shares it).
-func (r SimRun) Simulate(p sim.CostParams) (sim.CostResult, error) {
-	return sim.SimulateCost(p, r.Threads)
+func (r SimRun) Simulate(p cost.Params) (cost.Result, error) {
+	return cost.Simulate(p, r.Threads)
 }
 
 // SimWork runs s on a fresh sim target of profile p: its sysctls, its
@@ -104,9 +105,9 @@ func SimWork(p sim.Profile, s kmeasure.Scenario) (SimRun, error) {
 // costs about twice a plain RTM_NEWLINK (33 us against 17.5 us).
 // The fill is the step named "link_fill" (one rtnl_fill_ifinfo), when
 // the cost model has it.
-func LookupWork() sim.CostWork {
-	var w sim.CostWork
-	w.AddLocked(sim.StepRequest, 1)
+func LookupWork() cost.Work {
+	var w cost.Work
+	w.AddLocked(cost.StepRequest, 1)
 	if s, ok := StepByName("link_fill"); ok {
 		w.AddLocked(s, 1)
 	}
@@ -114,8 +115,8 @@ func LookupWork() sim.CostWork {
 }
 
 // StepByName finds a cost step by its name.
-func StepByName(name string) (sim.CostStep, bool) {
-	for _, s := range sim.CostSteps() {
+func StepByName(name string) (cost.Step, bool) {
+	for _, s := range cost.Steps() {
 		if s.String() == name {
 			return s, true
 		}
@@ -167,8 +168,8 @@ func Lookups(r rtnl.Request) int {
 // withLookups puts each request's lookups (LookupWork, as separate kernel
 // requests) before the work the sim recorded for it; src says which
 // applied request each work entry came from.
-func withLookups(reqs []rtnl.Request, work []sim.CostWork, src []sim.CostSource) ([]sim.CostWork, error) {
-	out := make([]sim.CostWork, 0, len(work))
+func withLookups(reqs []rtnl.Request, work []cost.Work, src []sim.CostSource) ([]cost.Work, error) {
+	out := make([]cost.Work, 0, len(work))
 	lookup := LookupWork()
 	k := 0
 	for j, r := range reqs {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -59,7 +60,7 @@ func TestKernelSeed001Prediction(t *testing.T) {
 		}
 	}
 	cache := sim.Seed001Cache{}
-	p, err := sim.FitSeed001(sim.CostParams{}, fit, cache)
+	p, err := sim.FitSeed001(cost.Params{}, fit, cache)
 	if err != nil {
 		t.Fatal(err)
 	}

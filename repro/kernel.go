@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/calib"
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -31,7 +32,7 @@ type kernelCase struct {
 // in seconds. The sim runs sim.DefaultProfile, the model of this
 // machine's kernel. era and eraName are the seed-era prices, used when
 // o.Machine is nil.
-func measureKernel(ctx context.Context, o Options, kc kernelCase, era sim.CostParams, eraName string) (*Kernel, error) {
+func measureKernel(ctx context.Context, o Options, kc kernelCase, era cost.Params, eraName string) (*Kernel, error) {
 	n := o.Size(kc.Key, kc.N)
 	s, err := kc.Scenario(n)
 	if err != nil {
@@ -89,7 +90,7 @@ func lines(n int, format string) string {
 }
 
 // splitThreads splits reqs into threads contiguous runs, in order (the
-// first len%threads runs one longer), as sim.SplitInOrder does.
+// first len%threads runs one longer), as cost.SplitInOrder does.
 func splitThreads(reqs []rtnl.Request, threads int) [][]rtnl.Request {
 	if threads < 1 {
 		threads = 1

@@ -50,7 +50,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rtnlsim/rtnlsim/sim"
+	"github.com/rtnlsim/rtnlsim/cost"
 )
 
 // Seed is one registered seed.
@@ -103,7 +103,7 @@ type Options struct {
 	// Machine is this machine's calibrated prices (a profile file from
 	// `rtnlsim calibrate`), for the model's prediction beside each
 	// kernel measurement; nil: the seed-era prices.
-	Machine *sim.CostParams
+	Machine *cost.Params
 	// MachineName names Machine (the profile file).
 	MachineName string
 	// Progress receives one line per long step (nil: discard).
@@ -145,7 +145,7 @@ func (o Options) Progressf(format string, args ...any) {
 
 // KernelPrices returns the prices for the model's kernel column and their
 // name: Machine when given, else the seed-era prices eraName.
-func (o Options) KernelPrices(era sim.CostParams, eraName string) (sim.CostParams, string) {
+func (o Options) KernelPrices(era cost.Params, eraName string) (cost.Params, string) {
 	if o.Machine != nil {
 		name := o.MachineName
 		if name == "" {

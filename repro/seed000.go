@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/calib"
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -187,7 +188,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 	name := func(step string, up bool) string {
 		return fmt.Sprintf("group %s, %d dummy %s", step, seed000Devices16K, upDown(up))
 	}
-	timeAt := func(key string, q sim.CostParams) (float64, sim.CostCounters, error) {
+	timeAt := func(key string, q cost.Params) (float64, cost.Counters, error) {
 		res, err := runs[key].Simulate(q)
 		return float64(res.VirtualNs) / 1e9, res.Counters, err
 	}
@@ -273,7 +274,7 @@ func seed000Rows(ctx context.Context, o Options) (*Table, error) {
 
 // seed000Kernel adds the kernel cells: one by one at the row's thread
 // count, group delete, and the 16K experiment at an affordable size.
-func seed000Kernel(ctx context.Context, o Options, t *Table, threads map[int]int, era sim.CostParams) error {
+func seed000Kernel(ctx context.Context, o Options, t *Table, threads map[int]int, era cost.Params) error {
 	const eraName = "the seed-000 fit"
 	for i := range t.Rows {
 		r := &t.Rows[i]

@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -65,7 +66,7 @@ func seed001Counts(c sim.Seed001Case) func(n int) (map[string]int64, error) {
 			return nil, err
 		}
 		out := map[string]int64{}
-		for _, s := range sim.CostSteps() {
+		for _, s := range cost.Steps() {
 			if k := r.Work.Count(s); k != 0 {
 				out[s.String()] = k
 			}
@@ -75,9 +76,9 @@ func seed001Counts(c sim.Seed001Case) func(n int) (map[string]int64, error) {
 }
 
 // priceCounts prices step counts at p, in seconds.
-func priceCounts(counts map[string]float64, p sim.CostParams) float64 {
+func priceCounts(counts map[string]float64, p cost.Params) float64 {
 	ns := 0.0
-	for _, s := range sim.CostSteps() {
+	for _, s := range cost.Steps() {
 		ns += counts[s.String()] * float64(p.Cost(s))
 	}
 	return ns / 1e9
@@ -121,7 +122,7 @@ func seed001Rows(ctx context.Context, o Options) (*Table, error) {
 	}
 	// One factor on the issue-6 prices, fitted to the "after" row.
 	k := 7.601 / priceCounts(cf, Seed001Issue6)
-	era := sim.CostParams{
+	era := cost.Params{
 		RequestNs: int64(math.Round(k * float64(Seed001Issue6.RequestNs))),
 		IfaWalkNs: int64(math.Round(k * float64(Seed001Issue6.IfaWalkNs))),
 		FibOpNs:   int64(math.Round(k * float64(Seed001Issue6.FibOpNs))),

@@ -34,6 +34,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -58,7 +59,7 @@ func init() {
 // the kernel and every prediction at kmeasure.Seed004PredictGrid within
 // 23% (the worst: 1000 addresses, the model 11-22% low). The request price
 // came out 0: a dump request's cost is in the rounds and fills.
-var Seed004Machine = sim.CostParams{SetnsNs: 2011, NlSocketNs: 8401, DumpRequestNs: 0, DumpChunkNs: 3144,
+var Seed004Machine = cost.Params{SetnsNs: 2011, NlSocketNs: 8401, DumpRequestNs: 0, DumpChunkNs: 3144,
 	LinkFillNs: 3645, AddrFillNs: 348, PeerLookupNs: 519, NsidWalkNs: 17}
 
 // seed004KernelShape is the seed's container for the kernel: lo and a veth with
@@ -82,7 +83,7 @@ func seed004Rows(ctx context.Context, o Options) (*Table, error) {
 	k1000 := sim.Seed004Shape{Containers: 1000, Devices: 0, Addrs: 2, Veth: true, ExtraAddrs: 3}
 	k1 := k1000
 	k1.Containers = 1
-	price := func(sh sim.Seed004Shape, m sim.Seed004Method, p sim.CostParams) (float64, error) {
+	price := func(sh sim.Seed004Shape, m sim.Seed004Method, p cost.Params) (float64, error) {
 		c, err := sim.Seed004Run(sim.Seed004Case{Shape: sh, Method: m})
 		if err != nil {
 			return 0, err

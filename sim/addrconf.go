@@ -152,7 +152,7 @@ func (n *Netns) devRoutes6(d *Device) []*route6 {
 }
 
 // send6 sends an IPv6 notification. counted: the cost model prices it as a
-// notification only (StepNotification through the IPv6 estimate's notes),
+// notification only (cost.StepNotification through the IPv6 estimate's notes),
 // not as a netdev notifier call; an unregister batch's formula counts the
 // link-local RTM_DELADDR itself (UnregisterRequestWork).
 func (n *Netns) send6(typ string, counted bool, obj func() any) {

@@ -23,6 +23,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
 )
@@ -244,7 +245,7 @@ func makeList(n *Netns, picks []int, dup, related bool, variant, at int) []strin
 }
 
 // lastWork is the cost work of the last request priced.
-func lastWork(tg *Target) CostWork { return tg.work[len(tg.work)-1] }
+func lastWork(tg *Target) cost.Work { return tg.work[len(tg.work)-1] }
 
 func TestPropBulkListDelete(t *testing.T) {
 	var stats bulkStats
@@ -316,8 +317,8 @@ func TestPropBulkListDelete(t *testing.T) {
 				if !equalState(before, after) {
 					return failCase(c, "a refused list changed the State:\nbefore %s\nafter  %s", linksJSON(before), linksJSON(after))
 				}
-				if dBarrier != 0 || w.Count(StepUnregisterDevice) != 0 {
-					return failCase(c, "a refused list unregistered %d devices, %d rcu_barrier", w.Count(StepUnregisterDevice), dBarrier)
+				if dBarrier != 0 || w.Count(cost.StepUnregisterDevice) != 0 {
+					return failCase(c, "a refused list unregistered %d devices, %d rcu_barrier", w.Count(cost.StepUnregisterDevice), dBarrier)
 				}
 				// Untouched also for what comes next: the same
 				// topology without the refused line allocates and
@@ -359,7 +360,7 @@ func TestPropBulkListDelete(t *testing.T) {
 			if len(gone) != len(want) {
 				return failCase(c, "unregistered %v, want %d devices", gone, len(want))
 			}
-			if got := w.Count(StepUnregisterDevice); got != int64(len(gone)) {
+			if got := w.Count(cost.StepUnregisterDevice); got != int64(len(gone)) {
 				return failCase(c, "%d unregistrations for %d devices: a device was unregistered twice", got, len(gone))
 			}
 			if len(after.Links) != len(before.Links)-len(gone) {
@@ -380,8 +381,8 @@ func TestPropBulkListDelete(t *testing.T) {
 				}
 			}
 			// One request, one batch, one rcu_barrier.
-			if w.Count(StepRCUBarrier) != 1 || dBarrier != 1 || dRun != 1 {
-				return failCase(c, "rcu_barrier: request %d, calls %d, run %d; want 1", w.Count(StepRCUBarrier), dBarrier, dRun)
+			if w.Count(cost.StepRCUBarrier) != 1 || dBarrier != 1 || dRun != 1 {
+				return failCase(c, "rcu_barrier: request %d, calls %d, run %d; want 1", w.Count(cost.StepRCUBarrier), dBarrier, dRun)
 			}
 			// The same list sent one device at a time (no switch)
 			// deletes the same devices, with one barrier per request
@@ -400,7 +401,7 @@ func TestPropBulkListDelete(t *testing.T) {
 			}
 			deleting := int64(0)
 			for _, wk := range one.work[len(one.work)-int(oneAfter.Counters.Request-oneBefore.Counters.Request):] {
-				if wk.Count(StepUnregisterDevice) > 0 {
+				if wk.Count(cost.StepUnregisterDevice) > 0 {
 					deleting++
 				}
 			}

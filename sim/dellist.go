@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
@@ -48,7 +49,7 @@ func (t *Target) CostSources() []CostSource { return append([]CostSource(nil), t
 
 // recordWork records the work of the request being applied, which ends it:
 // the next recorded work belongs to the next request.
-func (t *Target) recordWork(w CostWork) {
+func (t *Target) recordWork(w cost.Work) {
 	t.recordPart(w)
 	t.parts = 0
 	t.applied++
@@ -56,7 +57,7 @@ func (t *Target) recordWork(w CostWork) {
 
 // recordPart records the work of one kernel request that is not the last
 // one the request being applied sends.
-func (t *Target) recordPart(w CostWork) {
+func (t *Target) recordPart(w cost.Work) {
 	t.work = append(t.work, t.internWork(w))
 	t.workSrc = append(t.workSrc, CostSource{Request: t.applied, Part: t.parts})
 	t.ev.trace.endPart(t.Netns())

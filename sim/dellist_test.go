@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
 )
@@ -184,8 +185,8 @@ func TestDeleteCostSeesUp(t *testing.T) {
 				if up && kind == "ifb" {
 					want = 3
 				}
-				require.Equal(t, want, w.Count(StepSynchronizeNetExpedited), "%s, %s up %v", c.del, kind, up)
-				require.EqualValues(t, 1, w.Count(StepRCUBarrier))
+				require.Equal(t, want, w.Count(cost.StepSynchronizeNetExpedited), "%s, %s up %v", c.del, kind, up)
+				require.EqualValues(t, 1, w.Count(cost.StepRCUBarrier))
 			}
 		}
 	}

@@ -6,6 +6,8 @@ package sim
 import (
 	"slices"
 	"sort"
+
+	"github.com/rtnlsim/rtnlsim/cost"
 )
 
 // removeDev removes d from devs, a namespace's dev_base_head: devices in
@@ -35,18 +37,18 @@ func removeDev(devs []*Device, d *Device) []*Device {
 
 // plainWork is the work of a request that unregisters nothing, shared by
 // every such request the targets record (read only).
-var plainWork = CostWork{Locked: []CostStepN{{Step: StepRequest, N: 1}}[:1:1]}
+var plainWork = cost.Work{Locked: []cost.StepN{{Step: cost.StepRequest, N: 1}}[:1:1]}
 
-// internWork returns w, or an equal CostWork recorded before whose step
-// arrays it then shares: a million requests keep a 48-byte CostWork each
+// internWork returns w, or an equal cost.Work recorded before whose step
+// arrays it then shares: a million requests keep a 48-byte cost.Work each
 // instead of their own step arrays (UnregisterRequestWork makes room for
 // ten steps). Recorded works are read only.
-func (t *Target) internWork(w CostWork) CostWork {
+func (t *Target) internWork(w cost.Work) cost.Work {
 	if len(w.Unlocked) == 0 && len(w.Locked) == 1 && w.Locked[0] == plainWork.Locked[0] {
 		return plainWork
 	}
 	key := make([]byte, 0, 10*(len(w.Locked)+len(w.Unlocked))+1)
-	put := func(l []CostStepN) {
+	put := func(l []cost.StepN) {
 		for _, e := range l {
 			key = append(key, byte(e.Step))
 			for v := uint64(e.N); ; v >>= 7 {
@@ -64,9 +66,9 @@ func (t *Target) internWork(w CostWork) CostWork {
 	if v, ok := t.interned[string(key)]; ok {
 		return v
 	}
-	w = CostWork{Locked: slices.Clip(slices.Clone(w.Locked)), Unlocked: slices.Clip(slices.Clone(w.Unlocked))}
+	w = cost.Work{Locked: slices.Clip(slices.Clone(w.Locked)), Unlocked: slices.Clip(slices.Clone(w.Unlocked))}
 	if t.interned == nil {
-		t.interned = map[string]CostWork{}
+		t.interned = map[string]cost.Work{}
 	}
 	t.interned[string(key)] = w
 	return w

@@ -16,7 +16,7 @@ import (
 // and deletions, super-linearly (FACTS.md of issue 7; it vanishes with
 // net.ipv6.conf.*.disable_ipv6=1). For the COST only, the model keeps an
 // ESTIMATE of what the kernel holds and counts the entries its walks visit
-// (StepIPv6Walk). Read in Linux ~6.17 (net/ipv6/addrconf.c, route.c,
+// (cost.StepIPv6Walk). Read in Linux ~6.17 (net/ipv6/addrconf.c, route.c,
 // ip6_fib.c) and confirmed with perf on this machine's 6.18 (kernel-costs.md
 // of issue 7):
 //
@@ -72,11 +72,11 @@ type ipv6Est struct {
 	loUp  bool // lo holds ::1 (init_loopback at lo's NETDEV_UP)
 	ready int  // devices holding a link-local address and three routes
 
-	walk   int64 // StepIPv6Walk entries
-	far    int64 // StepIPv6WalkFar entries
-	cold   int64 // StepIPv6WalkCold entries
-	list   int64 // StepIPv6RouteList entries
-	config int64 // StepIPv6DevConfig: devices that became IPv6-ready
+	walk   int64 // cost.StepIPv6Walk entries
+	far    int64 // cost.StepIPv6WalkFar entries
+	cold   int64 // cost.StepIPv6WalkCold entries
+	list   int64 // cost.StepIPv6RouteList entries
+	config int64 // cost.StepIPv6DevConfig: devices that became IPv6-ready
 	notes  int64 // IPv6 notifications: sent (send6), and netconf and neigh ones not modelled
 
 	// fibWarm and addrWarm: the current request has walked the FIB, the
@@ -150,21 +150,21 @@ func (e *ipv6Est) addrs() int64 {
 }
 
 // IPv6WalkCacheEntries is how many entries of one whole-FIB IPv6 walk are
-// priced at StepIPv6Walk alone; the rest of a bigger walk also counts
-// StepIPv6WalkFar. It stands for the cache: this machine's L2 is 512 KiB
+// priced at cost.StepIPv6Walk alone; the rest of a bigger walk also counts
+// cost.StepIPv6WalkFar. It stands for the cache: this machine's L2 is 512 KiB
 // per core, about 10,000 fib6 nodes and routes at ~50 bytes touched each.
 // FACTS.md of issue 7 shows the price per entry rising past that size:
 // (UP - DOWN) time per walked entry of a group move is ~30 ns at 1,000 and
 // 2,000 devices (walks of 5,000 and 10,000 entries) and ~47 ns at 4,000
 // (20,000), and a group delete of 4,000, whose walks shrink from 20,000
 // entries, sits in between; a price for entries beyond 10,000 fits both.
-// A calibration can only fix StepIPv6WalkFar's price from a scenario
+// A calibration can only fix cost.StepIPv6WalkFar's price from a scenario
 // whose walks are bigger than this (more than ~2,000 UP devices).
 const IPv6WalkCacheEntries = 10_000
 
-// Cold and warm walks. Every entry of every walk is a StepIPv6Walk; the
+// Cold and warm walks. Every entry of every walk is a cost.StepIPv6Walk; the
 // entries of a request's first FIB walk, and of its first address-hash
-// walk, are StepIPv6WalkCold as well. Measured on this machine (6.18,
+// walk, are cost.StepIPv6WalkCold as well. Measured on this machine (6.18,
 // 2-core EPYC VM, 512 KiB L2 per core; minima of interleaved runs on the
 // shared machine): the same fib6_clean_all walks cost about twice as much
 // per entry one per request as back to back in one request:
@@ -205,7 +205,7 @@ func (e *ipv6Est) flushTrees() { e.fibEntries(e.nodes()) }
 
 // ifDownWalks are the walks addrconf_ifdown makes for any device:
 // fib6_clean_all with the device's routes still in, then the address hash
-// (inet6_addr_lst; not a FIB walk, so never StepIPv6WalkFar; cold when it
+// (inet6_addr_lst; not a FIB walk, so never cost.StepIPv6WalkFar; cold when it
 // is the request's first).
 func (e *ipv6Est) ifDownWalks() {
 	e.cleanAll()
@@ -278,7 +278,7 @@ func (n *Netns) addrconfLinkReady(d *Device) bool {
 }
 
 // v6Config is addrconf_dev_config: the link-local address and its three
-// routes (RTM_NEWROUTE x3, RTM_NEWADDR), one StepIPv6DevConfig, and the
+// routes (RTM_NEWROUTE x3, RTM_NEWADDR), one cost.StepIPv6DevConfig, and the
 // route-list walks of two inserts.
 func (n *Netns) v6Config(d *Device) {
 	n.devConfig(d)
@@ -290,7 +290,7 @@ func (n *Netns) v6Config(d *Device) {
 	// walks the node's whole route list (every ready device has one
 	// there, all of the same metric) checking each for a duplicate
 	// nexthop before appending (net/ipv6/ip6_fib.c): two list walks of
-	// the other ready devices' routes (StepIPv6RouteList).
+	// the other ready devices' routes (cost.StepIPv6RouteList).
 	e := &n.v6
 	e.list += 2 * int64(e.ready)
 	e.ready++

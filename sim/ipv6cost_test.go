@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -29,8 +30,8 @@ func ifbScript(n int, up bool) string {
 }
 
 // sumLastWork is the summed work of the last k requests applied.
-func sumLastWork(tg *Target, k int) CostWork {
-	var w CostWork
+func sumLastWork(tg *Target, k int) cost.Work {
+	var w cost.Work
 	for _, x := range tg.work[len(tg.work)-k:] {
 		for _, e := range x.Locked {
 			w.AddLocked(e.Step, e.N)
@@ -62,7 +63,7 @@ func TestIPv6EstimateFollowsDevices(t *testing.T) {
 // N walks of about 5N entries, so the count quadruples when N doubles;
 // DOWN devices get no NETDEV_CHANGE and walk nothing.
 func TestIPv6WalkGroupMoveShape(t *testing.T) {
-	move := func(n int, up bool) CostWork {
+	move := func(n int, up bool) cost.Work {
 		var b strings.Builder
 		b.WriteString(ifbScript(n, up))
 		for i := 1; i <= n; i++ {
@@ -73,21 +74,21 @@ func TestIPv6WalkGroupMoveShape(t *testing.T) {
 	}
 	for _, n := range []int{50, 100, 200} {
 		up, down := move(n, true), move(n, false)
-		require.Zero(t, down.Count(StepIPv6Walk), "n=%d down", n)
-		require.Zero(t, down.Count(StepNotification), "n=%d down: netdev_state_change is silent for a DOWN device", n)
+		require.Zero(t, down.Count(cost.StepIPv6Walk), "n=%d down", n)
+		require.Zero(t, down.Count(cost.StepNotification), "n=%d down: netdev_state_change is silent for a DOWN device", n)
 		// lo is down: 2n+2 nodes and 3n routes per walk.
-		require.EqualValues(t, n*(5*n+2), up.Count(StepIPv6Walk), "n=%d up", n)
+		require.EqualValues(t, n*(5*n+2), up.Count(cost.StepIPv6Walk), "n=%d up", n)
 		// One walk per request: every entry is a request's first walk.
-		require.Equal(t, up.Count(StepIPv6Walk), up.Count(StepIPv6WalkCold), "n=%d up", n)
-		require.Zero(t, up.Count(StepIPv6DevConfig), "n=%d up: configured already", n)
-		require.EqualValues(t, n, up.Count(StepNotification), "n=%d up: RTM_NEWLINK each", n)
-		require.EqualValues(t, n, up.Count(StepNotifierCall), "n=%d up: NETDEV_CHANGE each", n)
+		require.Equal(t, up.Count(cost.StepIPv6Walk), up.Count(cost.StepIPv6WalkCold), "n=%d up", n)
+		require.Zero(t, up.Count(cost.StepIPv6DevConfig), "n=%d up: configured already", n)
+		require.EqualValues(t, n, up.Count(cost.StepNotification), "n=%d up: RTM_NEWLINK each", n)
+		require.EqualValues(t, n, up.Count(cost.StepNotifierCall), "n=%d up: NETDEV_CHANGE each", n)
 	}
-	r := float64(move(200, true).Count(StepIPv6Walk)) / float64(move(100, true).Count(StepIPv6Walk))
+	r := float64(move(200, true).Count(cost.StepIPv6Walk)) / float64(move(100, true).Count(cost.StepIPv6Walk))
 	require.InDelta(t, 4, r, 0.05)
-	require.Zero(t, move(200, true).Count(StepIPv6WalkFar), "walks of 1,002 entries fit")
+	require.Zero(t, move(200, true).Count(cost.StepIPv6WalkFar), "walks of 1,002 entries fit")
 	// 2,500 UP devices: walks of 12,502 entries, 2,502 of them far.
-	require.EqualValues(t, 2500*2502, move(2500, true).Count(StepIPv6WalkFar))
+	require.EqualValues(t, 2500*2502, move(2500, true).Count(cost.StepIPv6WalkFar))
 }
 
 // A group delete of UP devices walks during dev_close_many's NETDEV_DOWN:
@@ -95,7 +96,7 @@ func TestIPv6WalkGroupMoveShape(t *testing.T) {
 // and a fib6_flush_trees after they went: quadratic in N. DOWN devices'
 // NETDEV_UNREGISTER walks find nothing (lo is down).
 func TestIPv6WalkGroupDeleteShape(t *testing.T) {
-	del := func(n int, up bool) CostWork {
+	del := func(n int, up bool) cost.Work {
 		var b strings.Builder
 		for i := 1; i <= n; i++ {
 			fmt.Fprintf(&b, "link add g%d group 10 type ifb\n", i)
@@ -123,19 +124,19 @@ func TestIPv6WalkGroupDeleteShape(t *testing.T) {
 	}
 	for _, n := range []int{10, 100, 400} {
 		up, down := del(n, true), del(n, false)
-		require.Equal(t, want(n), up.Count(StepIPv6Walk), "n=%d", n)
-		require.Zero(t, down.Count(StepIPv6Walk), "n=%d", n)
+		require.Equal(t, want(n), up.Count(cost.StepIPv6Walk), "n=%d", n)
+		require.Zero(t, down.Count(cost.StepIPv6Walk), "n=%d", n)
 		// One request: only the first FIB walk (n devices' state) and
 		// the first address-hash walk (n addresses) are cold.
-		require.EqualValues(t, (2*n+2)+3*n+n, up.Count(StepIPv6WalkCold), "n=%d", n)
+		require.EqualValues(t, (2*n+2)+3*n+n, up.Count(cost.StepIPv6WalkCold), "n=%d", n)
 		// RTM_DELLINK, and RTM_DELNETCONF inet and inet6, per device;
 		// UP ones add RTM_NEWLINK, RTM_DELADDR, three RTM_DELROUTE and
 		// an RTM_DELNEIGH.
-		require.EqualValues(t, 3*n, down.Count(StepNotification), "n=%d", n)
-		require.EqualValues(t, 9*n, up.Count(StepNotification), "n=%d", n)
+		require.EqualValues(t, 3*n, down.Count(cost.StepNotification), "n=%d", n)
+		require.EqualValues(t, 9*n, up.Count(cost.StepNotification), "n=%d", n)
 		// dev_deactivate_many waits once for the batch (pfifo_fast).
-		require.EqualValues(t, 3, up.Count(StepSynchronizeNetExpedited))
-		require.EqualValues(t, 2, down.Count(StepSynchronizeNetExpedited))
+		require.EqualValues(t, 3, up.Count(cost.StepSynchronizeNetExpedited))
+		require.EqualValues(t, 2, down.Count(cost.StepSynchronizeNetExpedited))
 	}
 }
 
@@ -152,32 +153,32 @@ func TestIPv6WalkOneByOneAndDown(t *testing.T) {
 	tg, _ := runProfile(t, "linux-6.18", b.String())
 	ws := tg.work[len(tg.work)-n:]
 	for k := 1; k < n; k++ {
-		require.Greater(t, ws[k-1].Count(StepIPv6Walk), ws[k].Count(StepIPv6Walk), "deletion %d", k)
-		require.EqualValues(t, 3, ws[k].Count(StepSynchronizeNetExpedited))
+		require.Greater(t, ws[k-1].Count(cost.StepIPv6Walk), ws[k].Count(cost.StepIPv6Walk), "deletion %d", k)
+		require.EqualValues(t, 3, ws[k].Count(cost.StepSynchronizeNetExpedited))
 	}
 	tg, _ = runProfile(t, "linux-6.18", ifbScript(3, true)+"link set dev g1 down\nlink set dev g1 up\n")
 	down, up := tg.work[len(tg.work)-2], tg.work[len(tg.work)-1]
-	require.EqualValues(t, 1, down.Count(StepSynchronizeNetExpedited))
-	require.Zero(t, up.Count(StepSynchronizeNetExpedited))
+	require.EqualValues(t, 1, down.Count(cost.StepSynchronizeNetExpedited))
+	require.Zero(t, up.Count(cost.StepSynchronizeNetExpedited))
 	// down: walk of 3 devices' state (8 nodes, 9 routes), 3 addresses,
 	// flush of 2 devices' nodes (6); up: walk of 3 devices' state again.
-	require.EqualValues(t, 8+9+3+6, down.Count(StepIPv6Walk))
+	require.EqualValues(t, 8+9+3+6, down.Count(cost.StepIPv6Walk))
 	// up: inserting fe80::/64 and ff00::/8 walks the other two ready
 	// devices' routes in each list (4 route-list entries), then the FIB
 	// walk.
-	require.EqualValues(t, 4, up.Count(StepIPv6RouteList))
-	require.EqualValues(t, 8+9, up.Count(StepIPv6Walk))
+	require.EqualValues(t, 4, up.Count(cost.StepIPv6RouteList))
+	require.EqualValues(t, 8+9, up.Count(cost.StepIPv6Walk))
 	// down: the FIB walk and the address hash are the request's first,
 	// the flush walk finds the nodes warm; up: its only walk is cold, and
 	// the device becomes IPv6-ready again.
-	require.EqualValues(t, 8+9+3, down.Count(StepIPv6WalkCold))
-	require.EqualValues(t, 8+9, up.Count(StepIPv6WalkCold))
-	require.Zero(t, down.Count(StepIPv6DevConfig))
-	require.EqualValues(t, 1, up.Count(StepIPv6DevConfig))
+	require.EqualValues(t, 8+9+3, down.Count(cost.StepIPv6WalkCold))
+	require.EqualValues(t, 8+9, up.Count(cost.StepIPv6WalkCold))
+	require.Zero(t, down.Count(cost.StepIPv6DevConfig))
+	require.EqualValues(t, 1, up.Count(cost.StepIPv6DevConfig))
 	// RTM_NEWLINK; RTM_DELADDR, three RTM_DELROUTE, RTM_DELNEIGH.
-	require.EqualValues(t, 1+5, down.Count(StepNotification))
+	require.EqualValues(t, 1+5, down.Count(cost.StepNotification))
 	// RTM_NEWLINK; RTM_NEWADDR and three RTM_NEWROUTE.
-	require.EqualValues(t, 1+4, up.Count(StepNotification))
+	require.EqualValues(t, 1+4, up.Count(cost.StepNotification))
 }
 
 // With plausible prices the model's group move and group delete grow as
@@ -189,7 +190,7 @@ func TestIPv6WalkOneByOneAndDown(t *testing.T) {
 // logged for the reader (go test -v -run Plausible), only the shapes are
 // checked.
 func TestIPv6PlausiblePricesShape(t *testing.T) {
-	p := CostParams{RequestNs: 50_000, NotifierCallNs: 2_000, NotificationNs: 2_000, IPv6WalkNs: 30, IPv6WalkFarNs: 35,
+	p := cost.Params{RequestNs: 50_000, NotifierCallNs: 2_000, NotificationNs: 2_000, IPv6WalkNs: 30, IPv6WalkFarNs: 35,
 		UnregisterDeviceNs: 120_000, SynchronizeNetExpeditedNs: 1_000_000, RCUBarrierNs: 12_000_000}
 	run := func(n int, up bool, op string) int64 {
 		var b strings.Builder
@@ -210,7 +211,7 @@ func TestIPv6PlausiblePricesShape(t *testing.T) {
 		if op == "del" {
 			k = 1
 		}
-		res, err := SimulateCost(p, [][]CostWork{tg.work[len(tg.work)-k:]})
+		res, err := cost.Simulate(p, [][]cost.Work{tg.work[len(tg.work)-k:]})
 		require.NoError(t, err)
 		return res.VirtualNs
 	}
@@ -279,11 +280,11 @@ func TestIPv6DisableSysctl(t *testing.T) {
 		require.Empty(t, e)
 	}
 	require.Equal(t, IPv6Estimate{}, tg.Netns().IPv6Estimate())
-	require.Zero(t, sumLastWork(tg, 4).Count(StepIPv6Walk))
+	require.Zero(t, sumLastWork(tg, 4).Count(cost.StepIPv6Walk))
 
 	tg, _ = runMixed(t, ifbScript(4, true)+"sysctl net.ipv6.conf.all.disable_ipv6=1\n")
 	require.Equal(t, IPv6Estimate{}, tg.Netns().IPv6Estimate())
-	require.Positive(t, sumLastWork(tg, 1).Count(StepIPv6Walk), "addrconf_ifdown of each device")
+	require.Positive(t, sumLastWork(tg, 1).Count(cost.StepIPv6Walk), "addrconf_ifdown of each device")
 	tg, errs = runMixed(t, ifbScript(4, true)+"sysctl net.ipv6.conf.all.disable_ipv6=1\n"+
 		"sysctl net.ipv6.conf.g2.disable_ipv6=0\nsysctl net.ipv6.conf.g2.nope=1\n"+
 		"link set dev g3 mtu 1000\nsysctl net.ipv6.conf.g3.disable_ipv6=0\nsysctl net.ipv6.conf.g2.disable_ipv6=x\n")
@@ -376,7 +377,7 @@ func TestDeleteAddressedNotifications(t *testing.T) {
 		for _, e := range errs {
 			require.Empty(t, e)
 		}
-		require.Equal(t, c.want, sumLastWork(tg, 1).Count(StepNotification), c.pre)
+		require.Equal(t, c.want, sumLastWork(tg, 1).Count(cost.StepNotification), c.pre)
 	}
 }
 
@@ -393,11 +394,11 @@ func TestSeed000BuildersIPv6MatchSimTarget(t *testing.T) {
 	tg, _ := runProfile(t, "linux-6.18", b.String()+"link del group 10\n")
 	got := sumLastWork(tg, 1)
 	want := Seed000Batch(UnregisterStepsV618, devs)[0][0]
-	require.Positive(t, want.Count(StepIPv6Walk))
-	require.Equal(t, want.Count(StepIPv6Walk), got.Count(StepIPv6Walk))
-	require.Positive(t, want.Count(StepIPv6WalkCold))
-	require.Equal(t, want.Count(StepIPv6WalkCold), got.Count(StepIPv6WalkCold))
-	require.Equal(t, want.Count(StepNotification), got.Count(StepNotification))
+	require.Positive(t, want.Count(cost.StepIPv6Walk))
+	require.Equal(t, want.Count(cost.StepIPv6Walk), got.Count(cost.StepIPv6Walk))
+	require.Positive(t, want.Count(cost.StepIPv6WalkCold))
+	require.Equal(t, want.Count(cost.StepIPv6WalkCold), got.Count(cost.StepIPv6WalkCold))
+	require.Equal(t, want.Count(cost.StepNotification), got.Count(cost.StepNotification))
 
 	b.Reset()
 	for i := 1; i <= n; i++ {
@@ -409,8 +410,8 @@ func TestSeed000BuildersIPv6MatchSimTarget(t *testing.T) {
 	tg, _ = runProfile(t, "linux-6.18", b.String())
 	one := Seed000OneByOne(UnregisterStepsV618, devs, 1)[0]
 	for i, w := range tg.work[len(tg.work)-n:] {
-		require.Equal(t, one[i].Count(StepIPv6Walk), w.Count(StepIPv6Walk), "deletion %d", i+1)
-		require.Equal(t, one[i].Count(StepIPv6WalkCold), w.Count(StepIPv6WalkCold), "deletion %d", i+1)
-		require.Equal(t, one[i].Count(StepNotification), w.Count(StepNotification), "deletion %d", i+1)
+		require.Equal(t, one[i].Count(cost.StepIPv6Walk), w.Count(cost.StepIPv6Walk), "deletion %d", i+1)
+		require.Equal(t, one[i].Count(cost.StepIPv6WalkCold), w.Count(cost.StepIPv6WalkCold), "deletion %d", i+1)
+		require.Equal(t, one[i].Count(cost.StepNotification), w.Count(cost.StepNotification), "deletion %d", i+1)
 	}
 }

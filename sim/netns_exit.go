@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
@@ -37,9 +38,9 @@ func (t *Target) ExitNetns() error {
 	}
 	n.unregisterBatch(b.list)
 	n.exited = true
-	var cleanup CostWork
-	cleanup.AddUnlocked(StepSynchronizeNet, 1)
-	cleanup.AddUnlocked(StepRCUBarrier, 1)
+	var cleanup cost.Work
+	cleanup.AddUnlocked(cost.StepSynchronizeNet, 1)
+	cleanup.AddUnlocked(cost.StepRCUBarrier, 1)
 	t.finish(n, cleanup)
 	return nil
 }

@@ -27,6 +27,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 )
 
@@ -51,7 +52,7 @@ type Profile struct {
 	// Cost prices the steps; nil takes the prices the code uses by
 	// default (Target.Cost falls back to FitSeed000(Seed000DefaultFit)).
 	// A profile file (LoadProfile) sets it.
-	Cost *CostParams
+	Cost *cost.Params
 	// File is the profile file the profile was read from, "" for a name.
 	File string
 	// Provenance says where a profile file's prices came from; nil for a
@@ -174,7 +175,7 @@ func (p Profile) Options(seed int64) Options {
 	if err != nil {
 		panic("sim: profile base with an unknown fib_trie profile: " + err.Error())
 	}
-	var cost *CostParams
+	var cost *cost.Params
 	if p.Cost != nil {
 		c := *p.Cost
 		cost = &c
@@ -213,7 +214,7 @@ type ProfileFile struct {
 	// Profile is the profile name (base and switches) the prices go with.
 	Profile string `json:"profile"`
 	// Cost is the fitted price of every step, in virtual nanoseconds.
-	Cost CostParams `json:"cost"`
+	Cost cost.Params `json:"cost"`
 	// Provenance records the calibration.
 	Provenance ProfileProvenance `json:"provenance"`
 }
@@ -295,7 +296,7 @@ func readProfileFileWith(path, switches string) (Profile, error) {
 	if err := f.Cost.Validate(); err != nil {
 		return Profile{}, fmt.Errorf("profile file %s: %w", path, err)
 	}
-	if f.Cost == (CostParams{}) {
+	if f.Cost == (cost.Params{}) {
 		return Profile{}, fmt.Errorf("profile file %s: every price is 0", path)
 	}
 	cost, prov := f.Cost, f.Provenance
@@ -323,7 +324,7 @@ func WriteProfileFile(path string, f ProfileFile) error {
 
 // CostOrDefault is the profile's prices, or the default ones (the seed
 // 000 fit) when it has none.
-func (p Profile) CostOrDefault() (CostParams, error) {
+func (p Profile) CostOrDefault() (cost.Params, error) {
 	if p.Cost != nil {
 		return *p.Cost, nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -156,7 +157,7 @@ func TestProfileIfindexAllocation(t *testing.T) {
 func TestLoadProfileFile(t *testing.T) {
 	dir := t.TempDir()
 	path := dir + "/p.json"
-	cost := CostParams{RequestNs: 1000, RCUBarrierNs: 15_000_000, FibOpNs: 1300}
+	cost := cost.Params{RequestNs: 1000, RCUBarrierNs: 15_000_000, FibOpNs: 1300}
 	require.NoError(t, WriteProfileFile(path, ProfileFile{Profile: "linux-6.18", Cost: cost,
 		Provenance: ProfileProvenance{Kernel: "6.18.0", Repeat: 3,
 			Scenarios: []ProvenanceScenario{{Name: "x", MeasuredNs: 10, FittedNs: 11, Residual: 0.1}}}}))

@@ -27,6 +27,8 @@ import (
 	"math"
 	"strings"
 	"syscall"
+
+	"github.com/rtnlsim/rtnlsim/cost"
 )
 
 // UnregDev is one device in an unregister batch, with what changes the work
@@ -67,7 +69,7 @@ type UnregDev struct {
 //	  expedited because RTNL is held;
 //	under RTNL, per device: NETDEV_GOING_DOWN and NETDEV_DOWN (if UP),
 //	  RTM_NEWLINK (if UP), NETDEV_UNREGISTER, RTM_DELLINK, and the rest of
-//	  the teardown (StepUnregisterDevice);
+//	  the teardown (cost.StepUnregisterDevice);
 //	after __rtnl_unlock: rcu_barrier once when the todo list is not empty,
 //	  then netdev_wait_allrefs_any, which returns at once when the device's
 //	  last reference is the todo list's (not charged).
@@ -114,13 +116,13 @@ var (
 // device must appear once (ListDeleteBatch makes such a list). An empty
 // batch is a request that unregisters nothing: no synchronize_net, and no
 // rcu_barrier since the todo list is empty.
-func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) CostWork {
+func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) cost.Work {
 	n := int64(len(devs))
 	if n == 0 {
-		return CostWork{Locked: []CostStepN{{Step: StepRequest, N: 1}}}
+		return cost.Work{Locked: []cost.StepN{{Step: cost.StepRequest, N: 1}}}
 	}
-	w := CostWork{Locked: make([]CostStepN, 0, 10), Unlocked: make([]CostStepN, 0, 1)}
-	w.AddLocked(StepRequest, 1)
+	w := cost.Work{Locked: make([]cost.StepN, 0, 10), Unlocked: make([]cost.StepN, 0, 1)}
+	w.AddLocked(cost.StepRequest, 1)
 	var up, lla, queued int64
 	for _, d := range devs {
 		if d.Up {
@@ -136,38 +138,38 @@ func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) CostWork {
 	// dev_close_many: NETDEV_GOING_DOWN for each, dev_deactivate_many,
 	// then per device RTM_NEWLINK and NETDEV_DOWN; IPv6's NETDEV_DOWN
 	// handler removes the link-local address with an RTM_DELADDR.
-	w.AddLocked(StepNotifierCall, up)
+	w.AddLocked(cost.StepNotifierCall, up)
 	if st.DeactivateSync && (up > 0 || !st.DeactivateSyncOnlyIfUp) &&
 		(queued > 0 || !st.DeactivateSyncNeedsQueue) {
-		w.AddLocked(StepSynchronizeNetExpedited, 1)
+		w.AddLocked(cost.StepSynchronizeNetExpedited, 1)
 	}
-	w.AddLocked(StepNotification, up+lla)
-	w.AddLocked(StepNotifierCall, up)
+	w.AddLocked(cost.StepNotification, up+lla)
+	w.AddLocked(cost.StepNotifierCall, up)
 	// unlist, flush_all_backlogs, synchronize_net.
-	w.AddLocked(StepSynchronizeNetExpedited, 1)
+	w.AddLocked(cost.StepSynchronizeNetExpedited, 1)
 	// Per device: dev_shutdown ... NETDEV_UNREGISTER, RTM_DELLINK,
 	// (NETDEV_PRE_UNINIT), kobject removal.
-	w.AddLocked(StepUnregisterDevice, n)
-	w.AddLocked(StepNotifierCall, n)
+	w.AddLocked(cost.StepUnregisterDevice, n)
+	w.AddLocked(cost.StepNotifierCall, n)
 	if st.PreUninit {
-		w.AddLocked(StepNotifierCall, n)
+		w.AddLocked(cost.StepNotifierCall, n)
 	}
-	w.AddLocked(StepNotification, n)
+	w.AddLocked(cost.StepNotification, n)
 	// synchronize_net before the devices go on the todo list.
-	w.AddLocked(StepSynchronizeNetExpedited, 1)
+	w.AddLocked(cost.StepSynchronizeNetExpedited, 1)
 	if devs[0].IPv6Walks {
 		var rest int32
 		for _, d := range devs {
 			rest = max(rest, d.IPv6Rest)
 		}
 		walk, far, cold, notes := BatchIPv6Work(devs, int(rest))
-		w.AddLocked(StepIPv6Walk, walk)
-		w.AddLocked(StepIPv6WalkFar, far)
-		w.AddLocked(StepIPv6WalkCold, cold)
-		w.AddLocked(StepNotification, notes)
+		w.AddLocked(cost.StepIPv6Walk, walk)
+		w.AddLocked(cost.StepIPv6WalkFar, far)
+		w.AddLocked(cost.StepIPv6WalkCold, cold)
+		w.AddLocked(cost.StepNotification, notes)
 	}
 	// netdev_run_todo after __rtnl_unlock.
-	w.AddUnlocked(StepRCUBarrier, 1)
+	w.AddUnlocked(cost.StepRCUBarrier, 1)
 	return w
 }
 
@@ -230,8 +232,8 @@ func Seed000DevicesIPv6Walks(n int) []UnregDev {
 // Seed000OneByOne deletes devs one request each, the requests split over
 // threads in order: thread t issues a contiguous run of them (the first
 // len(devs)%threads threads one more).
-func Seed000OneByOne(st UnregisterSteps, devs []UnregDev, threads int) [][]CostWork {
-	reqs := make([]CostWork, len(devs))
+func Seed000OneByOne(st UnregisterSteps, devs []UnregDev, threads int) [][]cost.Work {
+	reqs := make([]cost.Work, len(devs))
 	// The devices after the i-th are still there when it goes (in any
 	// thread split the requests run in about this order).
 	var after int32
@@ -245,13 +247,13 @@ func Seed000OneByOne(st UnregisterSteps, devs []UnregDev, threads int) [][]CostW
 			after++
 		}
 	}
-	return SplitInOrder(reqs, threads)
+	return cost.SplitInOrder(reqs, threads)
 }
 
 // Seed000Batch deletes devs in one request (group or list: both are one
 // unregister_netdevice_many over the same devices).
-func Seed000Batch(st UnregisterSteps, devs []UnregDev) [][]CostWork {
-	return [][]CostWork{{UnregisterRequestWork(st, devs)}}
+func Seed000Batch(st UnregisterSteps, devs []UnregDev) [][]cost.Work {
+	return [][]cost.Work{{UnregisterRequestWork(st, devs)}}
 }
 
 // Seed000FitOptions are the assumptions that fix what the two fitted rows
@@ -279,7 +281,7 @@ type Seed000FitOptions struct {
 // Seed000DefaultFit is the fit of the seed's figures with the assumptions
 // above. The per-request overhead, notifier calls and notifications are 0:
 // the figures cannot separate them from the rest of the per-device work,
-// which StepUnregisterDevice carries; synchronize_net outside RTNL does not
+// which cost.StepUnregisterDevice carries; synchronize_net outside RTNL does not
 // occur in these requests.
 var Seed000DefaultFit = Seed000FitOptions{
 	Devices:              10000,
@@ -292,21 +294,21 @@ var Seed000DefaultFit = Seed000FitOptions{
 // FitSeed000 solves for rcu_barrier (with the expedited grace period at the
 // stated ratio) and the per-device cost so that one thread deleting the
 // devices one by one takes OneThreadNs and one group request GroupNs.
-func FitSeed000(o Seed000FitOptions) (CostParams, error) {
+func FitSeed000(o Seed000FitOptions) (cost.Params, error) {
 	if o.Devices < 2 {
-		return CostParams{}, errors.New("fit seed 000: need at least 2 devices")
+		return cost.Params{}, errors.New("fit seed 000: need at least 2 devices")
 	}
 	if o.ExpeditedOverBarrier < 0 {
-		return CostParams{}, errors.New("fit seed 000: negative ratio")
+		return cost.Params{}, errors.New("fit seed 000: negative ratio")
 	}
 	devs := Seed000Devices(o.Devices)
 	one := UnregisterRequestWork(o.Steps, devs[:1])
 	all := UnregisterRequestWork(o.Steps, devs)
 	r := o.ExpeditedOverBarrier
 	// time = a*B + d*D with E = r*B, the other steps at 0.
-	coef := func(w CostWork) (a, d float64) {
-		a = float64(w.Count(StepRCUBarrier)) + r*float64(w.Count(StepSynchronizeNetExpedited))
-		d = float64(w.Count(StepUnregisterDevice))
+	coef := func(w cost.Work) (a, d float64) {
+		a = float64(w.Count(cost.StepRCUBarrier)) + r*float64(w.Count(cost.StepSynchronizeNetExpedited))
+		d = float64(w.Count(cost.StepUnregisterDevice))
 		return
 	}
 	a1, d1 := coef(one)
@@ -314,15 +316,15 @@ func FitSeed000(o Seed000FitOptions) (CostParams, error) {
 	ag, dg := coef(all)
 	det := a1*dg - ag*d1
 	if det == 0 {
-		return CostParams{}, errors.New("fit seed 000: the two rows do not separate the parameters")
+		return cost.Params{}, errors.New("fit seed 000: the two rows do not separate the parameters")
 	}
 	t1, tg := float64(o.OneThreadNs), float64(o.GroupNs)
 	b := (t1*dg - tg*d1) / det
 	d := (a1*tg - ag*t1) / det
 	if b < 0 || d < 0 {
-		return CostParams{}, fmt.Errorf("fit seed 000: negative solution (rcu_barrier %.0f ns, device %.0f ns)", b, d)
+		return cost.Params{}, fmt.Errorf("fit seed 000: negative solution (rcu_barrier %.0f ns, device %.0f ns)", b, d)
 	}
-	return CostParams{
+	return cost.Params{
 		RCUBarrierNs:              int64(math.Round(b)),
 		SynchronizeNetExpeditedNs: int64(math.Round(r * b)),
 		UnregisterDeviceNs:        int64(math.Round(d)),
@@ -342,15 +344,15 @@ type Seed000Row struct {
 	ErrorPct float64 `json:"error_pct"`
 	// Fitted: the row was used to fit the parameters (so its error only
 	// shows the fit reproduces it).
-	Fitted   bool         `json:"fitted"`
-	Counters CostCounters `json:"counters"`
-	LockHeld int64        `json:"lock_held_ns"`
+	Fitted   bool          `json:"fitted"`
+	Counters cost.Counters `json:"counters"`
+	LockHeld int64         `json:"lock_held_ns"`
 }
 
 // Seed000Rows runs the seed's scenarios on p: one by one from 1, 10 and 50
 // threads, the group request, and the list request (+bulk-ifindex, which
 // the patch says times the same as group).
-func Seed000Rows(p CostParams, o Seed000FitOptions) ([]Seed000Row, error) {
+func Seed000Rows(p cost.Params, o Seed000FitOptions) ([]Seed000Row, error) {
 	devs := Seed000Devices(o.Devices)
 	ix := make([]int32, len(devs))
 	table := make(map[int32]UnregDev, len(devs))
@@ -367,7 +369,7 @@ func Seed000Rows(p CostParams, o Seed000FitOptions) ([]Seed000Row, error) {
 		threads int
 		seed    int64
 		fitted  bool
-		in      [][]CostWork
+		in      [][]cost.Work
 	}
 	var scs []sc
 	for _, c := range []struct {
@@ -380,11 +382,11 @@ func Seed000Rows(p CostParams, o Seed000FitOptions) ([]Seed000Row, error) {
 	}
 	scs = append(scs,
 		sc{"group", 1, o.GroupNs, true, Seed000Batch(o.Steps, devs)},
-		sc{"list (+bulk-ifindex; seed: same as group)", 1, o.GroupNs, false, [][]CostWork{{UnregisterRequestWork(o.Steps, listBatch)}}},
+		sc{"list (+bulk-ifindex; seed: same as group)", 1, o.GroupNs, false, [][]cost.Work{{UnregisterRequestWork(o.Steps, listBatch)}}},
 	)
 	rows := make([]Seed000Row, 0, len(scs))
 	for _, s := range scs {
-		res, err := SimulateCost(p, s.in)
+		res, err := cost.Simulate(p, s.in)
 		if err != nil {
 			return nil, err
 		}
@@ -409,10 +411,10 @@ func Seed000Rows(p CostParams, o Seed000FitOptions) ([]Seed000Row, error) {
 
 // Seed000Table fits the default assumptions and returns the rows and the
 // fitted parameters.
-func Seed000Table() ([]Seed000Row, CostParams, error) {
+func Seed000Table() ([]Seed000Row, cost.Params, error) {
 	p, err := FitSeed000(Seed000DefaultFit)
 	if err != nil {
-		return nil, CostParams{}, err
+		return nil, cost.Params{}, err
 	}
 	rows, err := Seed000Rows(p, Seed000DefaultFit)
 	return rows, p, err

@@ -12,6 +12,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
 
@@ -92,9 +93,9 @@ func TestListDeleteBatchENODEV(t *testing.T) {
 
 func TestUnregisterRequestWorkEmptyBatch(t *testing.T) {
 	w := UnregisterRequestWork(UnregisterStepsSeed000, nil)
-	require.Zero(t, w.Count(StepRCUBarrier), "empty todo list: no rcu_barrier")
-	require.Zero(t, w.Count(StepSynchronizeNetExpedited))
-	require.Equal(t, int64(1), w.Count(StepRequest))
+	require.Zero(t, w.Count(cost.StepRCUBarrier), "empty todo list: no rcu_barrier")
+	require.Zero(t, w.Count(cost.StepSynchronizeNetExpedited))
+	require.Equal(t, int64(1), w.Count(cost.StepRequest))
 }
 
 func batchIfindexes(devs []UnregDev) []int32 {
@@ -173,13 +174,13 @@ func TestPropListDeleteOneBarrier(t *testing.T) {
 			}
 			for _, st := range []UnregisterSteps{UnregisterStepsSeed000, UnregisterStepsV618} {
 				w := UnregisterRequestWork(st, batch)
-				if w.Count(StepRCUBarrier) != 1 {
+				if w.Count(cost.StepRCUBarrier) != 1 {
 					return "not exactly one rcu_barrier"
 				}
-				if w.Count(StepUnregisterDevice) != int64(len(want)) {
+				if w.Count(cost.StepUnregisterDevice) != int64(len(want)) {
 					return "per-device work does not match the devices"
 				}
-				res, err := SimulateCost(testParams, [][]CostWork{{w}})
+				res, err := cost.Simulate(unregTestPrices, [][]cost.Work{{w}})
 				if err != nil {
 					return err.Error()
 				}
@@ -219,9 +220,9 @@ func TestPropOneByOneNBarriers(t *testing.T) {
 			in := Seed000OneByOne(st, devs, 1)
 			var sum int64
 			for _, w := range in[0] {
-				sum += w.PlainNs(testParams)
+				sum += w.PlainNs(unregTestPrices)
 			}
-			res, err := SimulateCost(testParams, in)
+			res, err := cost.Simulate(unregTestPrices, in)
 			if err != nil {
 				return err.Error()
 			}
@@ -271,10 +272,16 @@ func BenchmarkSeed000OneByOne10K(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				in := Seed000OneByOne(UnregisterStepsSeed000, devs, threads)
-				if _, err := SimulateCost(p, in); err != nil {
+				if _, err := cost.Simulate(p, in); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// unregTestPrices price every step the unregister work uses, each differently.
+var unregTestPrices = cost.Params{
+	RequestNs: 7, RCUBarrierNs: 1000, SynchronizeNetNs: 300, SynchronizeNetExpeditedNs: 90,
+	UnregisterDeviceNs: 50, NotifierCallNs: 3, NotificationNs: 11,
 }

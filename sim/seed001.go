@@ -28,6 +28,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
 )
@@ -106,7 +107,7 @@ type Seed001Result struct {
 	Notifications int64       `json:"notifications"`
 	Promotions    int         `json:"promotions"`
 	// Work is the flush's cost work.
-	Work CostWork `json:"-"`
+	Work cost.Work `json:"-"`
 }
 
 // Seed001Flush runs the scenario on a fresh sim target and returns the
@@ -126,14 +127,14 @@ type Seed001Measured struct {
 // as they are (zero in the seed 000 fit). Notifications are not separated
 // from FIB operations: every FIB operation of a flush sends one, so the
 // two grow together and fib_op carries both.
-var seed001Params = []CostStep{StepRequest, StepIfaWalk, StepFibOp}
+var seed001Params = []cost.Step{cost.StepRequest, cost.StepIfaWalk, cost.StepFibOp}
 
 // FitSeed001 fits request_ns, ifa_walk_ns and fib_op_ns to measured flush
 // times by least squares on relative error (each row divided by its
 // time, so a 10 ms row weighs as much as a 10 s one), over the subsets of
 // the three parameters, taking the best fit with no negative parameter.
 // base gives the other parameters.
-func FitSeed001(base CostParams, rows []Seed001Measured, cache Seed001Cache) (CostParams, error) {
+func FitSeed001(base cost.Params, rows []Seed001Measured, cache Seed001Cache) (cost.Params, error) {
 	if len(rows) < 2 {
 		return base, errors.New("fit seed 001: need at least two measurements")
 	}
@@ -156,7 +157,7 @@ func FitSeed001(base CostParams, rows []Seed001Measured, cache Seed001Cache) (Co
 	if best == nil {
 		return base, errors.New("fit seed 001: no non-negative solution")
 	}
-	walk := 1 // index of StepIfaWalk in seed001Params
+	walk := 1 // index of cost.StepIfaWalk in seed001Params
 	if best = NonNegLeastSquares(x, map[int]float64{walk: math.Round(best[walk])}); best == nil {
 		return base, errors.New("fit seed 001: no non-negative solution with the list step rounded")
 	}
@@ -258,7 +259,7 @@ func (m Seed001Cache) Flush(c Seed001Case) (Seed001Result, error) {
 
 // Seed001Predict is the model's time for a case under p: the flush's work
 // at p's prices.
-func Seed001Predict(p CostParams, c Seed001Case, cache Seed001Cache) (int64, Seed001Result, error) {
+func Seed001Predict(p cost.Params, c Seed001Case, cache Seed001Cache) (int64, Seed001Result, error) {
 	res, err := cache.Flush(c)
 	if err != nil {
 		return 0, res, err
@@ -282,4 +283,4 @@ func FormatSeed001(rows []Seed001Result) string {
 // the other prices 0, notifications riding on the FIB operations). Kept as
 // a constant because the fit needs the kernel and about 100 s; sweep and
 // repro use it as seed 001's prices, and a calibrated profile replaces it.
-var Seed001Issue6Prices = CostParams{RequestNs: 13_000, IfaWalkNs: 5, FibOpNs: 1_310}
+var Seed001Issue6Prices = cost.Params{RequestNs: 13_000, IfaWalkNs: 5, FibOpNs: 1_310}

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,7 +46,7 @@ func TestSeed001Growth(t *testing.T) {
 // TestFitSeed001RecoversPrices: times made from known prices are fitted
 // back to those prices.
 func TestFitSeed001RecoversPrices(t *testing.T) {
-	want := CostParams{RequestNs: 15000, IfaWalkNs: 5, FibOpNs: 1500}
+	want := cost.Params{RequestNs: 15000, IfaWalkNs: 5, FibOpNs: 1500}
 	cache := Seed001Cache{}
 	var rows []Seed001Measured
 	for _, promote := range []bool{false, true} {
@@ -56,7 +57,7 @@ func TestFitSeed001RecoversPrices(t *testing.T) {
 			rows = append(rows, Seed001Measured{Case: c, Ns: ns})
 		}
 	}
-	got, err := FitSeed001(CostParams{}, rows, cache)
+	got, err := FitSeed001(cost.Params{}, rows, cache)
 	require.NoError(t, err)
 	require.Equal(t, want.IfaWalkNs, got.IfaWalkNs)
 	require.InDelta(t, want.RequestNs, got.RequestNs, 2)

@@ -17,6 +17,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
@@ -50,13 +51,13 @@ type Seed003Work struct {
 	// Ns is the virtual time of the deletions under the params given.
 	Ns int64 `json:"ns"`
 	// Work is each deletion's cost work.
-	Work []CostWork `json:"-"`
+	Work []cost.Work `json:"-"`
 }
 
 // Seed003Run sets up n devices under the FIB options, then deletes the
 // devices named by victims (1-based) one request each, and returns the
 // work of those deletions priced with p.
-func Seed003Run(n int, profile string, fib fibtrie.Options, victims []int, p CostParams) (Seed003Work, error) {
+func Seed003Run(n int, profile string, fib fibtrie.Options, victims []int, p cost.Params) (Seed003Work, error) {
 	t := New(Options{FIB: fib})
 	defer t.Close()
 	ctx := context.Background()
@@ -74,13 +75,13 @@ func Seed003Run(n int, profile string, fib fibtrie.Options, victims []int, p Cos
 	}
 	out := Seed003Work{Profile: profile, Devices: n, Deleted: len(victims), Work: t.work[first:]}
 	for _, w := range out.Work {
-		out.FibOps += w.Count(StepFibOp)
-		out.FlushLeafVisits += w.Count(StepFibFlushLeaf)
-		out.UpdateSuffixVisits += w.Count(StepTrieSuffixVisit)
-		out.Notifications += w.Count(StepNotification)
-		out.RCUBarriers += w.Count(StepRCUBarrier)
+		out.FibOps += w.Count(cost.StepFibOp)
+		out.FlushLeafVisits += w.Count(cost.StepFibFlushLeaf)
+		out.UpdateSuffixVisits += w.Count(cost.StepTrieSuffixVisit)
+		out.Notifications += w.Count(cost.StepNotification)
+		out.RCUBarriers += w.Count(cost.StepRCUBarrier)
 	}
-	res, err := SimulateCost(p, [][]CostWork{out.Work})
+	res, err := cost.Simulate(p, [][]cost.Work{out.Work})
 	if err != nil {
 		return out, err
 	}
@@ -103,7 +104,7 @@ const (
 // FitSeed003 prices update_suffix's slot visits from the seed's two
 // one-device deletions: the time rc3 adds over the fixed kernel, divided
 // by the visits it adds in the model. Everything else is base's.
-func FitSeed003(base CostParams) (CostParams, Seed003Work, Seed003Work, error) {
+func FitSeed003(base cost.Params) (cost.Params, Seed003Work, Seed003Work, error) {
 	rc3, err := Seed003Run(seed003Devices, "linux-4.2-rc3", fibtrie.Linux42rc3(), []int{seed003Victim}, base)
 	if err != nil {
 		return base, rc3, rc3, err
@@ -139,7 +140,7 @@ type Seed003Row struct {
 // (a prediction), and the first 2.2K of them under rc3 (a prediction,
 // extrapolated from the first `sample` deletions because simulating
 // every rc3 flush of 10K devices takes minutes).
-func Seed003Table(sample int) ([]Seed003Row, CostParams, error) {
+func Seed003Table(sample int) ([]Seed003Row, cost.Params, error) {
 	base, err := FitSeed000(Seed000DefaultFit)
 	if err != nil {
 		return nil, base, err
@@ -183,8 +184,8 @@ func Seed003Table(sample int) ([]Seed003Row, CostParams, error) {
 	return rows, p, nil
 }
 
-func mustSimulate(p CostParams, work []CostWork) int64 {
-	res, err := SimulateCost(p, [][]CostWork{work})
+func mustSimulate(p cost.Params, work []cost.Work) int64 {
+	res, err := cost.Simulate(p, [][]cost.Work{work})
 	if err != nil {
 		panic(err)
 	}
@@ -193,7 +194,7 @@ func mustSimulate(p CostParams, work []CostWork) int64 {
 
 // FormatSeed003Table prints the rows with the model's time beside the
 // seed's.
-func FormatSeed003Table(rows []Seed003Row, p CostParams) string {
+func FormatSeed003Table(rows []Seed003Row, p cost.Params) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "update_suffix slot visit priced at %d ns (fitted); rcu_barrier %d ns, device %d ns (seed 000 fit)\n",
 		p.TrieSuffixVisitNs, p.RCUBarrierNs, p.UnregisterDeviceNs)

@@ -52,7 +52,7 @@ package sim
 //     the first round, +37 us when it does not).
 //
 // The model counts these steps for each read and prices them
-// (CostParams: setns, nl_socket, dump_request, dump_chunk, link_fill,
+// (cost.Params: setns, nl_socket, dump_request, dump_chunk, link_fill,
 // addr_fill, peer_lookup, nsid_walk). Message sizes are those measured on
 // this machine's 6.18 for the devices the scenario uses
 // (Seed004LinkBytes); the chunk count follows from them.
@@ -65,6 +65,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"golang.org/x/sys/unix"
 )
 
@@ -234,7 +235,7 @@ type Seed004Read struct {
 	LinkRounds           int // recvmsg rounds of the link dump (NLMSG_DONE's included)
 	AddrRounds           int
 	LinkBytes, AddrBytes int // without NLMSG_DONE
-	Work                 CostWork
+	Work                 cost.Work
 }
 
 // seed004ChunkRounds packs messages in order into skbs: the first holds first
@@ -342,7 +343,7 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 		// a whole fill, and a retried veth walks the ids twice (the
 		// failure comes after IFLA_LINK_NETNSID, in IFLA_AF_SPEC, for the
 		// sizes measured: an approximation).
-		rd.Work.AddLocked(StepLinkFill, int64(len(linkSizes)+len(retried)))
+		rd.Work.AddLocked(cost.StepLinkFill, int64(len(linkSizes)+len(retried)))
 		if veth >= 0 {
 			vethWalk()
 			for _, i := range retried {
@@ -351,16 +352,16 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 				}
 			}
 		}
-		rd.Work.AddLocked(StepNsidWalk, int64(walk))
+		rd.Work.AddLocked(cost.StepNsidWalk, int64(walk))
 	}
 	addrData, addrRetried := seed004ChunkRounds(addrSizes, first, seed004RecvBuf)
 	rd.AddrRounds = addrData + 1
-	rd.Work.AddLocked(StepAddrFill, int64(len(addrSizes)+len(addrRetried)))
-	rd.Work.AddLocked(StepDumpChunk, int64(rd.LinkRounds+rd.AddrRounds))
+	rd.Work.AddLocked(cost.StepAddrFill, int64(len(addrSizes)+len(addrRetried)))
+	rd.Work.AddLocked(cost.StepDumpChunk, int64(rd.LinkRounds+rd.AddrRounds))
 	if byID {
 		// One lookup per dumpit call: each link round with data, each
 		// address round with data (inet) and inet6 once at the end.
-		rd.Work.AddLocked(StepPeerLookup, int64(linkData+addrData+1))
+		rd.Work.AddLocked(cost.StepPeerLookup, int64(linkData+addrData+1))
 	}
 	switch c.Method {
 	case Seed004Setns:
@@ -368,14 +369,14 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 		if c.OneSetns {
 			n = 1
 		}
-		rd.Work.AddUnlocked(StepSetns, n)
-		rd.Work.AddUnlocked(StepNlSocket, 1)
+		rd.Work.AddUnlocked(cost.StepSetns, n)
+		rd.Work.AddUnlocked(cost.StepNlSocket, 1)
 	case Seed004NetnsidSocket:
-		rd.Work.AddUnlocked(StepNlSocket, 1)
+		rd.Work.AddUnlocked(cost.StepNlSocket, 1)
 	case Seed004Netnsid:
 		w.shared = true
 	}
-	rd.Work.AddUnlocked(StepDumpRequest, int64(requests))
+	rd.Work.AddUnlocked(cost.StepDumpRequest, int64(requests))
 	return rd, nil
 }
 
@@ -383,9 +384,9 @@ func (w *Seed004World) Read(c Seed004Case, k int) (Seed004Read, error) {
 // the containers, after one warm-up pass (the ids the reads allocate, the
 // kept socket), as the measurement does.
 type Seed004Counts struct {
-	Case  Seed004Case          `json:"case"`
-	Steps map[CostStep]float64 `json:"-"`
-	Read  Seed004Read          `json:"-"` // the last read
+	Case  Seed004Case           `json:"case"`
+	Steps map[cost.Step]float64 `json:"-"`
+	Read  Seed004Read           `json:"-"` // the last read
 }
 
 // Seed004Run builds the world and returns the mean steps of a read.
@@ -400,9 +401,9 @@ func Seed004Run(c Seed004Case) (Seed004Counts, error) {
 // Counts reads every container twice (a warm-up pass, then a counted one)
 // and returns the counted pass's mean steps per read.
 func (w *Seed004World) Counts(c Seed004Case) (Seed004Counts, error) {
-	out := Seed004Counts{Case: c, Steps: map[CostStep]float64{}}
+	out := Seed004Counts{Case: c, Steps: map[cost.Step]float64{}}
 	K := len(w.Containers)
-	total := map[CostStep]int64{}
+	total := map[cost.Step]int64{}
 	for pass := 0; pass < 2; pass++ {
 		for k := 0; k < K; k++ {
 			rd, err := w.Read(c, k)
@@ -410,7 +411,7 @@ func (w *Seed004World) Counts(c Seed004Case) (Seed004Counts, error) {
 				return out, err
 			}
 			if pass == 1 {
-				for _, s := range CostSteps() {
+				for _, s := range cost.Steps() {
 					total[s] += rd.Work.Count(s)
 				}
 				out.Read = rd
@@ -426,7 +427,7 @@ func (w *Seed004World) Counts(c Seed004Case) (Seed004Counts, error) {
 }
 
 // Ns prices the mean read.
-func (c Seed004Counts) Ns(p CostParams) float64 {
+func (c Seed004Counts) Ns(p cost.Params) float64 {
 	t := 0.0
 	for s, n := range c.Steps {
 		t += n * float64(p.Cost(s))
@@ -458,13 +459,13 @@ type Seed004Measured struct {
 }
 
 // Seed004Params are the prices the seed 004 fit sets.
-var Seed004Params = []CostStep{StepSetns, StepNlSocket, StepDumpRequest, StepDumpChunk,
-	StepLinkFill, StepAddrFill, StepPeerLookup, StepNsidWalk}
+var Seed004Params = []cost.Step{cost.StepSetns, cost.StepNlSocket, cost.StepDumpRequest, cost.StepDumpChunk,
+	cost.StepLinkFill, cost.StepAddrFill, cost.StepPeerLookup, cost.StepNsidWalk}
 
 // FitSeed004 fits the Seed004Params to measured read times by
 // non-negative least squares on relative error (each row divided by its
 // time), the other prices taken from base.
-func FitSeed004(base CostParams, rows []Seed004Measured, cache Seed004Cache) (CostParams, error) {
+func FitSeed004(base cost.Params, rows []Seed004Measured, cache Seed004Cache) (cost.Params, error) {
 	if len(rows) < 2 {
 		return base, errors.New("fit seed 004: need at least two measurements")
 	}
@@ -496,7 +497,7 @@ func FitSeed004(base CostParams, rows []Seed004Measured, cache Seed004Cache) (Co
 	}
 	out := base
 	for j, s := range Seed004Params {
-		if err := SetCost(&out, s, int64(math.Round(best[j]))); err != nil {
+		if err := out.Set(s, int64(math.Round(best[j]))); err != nil {
 			return base, err
 		}
 	}
@@ -542,8 +543,8 @@ func seed004SeedCounts() (netnsid, setns Seed004Counts, err error) {
 // one factor (fitted to the netnsid figure), and the setns price fitted to
 // the second figure as the benchmark computed it.
 type Seed004SeedEra struct {
-	Scale  float64    `json:"scale"`
-	Params CostParams `json:"params"`
+	Scale  float64     `json:"scale"`
+	Params cost.Params `json:"params"`
 	// SetnsPathUs is the setns loop's own mean the printed figures imply
 	// (162 - 81 read with the unreset sum; 162 read as printed).
 	SetnsPathUs float64 `json:"setns_path_us"`
@@ -557,7 +558,7 @@ type Seed004SeedEra struct {
 // mean (the thread's reading); otherwise the setns loop's mean is 162 - 81
 // (the benchmark's sum is not reset). The floors are taken at their
 // midpoints (81.5, 162.5).
-func FitSeed004SeedEra(machine CostParams, asPrinted bool) (Seed004SeedEra, error) {
+func FitSeed004SeedEra(machine cost.Params, asPrinted bool) (Seed004SeedEra, error) {
 	nn, sn, err := seed004SeedCounts()
 	if err != nil {
 		return Seed004SeedEra{}, err
@@ -575,14 +576,14 @@ func FitSeed004SeedEra(machine CostParams, asPrinted bool) (Seed004SeedEra, erro
 	era := Seed004SeedEra{Scale: s, SetnsPathUs: path / 1e3, Printed: asPrinted}
 	p := machine
 	for _, st := range Seed004Params {
-		if err := SetCost(&p, st, int64(math.Round(float64(machine.Cost(st))*s))); err != nil {
+		if err := p.Set(st, int64(math.Round(float64(machine.Cost(st))*s))); err != nil {
 			return Seed004SeedEra{}, err
 		}
 	}
 	noSetns := p
 	noSetns.SetnsNs = 0
 	rest := path - sn.Ns(noSetns)
-	setns := rest / sn.Steps[StepSetns]
+	setns := rest / sn.Steps[cost.StepSetns]
 	if setns < 0 {
 		setns = 0
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -25,36 +26,36 @@ func TestSeed004SetnsCostsMoreSyscalls(t *testing.T) {
 	st := seed004Counts(t, Seed004Case{Shape: sh, Method: Seed004Setns})
 	ns := seed004Counts(t, Seed004Case{Shape: sh, Method: Seed004NetnsidSocket})
 	nk := seed004Counts(t, Seed004Case{Shape: sh, Method: Seed004Netnsid})
-	require.EqualValues(t, 2, st.Steps[StepSetns])
-	require.EqualValues(t, 1, st.Steps[StepNlSocket])
-	require.Zero(t, ns.Steps[StepSetns])
-	require.EqualValues(t, 1, ns.Steps[StepNlSocket])
-	require.Zero(t, nk.Steps[StepSetns]+nk.Steps[StepNlSocket])
+	require.EqualValues(t, 2, st.Steps[cost.StepSetns])
+	require.EqualValues(t, 1, st.Steps[cost.StepNlSocket])
+	require.Zero(t, ns.Steps[cost.StepSetns])
+	require.EqualValues(t, 1, ns.Steps[cost.StepNlSocket])
+	require.Zero(t, nk.Steps[cost.StepSetns]+nk.Steps[cost.StepNlSocket])
 	for _, c := range []Seed004Counts{st, ns, nk} {
 		require.EqualValues(t, 3, c.Read.Links, "lo, d0, d1")
-		require.EqualValues(t, 4, c.Steps[StepLinkFill], "lo, d0; d1 built, cancelled and built again")
-		require.EqualValues(t, 10, c.Steps[StepAddrFill])
-		require.EqualValues(t, 2, c.Steps[StepDumpRequest])
+		require.EqualValues(t, 4, c.Steps[cost.StepLinkFill], "lo, d0; d1 built, cancelled and built again")
+		require.EqualValues(t, 10, c.Steps[cost.StepAddrFill])
+		require.EqualValues(t, 2, c.Steps[cost.StepDumpRequest])
 	}
-	require.Zero(t, st.Steps[StepPeerLookup])
-	require.Positive(t, nk.Steps[StepPeerLookup])
+	require.Zero(t, st.Steps[cost.StepPeerLookup])
+	require.Positive(t, nk.Steps[cost.StepPeerLookup])
 	syscalls := func(c Seed004Counts) float64 {
-		return c.Steps[StepSetns] + 4*c.Steps[StepNlSocket] + c.Steps[StepDumpRequest] + c.Steps[StepDumpChunk]
+		return c.Steps[cost.StepSetns] + 4*c.Steps[cost.StepNlSocket] + c.Steps[cost.StepDumpRequest] + c.Steps[cost.StepDumpChunk]
 	}
 	require.Greater(t, syscalls(st), syscalls(ns))
 	require.Greater(t, syscalls(ns), syscalls(nk))
 	one := seed004Counts(t, Seed004Case{Shape: sh, Method: Seed004Setns, OneSetns: true})
-	require.EqualValues(t, 1, one.Steps[StepSetns])
+	require.EqualValues(t, 1, one.Steps[cost.StepSetns])
 	ao := seed004Counts(t, Seed004Case{Shape: sh, Method: Seed004Netnsid, AddrsOnly: true})
-	require.Zero(t, ao.Steps[StepLinkFill])
-	require.EqualValues(t, 1, ao.Steps[StepDumpRequest])
+	require.Zero(t, ao.Steps[cost.StepLinkFill])
+	require.EqualValues(t, 1, ao.Steps[cost.StepDumpRequest])
 }
 
 // TestSeed004GrowsWithAddresses: address fills grow with the addresses,
 // and the dump rounds with the bytes (a round holds at most 4096 bytes),
 // so a read's time grows with them under any positive prices.
 func TestSeed004GrowsWithAddresses(t *testing.T) {
-	p := CostParams{SetnsNs: 1000, NlSocketNs: 1000, DumpRequestNs: 1000, DumpChunkNs: 1000,
+	p := cost.Params{SetnsNs: 1000, NlSocketNs: 1000, DumpRequestNs: 1000, DumpChunkNs: 1000,
 		LinkFillNs: 100, AddrFillNs: 100, PeerLookupNs: 50, NsidWalkNs: 10}
 	for _, m := range Seed004Methods {
 		prev := -1.0
@@ -64,7 +65,7 @@ func TestSeed004GrowsWithAddresses(t *testing.T) {
 			rounds := c.Read.AddrRounds
 			// Each data round after the first retries the message the
 			// round before could not hold.
-			require.EqualValues(t, a+rounds-2, c.Steps[StepAddrFill])
+			require.EqualValues(t, a+rounds-2, c.Steps[cost.StepAddrFill])
 			require.GreaterOrEqual(t, rounds, prevRounds)
 			require.GreaterOrEqual(t, float64(rounds-1)*4096, float64(c.Read.AddrBytes), "a round holds at most 4096 bytes")
 			ns := c.Ns(p)
@@ -88,11 +89,11 @@ func TestSeed004NsidWalkGrowsWithContainers(t *testing.T) {
 			sh := Seed004Shape{Containers: k, Devices: d, Addrs: 1, Veth: true}
 			nk := seed004Counts(t, Seed004Case{Shape: sh, Method: Seed004Netnsid})
 			st := seed004Counts(t, Seed004Case{Shape: sh, Method: Seed004Setns})
-			require.InDelta(t, builds*float64(k+1), nk.Steps[StepNsidWalk], 1e-9, "K=%d D=%d", k, d)
-			require.InDelta(t, builds, st.Steps[StepNsidWalk], 1e-9, "K=%d D=%d", k, d)
+			require.InDelta(t, builds*float64(k+1), nk.Steps[cost.StepNsidWalk], 1e-9, "K=%d D=%d", k, d)
+			require.InDelta(t, builds, st.Steps[cost.StepNsidWalk], 1e-9, "K=%d D=%d", k, d)
 		}
 		noVeth := seed004Counts(t, Seed004Case{Shape: Seed004Shape{Containers: k, Devices: 1, Addrs: 1}, Method: Seed004Netnsid})
-		require.Zero(t, noVeth.Steps[StepNsidWalk])
+		require.Zero(t, noVeth.Steps[cost.StepNsidWalk])
 	}
 }
 
@@ -144,7 +145,7 @@ func TestPeerIDs(t *testing.T) {
 // TestFitSeed004RecoversPrices: times made from known prices over the
 // default grid's shapes are fitted back to those prices.
 func TestFitSeed004RecoversPrices(t *testing.T) {
-	want := CostParams{SetnsNs: 3000, NlSocketNs: 9000, DumpRequestNs: 4000, DumpChunkNs: 5000,
+	want := cost.Params{SetnsNs: 3000, NlSocketNs: 9000, DumpRequestNs: 4000, DumpChunkNs: 5000,
 		LinkFillNs: 1500, AddrFillNs: 900, PeerLookupNs: 300, NsidWalkNs: 60}
 	cache := Seed004Cache{}
 	var rows []Seed004Measured
@@ -158,7 +159,7 @@ func TestFitSeed004RecoversPrices(t *testing.T) {
 			rows = append(rows, Seed004Measured{Case: c, Ns: cn.Ns(want)})
 		}
 	}
-	got, err := FitSeed004(CostParams{}, rows, cache)
+	got, err := FitSeed004(cost.Params{}, rows, cache)
 	require.NoError(t, err)
 	for _, s := range Seed004Params {
 		require.InDelta(t, want.Cost(s), got.Cost(s), math.Max(2, 0.01*float64(want.Cost(s))), "%s", s)
@@ -170,7 +171,7 @@ func TestFitSeed004RecoversPrices(t *testing.T) {
 // model gives back 81 and 162 and a setns of at most a few microseconds;
 // read as printed (162 the setns mean itself) setns would cost ~80 us.
 func TestSeed004SeedEra(t *testing.T) {
-	machine := CostParams{SetnsNs: 3000, NlSocketNs: 9000, DumpRequestNs: 4000, DumpChunkNs: 5000,
+	machine := cost.Params{SetnsNs: 3000, NlSocketNs: 9000, DumpRequestNs: 4000, DumpChunkNs: 5000,
 		LinkFillNs: 1500, AddrFillNs: 900, PeerLookupNs: 300, NsidWalkNs: 60}
 	era, err := FitSeed004SeedEra(machine, false)
 	require.NoError(t, err)

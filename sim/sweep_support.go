@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/rtnlsim/rtnlsim/cost"
 )
 
 // Seed001FlushWith runs the scenario on a fresh sim target made with o (a
@@ -26,7 +28,7 @@ func Seed001FlushWith(ctx context.Context, c Seed001Case, o Options) (Seed001Res
 		return Seed001Result{}, errors.New("seed 001: addresses left after the flush")
 	}
 	w := t.work[len(t.work)-1]
-	return Seed001Result{Case: c, Requests: w.Count(StepRequest), IfaWalk: w.Count(StepIfaWalk),
-		FibOps: w.Count(StepFibOp), Notifications: w.Count(StepNotification),
+	return Seed001Result{Case: c, Requests: w.Count(cost.StepRequest), IfaWalk: w.Count(cost.StepIfaWalk),
+		FibOps: w.Count(cost.StepFibOp), Notifications: w.Count(cost.StepNotification),
 		Promotions: n.inetCount.Promotions, Work: w}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
@@ -27,7 +28,7 @@ type Options struct {
 	Index NetdevIndexOptions
 	// Cost prices the kernel's steps in virtual ns; the zero value takes
 	// the seed 000 fit (FitSeed000), the only calibrated set so far.
-	Cost *CostParams
+	Cost *cost.Params
 	// Unregister is the batch structure of unregister_netdevice_many; the
 	// zero value is UnregisterStepsV618.
 	Unregister *UnregisterSteps
@@ -73,7 +74,7 @@ type Target struct {
 	ev         *eventLog
 	// work is what each applied request cost, in order, for the cost
 	// model: an unregister batch or a plain request.
-	work []CostWork
+	work []cost.Work
 	// workSrc is the script request each entry of work came from (a list
 	// delete without +bulk-ifindex makes several).
 	workSrc []CostSource
@@ -81,7 +82,7 @@ type Target struct {
 	parts   int32 // kernel requests recorded for the request being applied
 	// interned are the distinct works recorded, whose step arrays the
 	// entries of work share (sim/devlist.go).
-	interned map[string]CostWork
+	interned map[string]cost.Work
 }
 
 // New makes a sim target with one namespace holding its loopback.
@@ -153,7 +154,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	if errors.Is(err, ErrNotModelled) {
 		return err
 	}
-	t.finish(n, CostWork{})
+	t.finish(n, cost.Work{})
 	return err
 }
 
@@ -180,7 +181,7 @@ func (t *Target) begin() (*Netns, error) {
 
 // finish ends a request: the kernel's deferred linkwatch work, run to
 // completion, then its cost work recorded, with extra unlocked steps.
-func (t *Target) finish(n *Netns, extra CostWork) {
+func (t *Target) finish(n *Netns, extra cost.Work) {
 	n.runDeferred()
 	w := t.requestWork(n)
 	for _, e := range extra.Unlocked {
@@ -195,7 +196,7 @@ func (t *Target) finish(n *Netns, extra CostWork) {
 // priced as one netdev notifier chain call and one notification (an
 // approximation: a chain call that sends nothing, such as NETDEV_PRE_UP,
 // is not counted).
-func (t *Target) requestWork(n *Netns) CostWork {
+func (t *Target) requestWork(n *Netns) cost.Work {
 	batch := n.unregistered
 	n.unregistered = nil
 	sent := int64(n.reqNotifications)
@@ -205,12 +206,12 @@ func (t *Target) requestWork(n *Netns) CostWork {
 	iw := n.takeInetWork()
 	if len(batch) == 0 {
 		// A flush is several netlink requests (dumps and deletes).
-		w := CostWork{Locked: []CostStepN{{Step: StepRequest, N: max(1, int64(iw.requests))}}}
-		w.AddLocked(StepNotifierCall, sent)
-		w.AddLocked(StepNotification, sent)
+		w := cost.Work{Locked: []cost.StepN{{Step: cost.StepRequest, N: max(1, int64(iw.requests))}}}
+		w.AddLocked(cost.StepNotifierCall, sent)
+		w.AddLocked(cost.StepNotification, sent)
 		// dev_close of a device with a queue: dev_deactivate_many's
 		// synchronize_net, expedited under RTNL.
-		w.AddLocked(StepSynchronizeNetExpedited, syncs)
+		w.AddLocked(cost.StepSynchronizeNetExpedited, syncs)
 		iw.addTo(&w)
 		return w
 	}
@@ -229,7 +230,7 @@ func (t *Target) requestWork(n *Netns) CostWork {
 			formula++
 		}
 	}
-	w.AddLocked(StepNotification, sent-formula)
+	w.AddLocked(cost.StepNotification, sent-formula)
 	iw.addTo(&w)
 	return w
 }
@@ -245,18 +246,18 @@ type inetWork struct {
 }
 
 // addTo charges the work under rtnl_lock.
-func (iw inetWork) addTo(w *CostWork) {
-	w.AddLocked(StepIPv6Walk, iw.v6Walk)
-	w.AddLocked(StepIPv6WalkFar, iw.v6Far)
-	w.AddLocked(StepIPv6WalkCold, iw.v6Cold)
-	w.AddLocked(StepIPv6RouteList, iw.v6List)
-	w.AddLocked(StepIPv6DevConfig, iw.v6Config)
-	w.AddLocked(StepNotification, iw.v6Notes)
-	w.AddLocked(StepIfaWalk, iw.walk)
-	w.AddLocked(StepFibOp, iw.fibOps)
-	w.AddLocked(StepFibInsert, iw.fibInserts)
-	w.AddLocked(StepFibFlushLeaf, iw.flushLeaves)
-	w.AddLocked(StepTrieSuffixVisit, iw.suffixVisits)
+func (iw inetWork) addTo(w *cost.Work) {
+	w.AddLocked(cost.StepIPv6Walk, iw.v6Walk)
+	w.AddLocked(cost.StepIPv6WalkFar, iw.v6Far)
+	w.AddLocked(cost.StepIPv6WalkCold, iw.v6Cold)
+	w.AddLocked(cost.StepIPv6RouteList, iw.v6List)
+	w.AddLocked(cost.StepIPv6DevConfig, iw.v6Config)
+	w.AddLocked(cost.StepNotification, iw.v6Notes)
+	w.AddLocked(cost.StepIfaWalk, iw.walk)
+	w.AddLocked(cost.StepFibOp, iw.fibOps)
+	w.AddLocked(cost.StepFibInsert, iw.fibInserts)
+	w.AddLocked(cost.StepFibFlushLeaf, iw.flushLeaves)
+	w.AddLocked(cost.StepTrieSuffixVisit, iw.suffixVisits)
 }
 
 // takeInetWork is the address and FIB work since the last call.
@@ -293,16 +294,16 @@ type inetSnapshot struct {
 
 // Cost runs the requests applied so far through the cost engine, split in
 // order over threads user threads (as `--threads N`).
-func (t *Target) Cost(threads int) (CostResult, error) {
+func (t *Target) Cost(threads int) (cost.Result, error) {
 	p := t.opts.Cost
 	if p == nil {
 		fit, err := FitSeed000(Seed000DefaultFit)
 		if err != nil {
-			return CostResult{}, err
+			return cost.Result{}, err
 		}
 		p = &fit
 	}
-	return SimulateCost(*p, SplitInOrder(t.work, threads))
+	return cost.Simulate(*p, cost.SplitInOrder(t.work, threads))
 }
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has
@@ -396,4 +397,4 @@ var _ rtnl.Target = (*Target)(nil)
 
 // Work is each request's cost work so far, in request order (a copy):
 // what calibration and traces price.
-func (t *Target) Work() []CostWork { return append([]CostWork(nil), t.work...) }
+func (t *Target) Work() []cost.Work { return append([]cost.Work(nil), t.work...) }

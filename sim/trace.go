@@ -5,9 +5,9 @@ package sim
 // charged for it.
 //
 // Most of it is read from what the model records anyway: the request's
-// CostWork (Target.Work: the steps under rtnl_lock and after rtnl_unlock,
-// with counts), the cost engine's per-request result (SimulateCost's
-// CostRequest: lock wait, hold, release, shared barriers), and the deltas of
+// cost.Work (Target.Work: the steps under rtnl_lock and after rtnl_unlock,
+// with counts), the cost engine's per-request result (cost.Simulate's
+// cost.Request: lock wait, hold, release, shared barriers), and the deltas of
 // the namespace's address-list, FIB and fib_trie counters. What those cannot
 // name (which netdev notifier events were raised, which notification types
 // were sent) a traceRec collects through one-line hooks where the model
@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 )
 
@@ -160,7 +161,7 @@ type TraceCount struct {
 
 // TraceStep is one priced step of a request.
 type TraceStep struct {
-	// Step is the cost model's name (CostStep.String) and Function the
+	// Step is the cost model's name (cost.Step.String) and Function the
 	// kernel function it stands for.
 	Step     string `json:"step"`
 	Function string `json:"function"`
@@ -228,7 +229,7 @@ type TraceRequest struct {
 	UnlockedNs int64 `json:"unlocked_ns"`
 	// TotalNs is EndNs-ArriveNs: lock wait, locked and unlocked time.
 	TotalNs int64 `json:"total_ns"`
-	// Locked and Unlocked are the priced steps (the request's CostWork).
+	// Locked and Unlocked are the priced steps (the request's cost.Work).
 	// An unlocked step's CostNs is its plain price; the engine's
 	// UnlockedNs also holds waits for, and savings from, other threads'
 	// barriers.
@@ -253,7 +254,7 @@ type TraceRequest struct {
 // Trace is the narrated run.
 type Trace struct {
 	Threads  int            `json:"threads"`
-	Params   CostParams     `json:"prices_ns"`
+	Params   cost.Params    `json:"prices_ns"`
 	Requests []TraceRequest `json:"requests"`
 	// VirtualNs and LockHeldNs are the cost engine's totals.
 	VirtualNs  int64 `json:"virtual_ns"`
@@ -279,9 +280,9 @@ func (t *Target) StartTrace() {
 	t.ev.trace.last = n.traceSnapshot()
 }
 
-// CostParams is the price list Cost uses: Options.Cost, or the seed 000
+// cost.Params is the price list Cost uses: Options.Cost, or the seed 000
 // fit.
-func (t *Target) CostParams() (CostParams, error) {
+func (t *Target) Prices() (cost.Params, error) {
 	if t.opts.Cost != nil {
 		return *t.opts.Cost, nil
 	}
@@ -319,14 +320,14 @@ var stepFunctions = map[string]string{
 
 // StepFunction is the kernel function a step stands for (its name when
 // the trace has none).
-func StepFunction(s CostStep) string {
+func StepFunction(s cost.Step) string {
 	if f, ok := stepFunctions[s.String()]; ok {
 		return f
 	}
 	return s.String()
 }
 
-func traceSteps(list []CostStepN, p CostParams) []TraceStep {
+func traceSteps(list []cost.StepN, p cost.Params) []TraceStep {
 	out := make([]TraceStep, 0, len(list))
 	for _, e := range list {
 		u := p.Cost(e.Step)
@@ -346,7 +347,7 @@ func (t *Target) Trace(threads int) (Trace, error) {
 	if r == nil || r.base != 0 {
 		return Trace{}, ErrTraceNotStarted
 	}
-	p, err := t.CostParams()
+	p, err := t.Prices()
 	if err != nil {
 		return Trace{}, err
 	}
@@ -367,8 +368,8 @@ func (t *Target) Trace(threads int) (Trace, error) {
 			ArriveNs: c.Arrive, TakeNs: take, ReleaseNs: take + c.Locked, EndNs: c.End,
 			LockWaitNs: c.LockWait, LockedNs: c.Locked, UnlockedNs: c.Unlocked, TotalNs: c.End - c.Arrive,
 			Locked: traceSteps(w.Locked, p), Unlocked: traceSteps(w.Unlocked, p),
-			RCUBarriers: w.Count(StepRCUBarrier), BarriersShared: c.BarriersShared,
-			SynchronizeNet: w.Count(StepSynchronizeNet), SynchronizeNetExpedited: w.Count(StepSynchronizeNetExpedited),
+			RCUBarriers: w.Count(cost.StepRCUBarrier), BarriersShared: c.BarriersShared,
+			SynchronizeNet: w.Count(cost.StepSynchronizeNet), SynchronizeNetExpedited: w.Count(cost.StepSynchronizeNetExpedited),
 			NetdevEvents: r.done[i].netdev, Notifications: r.done[i].sent,
 			Fib: r.done[i].fib, Trie: r.done[i].trie,
 		}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
 )
 
 // tracePrices gives every step a distinct non-zero price, so a step
 // priced twice, or not at all, changes the totals.
-var tracePrices = CostParams{RequestNs: 13000, RCUBarrierNs: 16_000_000, SynchronizeNetNs: 3_000_000,
+var tracePrices = cost.Params{RequestNs: 13000, RCUBarrierNs: 16_000_000, SynchronizeNetNs: 3_000_000,
 	SynchronizeNetExpeditedNs: 1_500_000, UnregisterDeviceNs: 3_000_000, NotifierCallNs: 700,
 	NotificationNs: 1100, IfaWalkNs: 5, FibOpNs: 1310, FibFlushLeafNs: 90, TrieSuffixVisitNs: 40}
 
@@ -180,14 +181,14 @@ func TestTraceListDeleteParts(t *testing.T) {
 // Every step the cost model has, including ones added after the trace was
 // written, is narrated with its name, a function and its price.
 func TestTraceStepsGeneric(t *testing.T) {
-	var w CostWork
-	for i, s := range CostSteps() {
+	var w cost.Work
+	for i, s := range cost.Steps() {
 		w.AddLocked(s, int64(i+1))
 	}
 	p := tracePrices
 	steps := traceSteps(w.Locked, p)
-	require.Len(t, steps, len(CostSteps()))
-	for i, s := range CostSteps() {
+	require.Len(t, steps, len(cost.Steps()))
+	for i, s := range cost.Steps() {
 		require.Equal(t, s.String(), steps[i].Step)
 		require.NotEmpty(t, steps[i].Function)
 		require.Equal(t, int64(i+1), steps[i].Count)

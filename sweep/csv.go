@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rtnlsim/rtnlsim/sim"
+	"github.com/rtnlsim/rtnlsim/cost"
 )
 
 // Row statuses.
@@ -34,7 +34,7 @@ type Row struct {
 	// VirtualNs is the model's time for the point; LockHeldNs the time
 	// rtnl_lock was held.
 	VirtualNs, LockHeldNs int64
-	Counters              sim.CostCounters
+	Counters              cost.Counters
 	Note                  string
 }
 
@@ -49,7 +49,7 @@ const RCUBarrierExecuted = "rcu_barrier_executed"
 // counterOf returns the counter named col of c: a step's name (its
 // calls) or RCUBarrierExecuted. The CSV's header is checked against
 // Scenario.Counters before a row is read or written, so col is known.
-func counterOf(c sim.CostCounters, col string) int64 {
+func counterOf(c cost.Counters, col string) int64 {
 	if col == RCUBarrierExecuted {
 		return c.RCUBarrierExecuted
 	}
@@ -57,7 +57,7 @@ func counterOf(c sim.CostCounters, col string) int64 {
 }
 
 // setCounter sets the counter named col of c (as counterOf names it).
-func setCounter(c *sim.CostCounters, col string, v int64) {
+func setCounter(c *cost.Counters, col string, v int64) {
 	if col == RCUBarrierExecuted {
 		c.RCUBarrierExecuted = v
 		return
@@ -67,8 +67,8 @@ func setCounter(c *sim.CostCounters, col string, v int64) {
 }
 
 // stepNamed is the cost step whose name is col.
-func stepNamed(col string) sim.CostStep {
-	for _, s := range sim.CostSteps() {
+func stepNamed(col string) cost.Step {
+	for _, s := range cost.Steps() {
 		if s.String() == col {
 			return s
 		}

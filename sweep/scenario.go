@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -25,12 +26,12 @@ var Seed001MachinePrices = sim.Seed001Issue6Prices
 type Result struct {
 	VirtualNs  int64
 	LockHeldNs int64
-	Counters   sim.CostCounters
+	Counters   cost.Counters
 }
 
 // simulate prices a point's work with the cost engine.
-func simulate(prices sim.CostParams, in [][]sim.CostWork) (Result, error) {
-	r, err := sim.SimulateCost(prices, in)
+func simulate(prices cost.Params, in [][]cost.Work) (Result, error) {
+	r, err := cost.Simulate(prices, in)
 	return Result{VirtualNs: r.VirtualNs, LockHeldNs: r.LockHeldNs, Counters: r.Counters}, err
 }
 
@@ -95,7 +96,7 @@ type Scenario struct {
 	// seedPrices are the prices fitted to the scenario's seed, and their
 	// name; called only when a profile needs them (seed003's fit takes
 	// seconds).
-	seedPrices func() (sim.CostParams, string, error)
+	seedPrices func() (cost.Params, string, error)
 }
 
 // Scenarios lists the scenarios, by name.
@@ -108,7 +109,7 @@ var Scenarios = []Scenario{
 		Counters: []string{"request", "rcu_barrier", RCUBarrierExecuted, "synchronize_net_expedited", "unregister_device",
 			"notifier_call", "notification"},
 		curves: seed000Curves,
-		seedPrices: func() (sim.CostParams, string, error) {
+		seedPrices: func() (cost.Params, string, error) {
 			p, err := sim.FitSeed000(sim.Seed000DefaultFit)
 			return p, "seed 000 fit (FitSeed000)", err
 		},
@@ -120,7 +121,7 @@ var Scenarios = []Scenario{
 		About:    "ip addr flush of N addresses in one /8 on one UP device: promote_secondaries 0, 1 (stops at --promote1-max-n), and +ifa-flush",
 		Counters: []string{"request", "ifa_walk", "fib_op", "notifier_call", "notification"},
 		curves:   seed001Curves,
-		seedPrices: func() (sim.CostParams, string, error) {
+		seedPrices: func() (cost.Params, string, error) {
 			return Seed001MachinePrices, "issue-6 fit of seed 001 to this machine's kernel", nil
 		},
 	},
@@ -132,7 +133,7 @@ var Scenarios = []Scenario{
 		Counters: []string{"request", "rcu_barrier", "unregister_device", "notification", "fib_op", "fib_flush_leaf",
 			"trie_suffix_visit"},
 		curves: seed003Curves,
-		seedPrices: func() (sim.CostParams, string, error) {
+		seedPrices: func() (cost.Params, string, error) {
 			p, err := seed003Prices()
 			return p, "seed 000 fit + seed 003 fit (FitSeed003)", err
 		},
@@ -163,14 +164,14 @@ type profile struct {
 	label  string
 	seedEr bool        // SeedEra: the scenario's own era and prices
 	p      sim.Profile // the model's profile (for SeedEra: the scenario's stand-in)
-	prices sim.CostParams
+	prices cost.Params
 	priceS string
 }
 
 // resolveProfile reads one --profile argument: SeedEra, a profile name or
 // a profile file (sim.LoadProfile). A name has no prices of its own: it
 // takes the scenario's seed-era prices, and the label says so.
-func resolveProfile(arg string, seedPrices func() (sim.CostParams, string, error)) (profile, error) {
+func resolveProfile(arg string, seedPrices func() (cost.Params, string, error)) (profile, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" || arg == SeedEra {
 		sp, name, err := seedPrices()
@@ -201,9 +202,9 @@ func resolveProfile(arg string, seedPrices func() (sim.CostParams, string, error
 }
 
 // describePrices names a price set and lists its non-zero prices.
-func describePrices(name string, p sim.CostParams) string {
+func describePrices(name string, p cost.Params) string {
 	var parts []string
-	for _, s := range sim.CostSteps() {
+	for _, s := range cost.Steps() {
 		if c := p.Cost(s); c != 0 {
 			parts = append(parts, s.String()+" "+fmtNs(float64(c)))
 		}
@@ -249,7 +250,7 @@ func curveLimit(flag string, v, def int) (int, error) {
 //
 // The points are built with the seed 000 work builders (sim.Seed000Devices,
 // Seed000OneByOne, Seed000Batch, ListDeleteBatch, UnregisterRequestWork)
-// and priced by sim.SimulateCost, not by running a script on the sim
+// and priced by cost.Simulate, not by running a script on the sim
 // target: the seed's devices hold an IPv6 link-local address, whose
 // RTM_DELADDR is part of the work, and the sim target has no IPv6; the
 // builders are also exactly what the seed 000 table (sim.Seed000Rows)
@@ -275,7 +276,7 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 			steps = sim.UnregisterStepsSeed000
 		}
 		prices := pr.prices
-		add := func(method string, build func(devs []sim.UnregDev) ([][]sim.CostWork, error)) {
+		add := func(method string, build func(devs []sim.UnregDev) ([][]cost.Work, error)) {
 			out = append(out, pr.curve(method, func(ctx context.Context, n int, _ int64) (Result, error) {
 				in, err := build(sim.Seed000Devices(n))
 				if err != nil {
@@ -289,14 +290,14 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 			if t == 1 {
 				name = "one by one, 1 thread"
 			}
-			add(name, func(devs []sim.UnregDev) ([][]sim.CostWork, error) {
+			add(name, func(devs []sim.UnregDev) ([][]cost.Work, error) {
 				return sim.Seed000OneByOne(steps, devs, t), nil
 			})
 		}
-		add("group", func(devs []sim.UnregDev) ([][]sim.CostWork, error) {
+		add("group", func(devs []sim.UnregDev) ([][]cost.Work, error) {
 			return sim.Seed000Batch(steps, devs), nil
 		})
-		add("list (+bulk-ifindex)", func(devs []sim.UnregDev) ([][]sim.CostWork, error) {
+		add("list (+bulk-ifindex)", func(devs []sim.UnregDev) ([][]cost.Work, error) {
 			table := make(map[int32]sim.UnregDev, len(devs))
 			ix := make([]int32, len(devs))
 			for i, d := range devs {
@@ -307,14 +308,14 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 			if err != nil {
 				return nil, err
 			}
-			return [][]sim.CostWork{{sim.UnregisterRequestWork(steps, batch)}}, nil
+			return [][]cost.Work{{sim.UnregisterRequestWork(steps, batch)}}, nil
 		})
 	}
 	return out, nil
 }
 
 // seed001Curves: promote 0, promote 1, +ifa-flush, each a flush on the
-// sim target (sim.Seed001FlushWith) priced by sim.SimulateCost.
+// sim target (sim.Seed001FlushWith) priced by cost.Simulate.
 func seed001Curves(o Options, profs []profile) ([]Curve, error) {
 	capN, err := curveLimit("promote1-max-n", o.Promote1MaxN, DefaultPromote1MaxN)
 	if err != nil {
@@ -331,7 +332,7 @@ func seed001Curves(o Options, profs []profile) ([]Curve, error) {
 				if err != nil {
 					return Result{}, err
 				}
-				return simulate(pr.prices, [][]sim.CostWork{{res.Work}})
+				return simulate(pr.prices, [][]cost.Work{{res.Work}})
 			})
 			if m.promote {
 				c.MaxN = capN
@@ -366,7 +367,7 @@ func seed003Curves(o Options, profs []profile) ([]Curve, error) {
 				if err != nil {
 					return Result{}, err
 				}
-				return simulate(pr.prices, [][]sim.CostWork{w.Work})
+				return simulate(pr.prices, [][]cost.Work{w.Work})
 			})
 			if era.fib.FlushPullsLeafSuffix {
 				c.MaxN = capN
@@ -381,7 +382,7 @@ func seed003Curves(o Options, profs []profile) ([]Curve, error) {
 // seed003Prices is the seed 000 fit with update_suffix's slot visit
 // priced by sim.FitSeed003 (two deletions in 10K devices on the sim
 // target: about 30 s, once per process).
-var seed003Prices = sync.OnceValues(func() (sim.CostParams, error) {
+var seed003Prices = sync.OnceValues(func() (cost.Params, error) {
 	base, err := sim.FitSeed000(sim.Seed000DefaultFit)
 	if err != nil {
 		return base, err

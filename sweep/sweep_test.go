@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -260,7 +261,7 @@ func TestMergeErrors(t *testing.T) {
 func TestProfiles(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "calib.json")
-	cost := sim.CostParams{RequestNs: 20_000, IfaWalkNs: 7, FibOpNs: 2_000, RCUBarrierNs: 1_000_000}
+	cost := cost.Params{RequestNs: 20_000, IfaWalkNs: 7, FibOpNs: 2_000, RCUBarrierNs: 1_000_000}
 	require.NoError(t, sim.WriteProfileFile(file, sim.ProfileFile{Profile: "linux-6.18", Cost: cost,
 		Provenance: sim.ProfileProvenance{Kernel: "6.18.0-test", Date: "2026-11-30T12:00:00Z"}}))
 	_, rows, _ := runPlan(t, Config{Scenario: "seed001", Ns: []int{40}, Profiles: []string{SeedEra, "linux-6.18", file}}, Shard{})
@@ -312,7 +313,7 @@ func TestPlotWritten(t *testing.T) {
 // seed-era prices would run FitSeed003, which takes seconds).
 func TestSeed003Curves(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "p.json")
-	cost := sim.CostParams{RCUBarrierNs: 1_000_000, UnregisterDeviceNs: 100_000, TrieSuffixVisitNs: 10, FibFlushLeafNs: 50}
+	cost := cost.Params{RCUBarrierNs: 1_000_000, UnregisterDeviceNs: 100_000, TrieSuffixVisitNs: 10, FibFlushLeafNs: 50}
 	require.NoError(t, sim.WriteProfileFile(file, sim.ProfileFile{Profile: "linux-6.18", Cost: cost}))
 	_, rows, _ := runPlan(t, Config{Scenario: "seed003", Ns: []int{20, 40}, Profiles: []string{file}, Options: Options{Rc3MaxN: 20}}, Shard{})
 	require.Len(t, rows, 4)

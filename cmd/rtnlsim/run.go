@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -103,13 +104,13 @@ linux-6.18 without switches only.`,
 					return err
 				}
 			}
-			var cost *sim.CostResult
+			var priced *cost.Result
 			if show.Cost {
 				c, err := st.Cost(f.threads)
 				if err != nil {
 					return err
 				}
-				cost, res.Cost = &c, costJSON{Threads: f.threads, Lines: costLines(reqs, st.CostSources()), CostResult: c}
+				priced, res.Cost = &c, costJSON{Threads: f.threads, Lines: costLines(reqs, st.CostSources()), Result: c}
 			}
 			if f.trace {
 				tr, err := st.Trace(f.threads)
@@ -122,8 +123,8 @@ linux-6.18 without switches only.`,
 			} else if err := writeResult(cmd.OutOrStdout(), res, show, f.format); err != nil {
 				return err
 			}
-			if cost != nil && f.format == "text" {
-				writeCostText(cmd.OutOrStdout(), reqs, st.CostSources(), *cost, f.threads)
+			if priced != nil && f.format == "text" {
+				writeCostText(cmd.OutOrStdout(), reqs, st.CostSources(), *priced, f.threads)
 			}
 			return nil
 		},
@@ -162,7 +163,7 @@ func rerun(ctx context.Context, st *sim.Target, res rtnl.Result, show rtnl.Show)
 type costJSON struct {
 	Threads int   `json:"threads"`
 	Lines   []int `json:"lines"`
-	sim.CostResult
+	cost.Result
 }
 
 // costLines is the script line of each priced request.
@@ -177,7 +178,7 @@ func costLines(reqs []rtnl.Request, src []sim.CostSource) []int {
 }
 
 // writeCostText prints each request's virtual cost and the totals.
-func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim.CostResult, threads int) {
+func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c cost.Result, threads int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "line\tthread\tlock wait\tlocked\tunlocked\tend\t request\n")
 	for i, r := range c.Requests {
@@ -200,10 +201,10 @@ func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim
 	fmt.Fprintf(w, "total %s virtual on %d thread(s); rtnl_lock held %s\n", ms(c.VirtualNs), threads, ms(c.LockHeldNs))
 	// Every step the run made, so that new steps show without code here.
 	var steps []string
-	for _, s := range sim.CostSteps() {
+	for _, s := range cost.Steps() {
 		if n := k.Get(s); n > 0 {
 			part := fmt.Sprintf("%s %d", s, n)
-			if s == sim.StepRCUBarrier {
+			if s == cost.StepRCUBarrier {
 				part += fmt.Sprintf(" (run %d)", k.RCUBarrierExecuted)
 			}
 			steps = append(steps, part)

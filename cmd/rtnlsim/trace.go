@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -45,7 +46,7 @@ type traceRequestJSON struct {
 
 type traceJSON struct {
 	Threads    int                `json:"threads"`
-	Prices     sim.CostParams     `json:"prices_ns"`
+	Prices     cost.Params        `json:"prices_ns"`
 	Requests   []traceRequestJSON `json:"requests"`
 	VirtualNs  int64              `json:"virtual_ns"`
 	LockHeldNs int64              `json:"lock_held_ns"`
@@ -293,7 +294,7 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 		}
 		for _, s := range q.Unlocked {
 			note := ""
-			if s.Step == sim.StepRCUBarrier.String() {
+			if s.Step == cost.StepRCUBarrier.String() {
 				note = barrierNote(q, plain)
 			}
 			row(indent, s.Step, s.Function, strconv.FormatInt(s.Count, 10), dur(s.UnitNs), dur(s.CostNs), note)
@@ -305,13 +306,13 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 				fmt.Fprintf(w, "%s%-15s %s\n", indent, label, text)
 			}
 		}
-		say("netdev chain", eventList(q.NetdevEvents)+pricedNote(q, sim.StepNotifierCall, eventTotal(q.NetdevEvents), "call"))
+		say("netdev chain", eventList(q.NetdevEvents)+pricedNote(q, cost.StepNotifierCall, eventTotal(q.NetdevEvents), "call"))
 		say("inetaddr chain", namedCounts("NETDEV_UP", q.Fib.InetaddrUp, "NETDEV_DOWN", q.Fib.InetaddrDown))
 		sent := countList(q.Notifications)
 		if sent == "" {
 			sent = "none"
 		}
-		sent += pricedNote(q, sim.StepNotification, countTotal(q.Notifications), "notification")
+		sent += pricedNote(q, cost.StepNotification, countTotal(q.Notifications), "notification")
 		say("notifications", sent)
 		gp := namedCounts("synchronize_net", q.SynchronizeNet, "synchronize_net expedited", q.SynchronizeNetExpedited,
 			"rcu_barrier", q.RCUBarriers, "of them shared", q.BarriersShared)
@@ -397,7 +398,7 @@ func countTotal(cs []sim.TraceCount) (n int64) {
 // step calls than the trace names: its counts are approximations (a plain
 // request is charged one chain call per notification sent; an unregister
 // batch by UnregisterRequestWork's formula).
-func pricedNote(q sim.TraceRequest, step sim.CostStep, named int64, what string) string {
+func pricedNote(q sim.TraceRequest, step cost.Step, named int64, what string) string {
 	var priced int64
 	for _, s := range allSteps(q) {
 		if s.Step == step.String() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -17,7 +18,7 @@ const traceScript = "link add d0 type ifb\nlink set d0 up\naddr add 10.0.0.1/24 
 func tracePricesFile(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "prices.json")
-	require.NoError(t, sim.WriteProfileFile(path, sim.ProfileFile{Profile: "linux-6.18", Cost: sim.CostParams{
+	require.NoError(t, sim.WriteProfileFile(path, sim.ProfileFile{Profile: "linux-6.18", Cost: cost.Params{
 		RequestNs: 13000, RCUBarrierNs: 16_000_000, SynchronizeNetNs: 3_000_000, SynchronizeNetExpeditedNs: 1_500_000,
 		UnregisterDeviceNs: 3_000_000, NotifierCallNs: 700, NotificationNs: 1100, IfaWalkNs: 5, FibOpNs: 1310,
 		FibFlushLeafNs: 90, TrieSuffixVisitNs: 40}}))
@@ -46,12 +47,12 @@ func TestRunTraceText(t *testing.T) {
 		at += 1 + i
 	}
 	// Per-request totals and the run's total are the cost engine's.
-	cost, _, err := runCLI(t, traceScript, "run", "--target", "sim", "--profile", prices, "--show", "cost", "--format", "json", "-")
+	costOut, _, err := runCLI(t, traceScript, "run", "--target", "sim", "--profile", prices, "--show", "cost", "--format", "json", "-")
 	require.NoError(t, err)
 	var c struct {
-		Cost sim.CostResult `json:"cost"`
+		Cost cost.Result `json:"cost"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(cost), &c))
+	require.NoError(t, json.Unmarshal([]byte(costOut), &c))
 	require.Contains(t, out, "total: "+dur(c.Cost.VirtualNs)+" virtual on 1 thread(s)")
 	for _, r := range c.Cost.Requests {
 		require.Contains(t, out, "returns: "+dur(r.End-r.Arrive)+" = ")
@@ -66,7 +67,7 @@ func TestRunTraceJSON(t *testing.T) {
 	var res struct {
 		Links []json.RawMessage `json:"links"`
 		Cost  struct {
-			sim.CostResult
+			cost.Result
 		} `json:"cost"`
 		Trace traceJSON `json:"trace"`
 	}

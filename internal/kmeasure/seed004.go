@@ -38,6 +38,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -783,7 +784,7 @@ type Seed004Row struct {
 // Seed004FitPredict fits the seed 004 prices (sim.FitSeed004) to the
 // minima of the measurements whose config fit selects, and returns the
 // prices and every measurement beside the model's time under them.
-func Seed004FitPredict(ms []Seed004Measurement, fit func(Seed004Config) bool) (sim.CostParams, []Seed004Row, error) {
+func Seed004FitPredict(ms []Seed004Measurement, fit func(Seed004Config) bool) (cost.Params, []Seed004Row, error) {
 	cache := sim.Seed004Cache{}
 	var rows []sim.Seed004Measured
 	for _, m := range ms {
@@ -794,7 +795,7 @@ func Seed004FitPredict(ms []Seed004Measurement, fit func(Seed004Config) bool) (s
 			rows = append(rows, sim.Seed004Measured{Case: Seed004SimCase(m.Config, r.Method), Ns: float64(r.Min)})
 		}
 	}
-	p, err := sim.FitSeed004(sim.CostParams{}, rows, cache)
+	p, err := sim.FitSeed004(cost.Params{}, rows, cache)
 	if err != nil {
 		return p, nil, err
 	}

@@ -1,4 +1,4 @@
-package sim
+package cost
 
 import (
 	"os"
@@ -14,7 +14,7 @@ func TestCostModelPageNamesEveryStep(t *testing.T) {
 	b, err := os.ReadFile("../docs/cost-model.md")
 	require.NoError(t, err)
 	page := string(b)
-	for _, s := range CostSteps() {
+	for _, s := range Steps() {
 		require.Contains(t, page, "| `"+s.String()+"` |", "docs/cost-model.md has no row for step %s", s)
 	}
 	require.True(t, strings.Contains(page, "rcu_barrier_share_window"), "docs/cost-model.md does not explain the sharing window")

@@ -1,4 +1,4 @@
-package sim
+package cost
 
 import (
 	"encoding/json"
@@ -10,50 +10,50 @@ import (
 
 // simpleWork is a request holding the lock for locked ns (one StepRequest)
 // and then calling rcu_barrier once.
-func simpleWork() CostWork {
-	var w CostWork
+func simpleWork() Work {
+	var w Work
 	w.AddLocked(StepRequest, 1)
 	w.AddUnlocked(StepRCUBarrier, 1)
 	return w
 }
 
-func simpleParams(locked, barrier int64) CostParams {
-	return CostParams{RequestNs: locked, RCUBarrierNs: barrier}
+func simpleParams(locked, barrier int64) Params {
+	return Params{RequestNs: locked, RCUBarrierNs: barrier}
 }
 
 // randomWork draws a request with every kind of step, locked and unlocked.
-func randomWork(r *rand.Rand) CostWork {
-	var w CostWork
+func randomWork(r *rand.Rand) Work {
+	var w Work
 	w.AddLocked(StepRequest, 1)
 	for range r.IntN(4) {
-		w.AddLocked(CostStep(r.IntN(int(numCostSteps))), int64(r.IntN(5)))
+		w.AddLocked(Step(r.IntN(int(numSteps))), int64(r.IntN(5)))
 	}
 	for range r.IntN(4) {
-		w.AddUnlocked(CostStep(r.IntN(int(numCostSteps))), int64(r.IntN(3)))
+		w.AddUnlocked(Step(r.IntN(int(numSteps))), int64(r.IntN(3)))
 	}
 	return w
 }
 
-var testParams = CostParams{
+var testParams = Params{
 	RequestNs: 7, RCUBarrierNs: 1000, SynchronizeNetNs: 300, SynchronizeNetExpeditedNs: 90,
 	UnregisterDeviceNs: 50, NotifierCallNs: 3, NotificationNs: 11,
 }
 
 func TestCostOneThreadIsThePlainSum(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var reqs []CostWork
+	var reqs []Work
 	var sum int64
-	var want CostCounters
+	var want Counters
 	for range 200 {
 		w := randomWork(r)
 		reqs = append(reqs, w)
 		sum += w.PlainNs(testParams)
-		for _, s := range CostSteps() {
+		for _, s := range Steps() {
 			want.Add(s, w.Count(s))
 		}
 	}
 	want.RCUBarrierExecuted = want.RCUBarrier
-	res, err := SimulateCost(testParams, [][]CostWork{reqs})
+	res, err := Simulate(testParams, [][]Work{reqs})
 	require.NoError(t, err)
 	require.Equal(t, sum, res.VirtualNs)
 	require.Equal(t, want, res.Counters)
@@ -85,7 +85,7 @@ func TestCostTwoThreadsSerialiseOnTheLockAndOverlapBarriers(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := simpleParams(c.locked, c.barrier)
-			res, err := SimulateCost(p, [][]CostWork{{w}, {w}})
+			res, err := Simulate(p, [][]Work{{w}, {w}})
 			require.NoError(t, err)
 			r0, r1 := res.Requests[0], res.Requests[1]
 			require.Zero(t, r0.LockWait)
@@ -107,7 +107,7 @@ func TestCostBarrierSharing(t *testing.T) {
 	// arrives while it runs and starts the next one at 101; threads 2..4
 	// arrive before that start and share it.
 	w := simpleWork()
-	res, err := SimulateCost(simpleParams(1, 100), [][]CostWork{{w}, {w}, {w}, {w}, {w}})
+	res, err := Simulate(simpleParams(1, 100), [][]Work{{w}, {w}, {w}, {w}, {w}})
 	require.NoError(t, err)
 	require.Equal(t, int64(5), res.Counters.RCUBarrier)
 	require.Equal(t, int64(2), res.Counters.RCUBarrierExecuted)
@@ -132,7 +132,7 @@ func TestCostBarrierShareWindow(t *testing.T) {
 	p := simpleParams(1, 100)
 	p.RCUBarrierShareWindowNs = 3
 	w := simpleWork()
-	res, err := SimulateCost(p, [][]CostWork{{w}, {w}, {w}, {w}, {w}})
+	res, err := Simulate(p, [][]Work{{w}, {w}, {w}, {w}, {w}})
 	require.NoError(t, err)
 	require.Equal(t, int64(2), res.Counters.RCUBarrierExecuted)
 	want := []int64{101, 101, 101, 201, 201}
@@ -142,7 +142,7 @@ func TestCostBarrierShareWindow(t *testing.T) {
 		require.Equal(t, wantShared[i], rq.BarriersShared, "thread %d", i)
 	}
 	// One thread alone is untouched by the window.
-	one, err := SimulateCost(p, [][]CostWork{{w, w, w}})
+	one, err := Simulate(p, [][]Work{{w, w, w}})
 	require.NoError(t, err)
 	require.Equal(t, int64(3*101), one.VirtualNs)
 	p.RCUBarrierShareWindowNs = -1
@@ -156,13 +156,13 @@ func TestCostBarrierSharingManyThreads(t *testing.T) {
 	// its call.
 	const threads, per = 50, 40
 	w := simpleWork()
-	in := make([][]CostWork, threads)
+	in := make([][]Work, threads)
 	for i := range in {
 		for range per {
 			in[i] = append(in[i], w)
 		}
 	}
-	res, err := SimulateCost(simpleParams(1, 100), in)
+	res, err := Simulate(simpleParams(1, 100), in)
 	require.NoError(t, err)
 	require.Equal(t, int64(threads*per), res.Counters.RCUBarrier)
 	require.Less(t, res.Counters.RCUBarrierExecuted, res.Counters.RCUBarrier/10)
@@ -180,11 +180,11 @@ func TestCostBarrierSharingManyThreads(t *testing.T) {
 func TestCostUnlockedGracePeriodsOverlap(t *testing.T) {
 	// synchronize_net outside the lock is a plain wait per thread: two
 	// threads overlap it completely.
-	var w CostWork
+	var w Work
 	w.AddLocked(StepRequest, 1)
 	w.AddUnlocked(StepSynchronizeNet, 1)
-	p := CostParams{RequestNs: 5, SynchronizeNetNs: 1000}
-	res, err := SimulateCost(p, [][]CostWork{{w}, {w}})
+	p := Params{RequestNs: 5, SynchronizeNetNs: 1000}
+	res, err := Simulate(p, [][]Work{{w}, {w}})
 	require.NoError(t, err)
 	require.Equal(t, int64(1010), res.VirtualNs)
 	require.Equal(t, int64(2), res.Counters.SynchronizeNet)
@@ -192,15 +192,15 @@ func TestCostUnlockedGracePeriodsOverlap(t *testing.T) {
 
 func TestCostDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	in := make([][]CostWork, 7)
+	in := make([][]Work, 7)
 	for i := range in {
 		for range 30 {
 			in[i] = append(in[i], randomWork(r))
 		}
 	}
-	a, err := SimulateCost(testParams, in)
+	a, err := Simulate(testParams, in)
 	require.NoError(t, err)
-	b, err := SimulateCost(testParams, in)
+	b, err := Simulate(testParams, in)
 	require.NoError(t, err)
 	require.Equal(t, a, b)
 	ja, err := json.Marshal(a)
@@ -213,25 +213,25 @@ func TestCostDeterministic(t *testing.T) {
 func TestCostParamsJSON(t *testing.T) {
 	j, err := json.Marshal(testParams)
 	require.NoError(t, err)
-	var back CostParams
+	var back Params
 	require.NoError(t, json.Unmarshal(j, &back))
 	require.Equal(t, testParams, back)
 	require.Contains(t, string(j), `"rcu_barrier_ns":1000`)
 }
 
 func TestCostRefusesBadInput(t *testing.T) {
-	_, err := SimulateCost(CostParams{RCUBarrierNs: -1}, nil)
+	_, err := Simulate(Params{RCUBarrierNs: -1}, nil)
 	require.Error(t, err)
-	_, err = SimulateCost(CostParams{}, [][]CostWork{{{Locked: []CostStepN{{Step: numCostSteps, N: 1}}}}})
+	_, err = Simulate(Params{}, [][]Work{{{Locked: []StepN{{Step: numSteps, N: 1}}}}})
 	require.Error(t, err)
-	res, err := SimulateCost(testParams, [][]CostWork{nil, {}})
+	res, err := Simulate(testParams, [][]Work{nil, {}})
 	require.NoError(t, err)
 	require.Zero(t, res.VirtualNs)
 }
 
 func TestCostStepNames(t *testing.T) {
 	seen := map[string]bool{}
-	for _, s := range CostSteps() {
+	for _, s := range Steps() {
 		require.NotEmpty(t, s.String())
 		require.False(t, seen[s.String()])
 		seen[s.String()] = true

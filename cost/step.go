@@ -1,0 +1,158 @@
+package cost
+
+import "fmt"
+
+// Step names a kernel step the cost model counts and charges.
+type Step uint8
+
+const (
+	// StepRequest is one rtnetlink request handled under rtnl_lock (receive,
+	// parse, lookup, reply), apart from the steps below.
+	StepRequest Step = iota
+	// StepRCUBarrier is a call of rcu_barrier(); whether it runs a barrier
+	// or shares one is decided by the engine.
+	StepRCUBarrier
+	// StepSynchronizeNet is synchronize_net() with RTNL not held:
+	// synchronize_rcu(), a normal grace period.
+	StepSynchronizeNet
+	// StepSynchronizeNetExpedited is synchronize_net() with RTNL held:
+	// synchronize_rcu_expedited() (net/core/dev.c synchronize_net).
+	StepSynchronizeNetExpedited
+	// StepUnregisterDevice is the per-device work of
+	// unregister_netdevice_many_notify not named by another step (close,
+	// unlist, dev_shutdown, uc/mc flush, kobject removal, ...).
+	StepUnregisterDevice
+	// StepNotifierCall is one call_netdevice_notifiers (one event through
+	// the netdev notifier chain: NETDEV_GOING_DOWN, NETDEV_DOWN,
+	// NETDEV_UNREGISTER, NETDEV_PRE_UNINIT, ...).
+	StepNotifierCall
+	// StepNotification is one rtnetlink notification built and delivered
+	// (RTM_NEWLINK, RTM_DELLINK, RTM_DELADDR, ...).
+	StepNotification
+	// StepIfaWalk is one IPv4 address looked at by a walk of a device's
+	// address list (devinet.c's inserts, deletes, promotions and dumps,
+	// fib_del_ifaddr's scan, inet_ifa_byprefix).
+	StepIfaWalk
+	// StepFibOp is one fib_table_insert or fib_table_delete (fib_magic's
+	// and requested ones alike), its fib_info lookup or allocation and
+	// its trie descent.
+	StepFibOp
+	// StepFibFlushLeaf is one leaf examined by fib_table_flush.
+	StepFibFlushLeaf
+	// StepTrieSuffixVisit is one child slot examined by update_suffix
+	// (the seed 003 regression's hot spot).
+	StepTrieSuffixVisit
+	// StepIPv6Walk is one entry visited by a walk over the namespace's
+	// whole IPv6 state, counted from the model's estimate of that state
+	// (sim/ipv6cost.go): a fib6 node or route of fib6_clean_all
+	// (rt6_sync_up, rt6_sync_down_dev, rt6_mtu_change), a node of
+	// fib6_flush_trees, an address of addrconf_ifdown's hash walk.
+	StepIPv6Walk
+	// StepSetns is one setns(fd, CLONE_NEWNET) (kernel/nsproxy.c: a new
+	// nsproxy with a reference on each namespace, netns_install, the old
+	// nsproxy freed): seed 004.
+	StepSetns
+	// StepNlSocket is one rtnetlink socket's life as getifaddrs has it:
+	// socket, bind (autobind), getsockname, close.
+	StepNlSocket
+	// StepDumpRequest is one dump request: sendmsg, rtnetlink_rcv_msg,
+	// netlink_dump_start.
+	StepDumpRequest
+	// StepDumpChunk is one round of a dump: a recvmsg, one skb filled by
+	// the dump callback (under rtnl_lock for link and AF_UNSPEC address
+	// dumps) and copied out; the round that carries NLMSG_DONE included.
+	StepDumpChunk
+	// StepLinkFill is one rtnl_fill_ifinfo of a dump.
+	StepLinkFill
+	// StepAddrFill is one inet_fill_ifaddr (or inet6's) of a dump.
+	StepAddrFill
+	// StepPeerLookup is one rtnl_get_net_ns_capable (get_net_ns_by_id,
+	// sk_ns_capable, put_net): every round of a dump with a target netnsid.
+	StepPeerLookup
+	// StepNsidWalk is one netns_ids entry visited by __peernet2id
+	// (idr_for_each), e.g. for a veth's IFLA_LINK_NETNSID.
+	StepNsidWalk
+	// StepIPv6WalkFar is one entry of a whole-FIB IPv6 walk beyond the
+	// first IPv6WalkCacheEntries of that walk: the part of a big walk
+	// that no longer fits the cache, priced on top of StepIPv6Walk
+	// (sim/ipv6cost.go).
+	StepIPv6WalkFar
+	// StepIPv6WalkCold is one entry of the first walk of a request over
+	// the IPv6 FIB (or over the IPv6 address hash), priced on top of
+	// StepIPv6Walk: between two requests the thread has run user code
+	// and other tasks have run (and it may have moved to the other
+	// core), so that walk finds the FIB outside the core's cache; the
+	// walks that follow it in the same request find it warm
+	// (sim/ipv6cost.go).
+	StepIPv6WalkCold
+	// StepIPv6DevConfig is one device becoming IPv6-ready at a NETDEV_UP
+	// or NETDEV_CHANGE: addrconf_dev_config (its link-local address, the
+	// fe80::/64 and ff00::/8 routes, MLD joins) and the DAD work that
+	// completes the address under RTNL (the local route, router
+	// solicitation), apart from the walk and notifications counted by
+	// other steps. The calibration fits it from `link set up` alone, so
+	// it also carries what else bringing a device up costs that no step
+	// names (dev_open's qdisc attach, inetdev's multicast join).
+	StepIPv6DevConfig
+	// StepFibInsert is one fib_table_insert's fib_create_info, priced on
+	// top of StepFibOp: the new fib_info and its nexthop (fib_nh_init:
+	// per-CPU output route caches) are built before fib_find_info looks
+	// for an equal one, and freed again when one exists
+	// (net/ipv4/fib_semantics.c), work a delete does not do.
+	StepFibInsert
+	// StepIPv6RouteList is one route looked at by fib6_add_rt2node when a
+	// device's fe80::/64 or ff00::/8 route is inserted: the node holds one
+	// such route per IPv6-ready device, all of the same metric, and the
+	// insert compares each for a duplicate nexthop before appending
+	// (net/ipv6/ip6_fib.c). It has its own price because one price for
+	// both this and the clean-all walks charged group moves for it (+28%
+	// on an idle machine); fitted apart, one calibration run gave 65 ns
+	// per entry here against 30 for ipv6_walk (not measured alone).
+	StepIPv6RouteList
+
+	numSteps
+)
+
+var stepNames = [numSteps]string{
+	StepRequest:                 "request",
+	StepRCUBarrier:              "rcu_barrier",
+	StepSynchronizeNet:          "synchronize_net",
+	StepSynchronizeNetExpedited: "synchronize_net_expedited",
+	StepUnregisterDevice:        "unregister_device",
+	StepNotifierCall:            "notifier_call",
+	StepNotification:            "notification",
+	StepIfaWalk:                 "ifa_walk",
+	StepFibOp:                   "fib_op",
+	StepFibFlushLeaf:            "fib_flush_leaf",
+	StepTrieSuffixVisit:         "trie_suffix_visit",
+	StepIPv6Walk:                "ipv6_walk",
+	StepSetns:                   "setns",
+	StepNlSocket:                "nl_socket",
+	StepDumpRequest:             "dump_request",
+	StepDumpChunk:               "dump_chunk",
+	StepLinkFill:                "link_fill",
+	StepAddrFill:                "addr_fill",
+	StepPeerLookup:              "peer_lookup",
+	StepNsidWalk:                "nsid_walk",
+	StepIPv6WalkFar:             "ipv6_walk_far",
+	StepIPv6WalkCold:            "ipv6_walk_cold",
+	StepIPv6DevConfig:           "ipv6_dev_config",
+	StepFibInsert:               "fib_insert",
+	StepIPv6RouteList:           "ipv6_route_list",
+}
+
+// Steps lists every step in order.
+func Steps() []Step {
+	s := make([]Step, numSteps)
+	for i := range s {
+		s[i] = Step(i)
+	}
+	return s
+}
+
+func (s Step) String() string {
+	if s < numSteps {
+		return stepNames[s]
+	}
+	return fmt.Sprintf("Step(%d)", uint8(s))
+}
