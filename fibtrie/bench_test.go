@@ -138,3 +138,15 @@ func BenchmarkFlush(b *testing.B) {
 		})
 	}
 }
+
+// mustBuild is a FIB under opts with routes added in order; they must not
+// collide.
+func mustBuild(opts Options, routes []Route) *FIB {
+	f := New(opts)
+	for _, r := range routes {
+		if err := f.Add(r); err != nil {
+			panic(err)
+		}
+	}
+	return f
+}

@@ -228,3 +228,34 @@ func TestKernelLookup(t *testing.T) {
 	}
 	t.Logf("%d lookups agree with the kernel", total)
 }
+
+// TestKernelSeed003Shape: 30,000 routes of 10,000 /24 addresses under 72/8
+// (the shape of the seed 003 thread's big tnode; all on d0 here since only the shape matters) give the same /proc text as the
+// kernel, and removing one address's routes too.
+func TestKernelSeed003Shape(t *testing.T) {
+	requireKernel(t)
+	var ops []RouteOp
+	for _, r := range seed003Routes() {
+		r.OIF = kernelIfindex
+		ops = append(ops, RouteOp{Kind: OpAdd, Route: r})
+	}
+	v := seed003Routes()[3*6665 : 3*6666]
+	for _, r := range []Route{v[1], v[2], v[0]} {
+		r.OIF = kernelIfindex
+		ops = append(ops, RouteOp{Kind: OpDel, Route: r})
+	}
+	if err := compareWithKernel(kernelTrie, ops, false, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seed003Routes are the routes of 10,000 UP devices with 72.j.k.1/24 each
+// (j = 1..40, k = 1..250), device l on ifindex l+2.
+func seed003Routes() []Route {
+	var out []Route
+	for l := 0; l < 10000; l++ {
+		j, k := uint32(l/250+1), uint32(l%250+1)
+		out = append(out, IfaddrRoutes(72<<24|j<<16|k<<8|1, 24, l+2)...)
+	}
+	return out
+}

@@ -47,3 +47,17 @@ func (op RouteOp) Apply(f *FIB) error {
 	}
 	return fmt.Errorf("fibtrie: unknown op %d", op.Kind)
 }
+
+// IfaddrRoutes are the routes fib_add_ifaddr (net/ipv4/fib_frontend.c)
+// installs for the primary address local/plen of an UP device with ifindex
+// oif, in its order: the local /32 (local table), the prefix route (main)
+// and the subnet broadcast /32 (local). plen must be below 31.
+func IfaddrRoutes(local uint32, plen uint8, oif int) []Route {
+	mask := ^uint32(0) << (32 - plen)
+	net := local & mask
+	return []Route{
+		{Dst: local, Len: 32, Table: TableLocal, Type: TypeLocal, Scope: ScopeHost, Protocol: 2, PrefSrc: local, OIF: oif},
+		{Dst: net, Len: plen, Table: TableMain, Type: TypeUnicast, Scope: ScopeLink, Protocol: 2, PrefSrc: local, OIF: oif},
+		{Dst: net | ^mask, Len: 32, Table: TableLocal, Type: TypeBroadcast, Scope: ScopeLink, Protocol: 2, PrefSrc: local, OIF: oif},
+	}
+}

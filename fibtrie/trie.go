@@ -805,3 +805,23 @@ func walkLeaves(n *node, fn func(l *node) bool) bool {
 	}
 	return true
 }
+
+// LargestTnodeBits is the bits of the largest tnode of any table (the
+// child array the seed 003 flush rescans).
+func (f *FIB) LargestTnodeBits() uint8 {
+	var b uint8
+	for _, tb := range f.tables() {
+		var walk func(n *node)
+		walk = func(n *node) {
+			if n == nil || n.isLeaf() {
+				return
+			}
+			b = max(b, n.bits)
+			for _, ch := range n.child {
+				walk(ch)
+			}
+		}
+		walk(tb.t.root())
+	}
+	return b
+}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rtnlsim/rtnlsim/calib"
+	"github.com/rtnlsim/rtnlsim/internal/calib"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 

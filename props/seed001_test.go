@@ -9,7 +9,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
-	"github.com/rtnlsim/rtnlsim/sim"
+	"github.com/rtnlsim/rtnlsim/internal/repro/seed001"
 )
 
 // TestKernelSeed001Prediction is seed 001 on this machine: `ip addr flush`
@@ -18,7 +18,7 @@ import (
 // joined to any notification group (the minimum of a few runs, taken
 // round-robin over the cases: the machine is shared). The model's three
 // prices the fit sets (request, address-list step, FIB operation;
-// sim.FitSeed001) are fitted at two sizes, N = 500 and 2000, both promote
+// seed001.Fit) are fitted at two sizes, N = 500 and 2000, both promote
 // settings. The model then predicts the other sizes: N = 250, 1000 and
 // 1500 with and without promotion. Each prediction must be within 25% of
 // the measured time. The table of predicted vs measured times is printed.
@@ -48,19 +48,19 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	if err := kmeasure.MinRoundRobin(ctx, cases); err != nil {
 		t.Fatalf("kernel: %v", err)
 	}
-	var fit, check []sim.Seed001Measured
+	var fit, check []seed001.Measured
 	for _, kc := range cases {
 		t.Logf("kernel %s: runs %v", kc.Config, kc.All)
-		sc := sim.Seed001Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true}
-		m := sim.Seed001Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds()}
+		sc := seed001.Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true}
+		m := seed001.Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds()}
 		if fitSizes[kc.Config.N] {
 			fit = append(fit, m)
 		} else {
 			check = append(check, m)
 		}
 	}
-	cache := sim.Seed001Cache{}
-	p, err := sim.FitSeed001(cost.Params{}, fit, cache)
+	cache := seed001.Cache{}
+	p, err := seed001.Fit(cost.Params{}, fit, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +68,9 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	fmt.Fprintf(&b, "fitted at N=500,2000: request %d ns, ifa_walk %d ns, fib_op %d ns\n", p.RequestNs, p.IfaWalkNs, p.FibOpNs)
 	fmt.Fprintf(&b, "%-22s %6s %12s %12s %12s %8s\n", "case", "role", "ifa_walk", "fib_ops", "model", "kernel")
 	var bad []string
-	for _, rows := range [][]sim.Seed001Measured{fit, check} {
+	for _, rows := range [][]seed001.Measured{fit, check} {
 		for _, m := range rows {
-			pred, res, err := sim.Seed001Predict(p, m.Case, cache)
+			pred, res, err := seed001.Predict(p, m.Case, cache)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -125,7 +125,7 @@ func TestDelLinkIfindex(t *testing.T) {
 }
 
 // Seed 000's list row on the target itself: 10,000 dummies UP, deleted by
-// one `link del list` of all their names, priced with the seed 000 fit in
+// one `link del list` of all their names, priced with DefaultPrices (the seed 000 fit) in
 // the seed's era. With +bulk-ifindex it is one request costing what the
 // group row does (30 s, one rcu_barrier); without, the list is sent one
 // device at a time and costs what one by one does (243 s, 10,000
@@ -141,8 +141,7 @@ func TestSeed000ListRowOnTarget(t *testing.T) {
 	b.WriteString("link del list " + strings.Join(names, " ") + "\n")
 	reqs, err := script.ParseString(b.String())
 	require.NoError(t, err)
-	fit, err := FitSeed000(Seed000DefaultFit)
-	require.NoError(t, err)
+	fit := DefaultPrices()
 	for _, c := range []struct {
 		bulk             bool
 		barriers, virtNs int64

@@ -381,19 +381,23 @@ func TestDeleteAddressedNotifications(t *testing.T) {
 	}
 }
 
-// The seed 000 builders (Seed000Devices: UP with a link-local address,
-// lo down) count the same IPv6 walks and notifications as the sim target
-// deleting as many UP ifb devices, one by one or in one group request.
-func TestSeed000BuildersIPv6MatchSimTarget(t *testing.T) {
+// The unregister work builders, given UP devices with a link-local address
+// (lo down) that count their own IPv6 walks, count the same IPv6 walks and
+// notifications as the sim target deleting as many UP ifb devices, one by
+// one or in one group request.
+func TestUnregisterBuildersIPv6MatchSimTarget(t *testing.T) {
 	n := 40
-	devs := Seed000DevicesIPv6Walks(n)
+	devs := make([]UnregDev, n)
+	for i := range devs {
+		devs[i] = UnregDev{Ifindex: int32(i + 2), Up: true, IPv6LLA: true, IPv6Walks: true}
+	}
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&b, "link add g%d group 10 type ifb\nlink set dev g%d up\n", i, i)
 	}
 	tg, _ := runProfile(t, "linux-6.18", b.String()+"link del group 10\n")
 	got := sumLastWork(tg, 1)
-	want := Seed000Batch(UnregisterStepsV618, devs)[0][0]
+	want := UnregisterBatch(UnregisterStepsV618, devs)[0][0]
 	require.Positive(t, want.Count(cost.StepIPv6Walk))
 	require.Equal(t, want.Count(cost.StepIPv6Walk), got.Count(cost.StepIPv6Walk))
 	require.Positive(t, want.Count(cost.StepIPv6WalkCold))
@@ -408,7 +412,7 @@ func TestSeed000BuildersIPv6MatchSimTarget(t *testing.T) {
 		fmt.Fprintf(&b, "link del g%d\n", i)
 	}
 	tg, _ = runProfile(t, "linux-6.18", b.String())
-	one := Seed000OneByOne(UnregisterStepsV618, devs, 1)[0]
+	one := UnregisterOneByOne(UnregisterStepsV618, devs, 1)[0]
 	for i, w := range tg.work[len(tg.work)-n:] {
 		require.Equal(t, one[i].Count(cost.StepIPv6Walk), w.Count(cost.StepIPv6Walk), "deletion %d", i+1)
 		require.Equal(t, one[i].Count(cost.StepIPv6WalkCold), w.Count(cost.StepIPv6WalkCold), "deletion %d", i+1)

@@ -255,3 +255,16 @@ func sameAddr(a, b net.HardwareAddr) bool { return string(a) == string(b) }
 
 // lessAddr is memcmp(a, b, ETH_ALEN) < 0.
 func lessAddr(a, b net.HardwareAddr) bool { return string(a) < string(b) }
+
+// IPv4 reports whether the device has IPv4 (an in_device): false once its
+// mtu went below 68 (inetdev_event destroys it).
+func (d *Device) IPv4() bool { return d.in != nil }
+
+// IPv4Addrs is the device's IPv4 address list in the kernel's order, in
+// `ip -j addr show` addr_info shape; nil without IPv4.
+func (d *Device) IPv4Addrs() []rtnl.AddrInfo {
+	if d.in == nil {
+		return nil
+	}
+	return d.in.Render()
+}

@@ -395,3 +395,7 @@ func (n *Netns) macvlanTransfer(lower *Device) {
 		}
 	}
 }
+
+// DevinetCounters is the address-list work of the namespace so far
+// (walk steps, promotions), summed over its devices.
+func (n *Netns) DevinetCounters() DevinetCounters { return n.inetCount }

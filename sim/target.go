@@ -295,15 +295,11 @@ type inetSnapshot struct {
 // Cost runs the requests applied so far through the cost engine, split in
 // order over threads user threads (as `--threads N`).
 func (t *Target) Cost(threads int) (cost.Result, error) {
-	p := t.opts.Cost
-	if p == nil {
-		fit, err := FitSeed000(Seed000DefaultFit)
-		if err != nil {
-			return cost.Result{}, err
-		}
-		p = &fit
+	p, err := t.Prices()
+	if err != nil {
+		return cost.Result{}, err
 	}
-	return cost.Simulate(*p, cost.SplitInOrder(t.work, threads))
+	return cost.Simulate(p, cost.SplitInOrder(t.work, threads))
 }
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has

@@ -280,13 +280,12 @@ func (t *Target) StartTrace() {
 	t.ev.trace.last = n.traceSnapshot()
 }
 
-// cost.Params is the price list Cost uses: Options.Cost, or the seed 000
-// fit.
+// Prices is the price list Cost uses: Options.Cost, or DefaultPrices.
 func (t *Target) Prices() (cost.Params, error) {
 	if t.opts.Cost != nil {
 		return *t.opts.Cost, nil
 	}
-	return FitSeed000(Seed000DefaultFit)
+	return DefaultPrices(), nil
 }
 
 // stepFunctions is the kernel function each step stands for, by step name,

@@ -9,7 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/rtnlsim/rtnlsim/calib"
+	"github.com/rtnlsim/rtnlsim/internal/calib"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 

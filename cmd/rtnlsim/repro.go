@@ -6,9 +6,11 @@ import (
 	"strconv"
 	"strings"
 
+	_ "github.com/rtnlsim/rtnlsim/internal/repro/seeds"
+
 	"github.com/spf13/cobra"
 
-	"github.com/rtnlsim/rtnlsim/repro"
+	"github.com/rtnlsim/rtnlsim/internal/repro"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 

@@ -13,13 +13,15 @@ func TestReproJSONAndCSV(t *testing.T) {
 	out, _, err := runCLI(t, "", "repro", "001", "--format", "json", "-q")
 	require.NoError(t, err)
 	var tb struct {
-		Seed string `json:"seed"`
+		Seed   string `json:"seed"`
+		Source struct {
+			List, Date, Subject, Author string
+		} `json:"source"`
 		Rows []struct {
 			Scenario string `json:"scenario"`
 			Role     string `json:"role"`
 			Seed     struct {
-				File  string   `json:"file"`
-				Line  int      `json:"line"`
+				Quote string   `json:"quote"`
 				Value *float64 `json:"value"`
 			} `json:"seed"`
 			ErrorPct *float64 `json:"error_pct"`
@@ -27,10 +29,12 @@ func TestReproJSONAndCSV(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &tb))
 	require.Equal(t, "001", tb.Seed)
+	require.Equal(t, "netdev", tb.Source.List)
+	require.Contains(t, tb.Source.Subject, "promote secondaries")
 	require.Len(t, tb.Rows, 2)
 	for _, r := range tb.Rows {
 		require.NotNil(t, r.Seed.Value)
-		require.Positive(t, r.Seed.Line)
+		require.NotEmpty(t, r.Seed.Quote)
 		require.NotNil(t, r.ErrorPct)
 	}
 
@@ -46,7 +50,7 @@ func TestReproTable(t *testing.T) {
 	out, errOut, err := runCLI(t, "", "repro", "000")
 	require.NoError(t, err)
 	require.Contains(t, out, "243.0 s")
-	require.Contains(t, out, "000_9e02:35")
+	require.Contains(t, out, "source: netdev, 2021-12-02")
 	require.Contains(t, out, "fitted")
 	require.Contains(t, out, "predicted")
 	require.Contains(t, errOut, "seed 000", "progress goes to stderr")

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rtnlsim/rtnlsim/sim"
-	"github.com/rtnlsim/rtnlsim/sweep"
+	"github.com/rtnlsim/rtnlsim/internal/sweep"
 )
 
 type sweepFlags struct {

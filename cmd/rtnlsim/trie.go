@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/internal/repro/seed003"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
 func newTrieCmd() *cobra.Command {
 	var profile string
-	var stat, counters, seed003 bool
+	var stat, counters, withSeed003 bool
 	cmd := &cobra.Command{
 		Use:   "trie [--profile P] [--stat] [--counters] SCRIPT|-",
 		Short: "Build the kernel's IPv4 LC-trie from route lines and print /proc/net/fib_trie",
@@ -38,8 +39,8 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			if seed003 {
-				fmt.Fprintln(out, strings.TrimRight(fibtrie.FormatSeed003(fibtrie.Seed003Table([]int{1000, 2500, 5000, 10000})), "\n"))
+			if withSeed003 {
+				fmt.Fprintln(out, strings.TrimRight(seed003.FormatTrie(seed003.TrieTable([]int{1000, 2500, 5000, 10000})), "\n"))
 				return nil
 			}
 			if len(args) != 1 {
@@ -78,7 +79,7 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 	cmd.Flags().StringVar(&profile, "profile", "linux-6.18", "kernel behaviour: linux-6.18, linux-4.2-rc3 or linux-4.2")
 	cmd.Flags().BoolVar(&stat, "stat", false, "print /proc/net/fib_triestat")
 	cmd.Flags().BoolVar(&counters, "counters", false, "print the work counters")
-	cmd.Flags().BoolVar(&seed003, "seed003", false, "print the seed 003 update_suffix table")
+	cmd.Flags().BoolVar(&withSeed003, "seed003", false, "print the seed 003 update_suffix table")
 	return cmd
 }
 

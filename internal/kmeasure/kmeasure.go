@@ -15,7 +15,6 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
-	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // Dev is the device the measurements put their addresses on.
@@ -82,7 +81,7 @@ type Result struct {
 }
 
 // Addrs returns the N prefixes of layout l, in the order they are added.
-// OneSlash8 is sim.Seed001Addr's sequence (10.0.0.1, 10.0.0.2, ...
+// OneSlash8 is Slash8Addr's sequence (10.0.0.1, 10.0.0.2, ...
 // skipping last octets of 0), so that the model runs the addresses
 // measured; Distinct24 takes 10.a.b.1/24 for the consecutive /24s from
 // 10.0.0.0/24.
@@ -94,7 +93,7 @@ func Addrs(n int, l Layout) ([]netip.Prefix, error) {
 			return nil, fmt.Errorf("kmeasure: %d addresses do not fit in one /8", n)
 		}
 		for i := 0; i < n; i++ {
-			out = append(out, sim.Seed001Addr(i))
+			out = append(out, Slash8Addr(i))
 		}
 	case Distinct24:
 		if n > 1<<16 {
@@ -270,4 +269,15 @@ func MinRoundRobin(ctx context.Context, cases []*Runs) error {
 			return nil
 		}
 	}
+}
+
+// Slash8Addr is the i-th address of the OneSlash8 layout (0-based): 10.0.0.1,
+// 10.0.0.2, ... in one /8, skipping host parts whose last octet is 0. It
+// panics past the /8's 2^24-2^16 such addresses.
+func Slash8Addr(i int) netip.Prefix {
+	h := uint32(i)/255<<8 | (uint32(i)%255 + 1)
+	if h >= 1<<24-1 {
+		panic(fmt.Sprintf("kmeasure: address %d does not fit in one /8", i))
+	}
+	return netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(h >> 16), byte(h >> 8), byte(h)}), 8)
 }
