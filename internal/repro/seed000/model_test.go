@@ -110,3 +110,12 @@ func BenchmarkSeed000OneByOne10K(b *testing.B) {
 		})
 	}
 }
+
+// sim.DefaultPrices is a literal so that the model does not fit anything
+// at run time; this is its derivation: the seed's two fitted rows under
+// DefaultFit's assumptions.
+func TestDefaultPricesAreTheSeedFit(t *testing.T) {
+	p, err := Fit(DefaultFit)
+	require.NoError(t, err)
+	require.Equal(t, p, sim.DefaultPrices())
+}
