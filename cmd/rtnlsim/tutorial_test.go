@@ -10,19 +10,28 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// docsWithOutput are the documents whose console blocks show real output of
+// the model; each must have at least one.
+var docsWithOutput = []string{
+	"README.md",
+	filepath.Join("docs", "tutorial.md"),
+	filepath.Join("docs", "model.md"),
+	filepath.Join("docs", "seeds.md"),
+}
+
 // TestDocsShowRealOutput runs every `$ rtnlsim ...` line of the console
-// blocks in README.md and docs/tutorial.md in-process, from the repository
-// root, and compares what it prints with the lines under it: the documents
-// show real output of the model. RTNLSIM_UPDATE_DOCS=1 writes the output
-// into the files instead. (Kernel output is in text blocks: it changes from
-// run to run.)
+// blocks in docsWithOutput in-process, from the repository root, and
+// compares what it prints with the lines under it: the documents show real
+// output of the model. A command that appears in several documents runs
+// once. RTNLSIM_UPDATE_DOCS=1 writes the output into the files instead.
+// (Kernel output is in text blocks: it changes from run to run.)
 func TestDocsShowRealOutput(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	t.Chdir(root)
 	update := os.Getenv("RTNLSIM_UPDATE_DOCS") == "1"
 	seen := map[string]string{} // command -> output, run once
-	for _, doc := range []string{"README.md", filepath.Join("docs", "tutorial.md")} {
+	for _, doc := range docsWithOutput {
 		b, err := os.ReadFile(doc)
 		require.NoError(t, err)
 		out, ran := checkConsoleBlocks(t, doc, strings.Split(string(b), "\n"), seen, update)
