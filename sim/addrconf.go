@@ -167,7 +167,7 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	if r.linkdown {
 		flags |= unix.RTNH_F_LINKDOWN
 	}
-	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Dev: r.dev.Name, Protocol: rtnl.ProtoName(unix.RTPROT_KERNEL),
+	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Dev: r.dev.name, Protocol: rtnl.ProtoName(unix.RTPROT_KERNEL),
 		Pref: rtnl.RoutePref(0)}
 	if r.typ != unix.RTN_UNICAST {
 		out.Type = rtnl.RouteTypeName(r.typ)
@@ -194,7 +194,7 @@ func renderInet6Addr(a *inet6Addr) rtnl.AddrInfo {
 }
 
 func (n *Netns) addrEvent6(typ string, counted bool, d *Device, a *inet6Addr) {
-	ifindex, name := int(d.Ifindex), d.Name
+	ifindex, name := int(d.ifindex), d.name
 	n.send6(typ, counted, func() any {
 		return rtnl.AddrEvent{Ifindex: ifindex, Ifname: name, AddrInfo: renderInet6Addr(a)}
 	})
@@ -406,7 +406,7 @@ func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6
 		switch {
 		case table != rtnl.TableAll && r.table != table:
 		case op.Proto != nil && *op.Proto != unix.RTPROT_KERNEL:
-		case oif != 0 && int(r.dev.Ifindex) != oif:
+		case oif != 0 && int(r.dev.ifindex) != oif:
 		default:
 			out = append(out, r)
 		}

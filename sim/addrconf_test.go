@@ -90,7 +90,7 @@ link set group 0 down
 		for _, d := range n.devs {
 			if d.in6 != nil {
 				for _, a := range d.in6.addrs {
-					require.False(t, a.flags&unix.IFA_F_TENTATIVE != 0, "%s: %s still tentative after its request", d.Name, a.addr)
+					require.False(t, a.flags&unix.IFA_F_TENTATIVE != 0, "%s: %s still tentative after its request", d.name, a.addr)
 					if a.scope == unix.RT_SCOPE_LINK {
 						lla++
 					}

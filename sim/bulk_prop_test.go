@@ -181,9 +181,9 @@ func (s *bulkStats) note(n *Netns, list []string) {
 		if d == nil {
 			continue
 		}
-		vb = vb || (d.peer != nil && seen[d.peer.Name])
-		bp = bp || (d.master != nil && seen[d.master.Name])
-		ml = ml || (d.lower != nil && seen[d.lower.Name])
+		vb = vb || (d.peer != nil && seen[d.peer.name])
+		bp = bp || (d.master != nil && seen[d.master.name])
+		ml = ml || (d.lower != nil && seen[d.lower.name])
 		up = up || d.Up()
 	}
 	for _, b := range []struct {
@@ -205,7 +205,7 @@ func makeList(n *Netns, picks []int, dup, related bool, variant, at int) []strin
 	var names []string
 	for _, d := range n.Devices() {
 		if d != n.Loopback() {
-			names = append(names, d.Name)
+			names = append(names, d.name)
 		}
 	}
 	var list []string
@@ -224,7 +224,7 @@ func makeList(n *Netns, picks []int, dup, related bool, variant, at int) []strin
 				d := n.ByName(name)
 				for _, x := range append(append([]*Device{d.master, d.peer, d.lower}, d.ports...), d.vlans...) {
 					if x != nil {
-						list = append(list, x.Name)
+						list = append(list, x.name)
 					}
 				}
 			}
@@ -351,9 +351,9 @@ func TestPropBulkListDelete(t *testing.T) {
 			var gone []string
 			for _, d := range devsBefore {
 				if !n.alive(d) {
-					gone = append(gone, d.Name)
+					gone = append(gone, d.name)
 					if !want[d] {
-						return failCase(c, "%s was unregistered but neither named nor a dependant", d.Name)
+						return failCase(c, "%s was unregistered but neither named nor a dependant", d.name)
 					}
 				}
 			}

@@ -89,7 +89,7 @@ func (t *Target) linkDelList(n *Netns, op rtnl.LinkDelList) error {
 	if t.opts.BulkIfindex {
 		ifindexes := make([]int32, len(devs))
 		for i, d := range devs {
-			ifindexes[i] = int32(d.Ifindex)
+			ifindexes[i] = int32(d.ifindex)
 		}
 		return n.ifindexDellink(ifindexes, nil)
 	}
@@ -141,7 +141,7 @@ func (n *Netns) ifindexDellink(ifindexes []int32, group *uint32) error {
 		if d == nil {
 			return rtnl.Errf(unix.ENODEV, "Unknown ifindex")
 		}
-		if d.Kind == "" {
+		if d.kind == "" {
 			return rtnl.Errf(unix.EOPNOTSUPP, "Device cannot be deleted")
 		}
 		devs = append(devs, d)

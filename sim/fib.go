@@ -71,7 +71,7 @@ func (n *Netns) fibFlush(announce func(*fibtrie.Alias) bool) {
 func (n *Netns) fibMagic(add bool, typ fibtrie.RouteType, dst uint32, plen int, d *Device, prim *Ifaddr, prio uint32) {
 	r := fibtrie.Route{Dst: dst, Len: uint8(plen), Table: fibtrie.TableLocal, Type: typ,
 		Scope: fibtrie.ScopeLink, Protocol: unix.RTPROT_KERNEL, PrefSrc: prim.Local,
-		OIF: int(d.Ifindex), Priority: prio}
+		OIF: int(d.ifindex), Priority: prio}
 	if typ == fibtrie.TypeUnicast {
 		r.Table = fibtrie.TableMain
 	}
@@ -277,7 +277,7 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 // NETDEV_DOWN host-scope ones stay; force takes them too), and a flush
 // removes them if any died.
 func (n *Netns) fibDisableIP(d *Device, force bool) {
-	if n.fib.SyncDownDev(int(d.Ifindex), force) > 0 {
+	if n.fib.SyncDownDev(int(d.ifindex), force) > 0 {
 		n.fibFlush(nil)
 	}
 }
@@ -300,7 +300,7 @@ func (n *Netns) fibNetdevChange(d *Device) {
 	if d.in == nil {
 		return
 	}
-	oif := int(d.Ifindex)
+	oif := int(d.ifindex)
 	n.fib.SetLinkDown(func(a *fibtrie.Alias) bool {
 		return a.OIF == oif && a.Scope != fibtrie.ScopeHost
 	}, !d.carrier)
@@ -335,7 +335,7 @@ func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
 	if r.OIF != 0 {
 		out.Dev = fmt.Sprintf("if%d", r.OIF)
 		if d := n.ByIndex(uint32(r.OIF)); d != nil {
-			out.Dev = d.Name
+			out.Dev = d.name
 		}
 	}
 	if r.Table != fibtrie.TableMain {

@@ -17,7 +17,7 @@ import (
 // comes back): an empty list whose configuration is a copy of
 // net.ipv4.conf.default.
 func (n *Netns) inetdevInit(d *Device) {
-	in := NewInDevice(d.Name)
+	in := NewInDevice(d.name)
 	in.Promote = n.promoteDefault
 	in.PromoteAll = n.promoteAll
 	in.IfaFlush = n.ifaFlush
@@ -40,13 +40,13 @@ func (n *Netns) inetdevDestroy(d *Device) {
 // inetUp is inetdev_event's NETDEV_UP: the loopback gets 127.0.0.1/8
 // (already there: nothing happens).
 func (n *Netns) inetUp(d *Device) {
-	if d.in == nil || d.MTU < ethMinMTU {
+	if d.in == nil || d.mtu < ethMinMTU {
 		return
 	}
 	if d.flags&unix.IFF_LOOPBACK != 0 {
 		lo := uint32(0x7f000001)
 		ifa := &Ifaddr{Local: lo, Address: lo, Prefixlen: 8, Mask: inetMakeMask(8),
-			Scope: unix.RT_SCOPE_HOST, Label: d.Name, Flags: unix.IFA_F_PERMANENT}
+			Scope: unix.RT_SCOPE_HOST, Label: d.name, Flags: unix.IFA_F_PERMANENT}
 		d.in.setAll = true
 		_ = d.in.insert(ifa)
 	}
@@ -59,11 +59,11 @@ func (n *Netns) inetChangeName(d *Device) {
 	if d.in == nil {
 		return
 	}
-	d.in.Name = d.Name
+	d.in.Name = d.name
 	named := 0
 	for ifa := d.in.head; ifa != nil; ifa = ifa.next {
 		old := ifa.Label
-		ifa.Label = d.Name
+		ifa.Label = d.name
 		named++
 		if named > 1 {
 			suffix := ""
@@ -72,7 +72,7 @@ func (n *Netns) inetChangeName(d *Device) {
 			} else {
 				suffix = ":" + strconv.Itoa(named)
 			}
-			if len(suffix)+len(d.Name) < unix.IFNAMSIZ {
+			if len(suffix)+len(d.name) < unix.IFNAMSIZ {
 				ifa.Label += suffix
 			} else {
 				ifa.Label = ifa.Label[:unix.IFNAMSIZ-len(suffix)-1] + suffix
@@ -86,9 +86,9 @@ func (n *Netns) inetChangeName(d *Device) {
 // destroys the in_device, a valid one makes a new, empty one.
 func (n *Netns) inetChangeMTU(d *Device) {
 	switch {
-	case d.in != nil && d.MTU < ethMinMTU:
+	case d.in != nil && d.mtu < ethMinMTU:
 		n.inetdevDestroy(d)
-	case d.in == nil && d.MTU >= ethMinMTU:
+	case d.in == nil && d.mtu >= ethMinMTU:
 		n.inetdevInit(d)
 	}
 }
@@ -98,7 +98,7 @@ func (n *Netns) inetChangeMTU(d *Device) {
 
 func (d *Device) rtmsgIfa(typ string, ifa *Ifaddr) {
 	n := d.ns
-	ifindex, name := int(d.Ifindex), d.Name
+	ifindex, name := int(d.ifindex), d.name
 	n.send(typ, "inet", func() any {
 		return rtnl.AddrEvent{Ifindex: ifindex, Ifname: name, AddrInfo: renderIfaddr(ifa)}
 	})
@@ -199,7 +199,7 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 		var dels6 []*inet6Addr
 		if v6 {
 			for _, a := range d.in6.addrs {
-				if f.match6(d.Name, a) {
+				if f.match6(d.name, a) {
 					dels6 = append(dels6, a)
 				}
 			}

@@ -230,7 +230,7 @@ func (e *ipv6Est) dropLLA() {
 // v6LinkReady is addrconf_link_ready plus what gives a device its
 // link-local address: an inet6_dev (mtu), an ethernet-like type.
 func (n *Netns) v6LinkReady(d *Device) bool {
-	return d != n.lo && !d.v6Off && n.addrconfLinkReady(d) && d.MTU >= IPv6MinMTU
+	return d != n.lo && !d.v6Off && n.addrconfLinkReady(d) && d.mtu >= IPv6MinMTU
 }
 
 // v6Up is addrconf_notify's NETDEV_UP (dev_disable_change sends it too
@@ -248,7 +248,7 @@ func (n *Netns) v6Up(d *Device) {
 		}
 		d.in6.ready = true
 		n.initLoopback(d)
-		if d.MTU >= IPv6MinMTU {
+		if d.mtu >= IPv6MinMTU {
 			e.loUp = true
 			e.cleanAll()
 		} else {
@@ -361,7 +361,7 @@ func (n *Netns) v6Unregister(d *Device) {
 // (a copy of net.ipv6.conf.default) and, when up with its link ready, its
 // link-local address.
 func (n *Netns) v6ChangeMTU(d *Device) {
-	if d.MTU < IPv6MinMTU {
+	if d.mtu < IPv6MinMTU {
 		n.v6IfDown(d, d != n.lo)
 		return
 	}

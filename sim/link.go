@@ -14,17 +14,17 @@ import (
 // links between devices (veth peer, macvlan lower, bridge master and ports).
 type Device struct {
 	ns      *Netns
-	Ifindex uint32
-	Name    string
-	Kind    string // one of rtnl.Kinds, or "" for the loopback
+	ifindex uint32
+	name    string
+	kind    string // one of rtnl.Kinds, or "" for the loopback
 
 	flags    uint32 // dev->flags: IFF_UP and the kind's static flags
 	linkType uint16
-	MTU      uint32
+	mtu      uint32
 	minMTU   uint32
 	maxMTU   uint32 // 0: no maximum (dev_validate_mtu)
-	Group    uint32
-	TxQLen   uint32
+	group    uint32
+	txQLen   uint32
 	addr     net.HardwareAddr
 	brd      net.HardwareAddr
 	addrSet  bool // addr_assign_type == NET_ADDR_SET
@@ -98,7 +98,7 @@ func (d *Device) hasEnqueue() bool { return d.qdisc != "noqueue" || !d.carrier }
 // promiscuous, keeps its lower promiscuous while it is up (macvlan_open,
 // macvlan_stop).
 func (d *Device) holdsLowerPromisc() bool {
-	return d.Kind == rtnl.KindMacvlan && d.lower != nil && (d.macvlanPassthru || d.master != nil)
+	return d.kind == rtnl.KindMacvlan && d.lower != nil && (d.macvlanPassthru || d.master != nil)
 }
 
 // without returns s without its first x, in order.
@@ -192,19 +192,19 @@ var broadcastEther = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 // newDevice is alloc_netdev plus the kind's setup function: the defaults
 // each driver sets before rtnl_create_link applies the request's attributes.
 func (n *Netns) newDevice(name, kind string) *Device {
-	d := &Device{ns: n, Name: name, Kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true,
+	d := &Device{ns: n, name: name, kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true,
 		initializing: true, features: featNoPorts}
 	d.brd = append(net.HardwareAddr(nil), broadcastEther...)
 	// ether_setup
 	d.flags = unix.IFF_BROADCAST | unix.IFF_MULTICAST
-	d.MTU, d.minMTU, d.maxMTU = ethDataLen, ethMinMTU, ethDataLen
-	d.TxQLen = 1000
+	d.mtu, d.minMTU, d.maxMTU = ethDataLen, ethMinMTU, ethDataLen
+	d.txQLen = 1000
 	switch kind {
 	case rtnl.KindIfb:
 		// ifb_setup: NOARP, no multicast, TX_Q_LIMIT 32, no MTU range,
 		// no ndo_set_mac_address.
 		d.flags = unix.IFF_BROADCAST | unix.IFF_NOARP
-		d.TxQLen = 32
+		d.txQLen = 32
 		d.minMTU, d.maxMTU = 0, 0
 	case rtnl.KindDummy:
 		d.flags = unix.IFF_BROADCAST | unix.IFF_NOARP
@@ -228,10 +228,10 @@ func (n *Netns) newDevice(name, kind string) *Device {
 
 // newLoopback is loopback_setup.
 func (n *Netns) newLoopback() *Device {
-	d := &Device{ns: n, Name: "lo", linkType: unix.ARPHRD_LOOPBACK, qdisc: "noop", carrier: true}
+	d := &Device{ns: n, name: "lo", linkType: unix.ARPHRD_LOOPBACK, qdisc: "noop", carrier: true}
 	d.flags = unix.IFF_LOOPBACK
-	d.MTU, d.minMTU, d.maxMTU = 65536, 0, 0
-	d.TxQLen = 1000
+	d.mtu, d.minMTU, d.maxMTU = 65536, 0, 0
+	d.txQLen = 1000
 	d.noQueue, d.liveAddr = true, true
 	d.addr = make(net.HardwareAddr, 6)
 	d.brd = make(net.HardwareAddr, 6)
@@ -268,3 +268,22 @@ func (d *Device) IPv4Addrs() []rtnl.AddrInfo {
 	}
 	return d.in.Render()
 }
+
+// Ifindex is the device's interface index.
+func (d *Device) Ifindex() uint32 { return d.ifindex }
+
+// Name is the device's name.
+func (d *Device) Name() string { return d.name }
+
+// Kind is the device's rtnl_link_ops kind (one of rtnl.Kinds), "" for the
+// loopback.
+func (d *Device) Kind() string { return d.kind }
+
+// MTU is the device's mtu.
+func (d *Device) MTU() uint32 { return d.mtu }
+
+// Group is the device's group.
+func (d *Device) Group() uint32 { return d.group }
+
+// TxQLen is the device's tx_queue_len.
+func (d *Device) TxQLen() uint32 { return d.txQLen }

@@ -79,11 +79,11 @@ const (
 )
 
 func featureClass(d *Device) uint8 {
-	switch d.Kind {
+	switch d.kind {
 	case rtnl.KindVxlan:
 		return featVxlan
 	case rtnl.KindMacvlan:
-		if d.lower != nil && d.lower.Kind == rtnl.KindVxlan {
+		if d.lower != nil && d.lower.kind == rtnl.KindVxlan {
 			return featMacvlanVxlan
 		}
 		return featMacvlan
@@ -162,8 +162,8 @@ func (n *Netns) brChangeID(br *Device, addr net.HardwareAddr) {
 func brMTUMin(br *Device) uint32 {
 	var m uint32
 	for _, p := range br.ports {
-		if m == 0 || m > p.MTU {
-			m = p.MTU
+		if m == 0 || m > p.mtu {
+			m = p.mtu
 		}
 	}
 	if m == 0 {
@@ -186,7 +186,7 @@ func (n *Netns) brAddIf(br, d *Device) error {
 	if d.flags&unix.IFF_LOOPBACK != 0 || d.linkType != unix.ARPHRD_ETHER || !validEther(d.addr) {
 		return rtnl.Errf(unix.EINVAL, "")
 	}
-	if d.Kind == rtnl.KindBridge {
+	if d.kind == rtnl.KindBridge {
 		return rtnl.Errf(unix.ELOOP, "Can not enslave a bridge to a bridge")
 	}
 	if d.master != nil {
@@ -264,7 +264,7 @@ func (n *Netns) brSetMACAddress(br *Device, a net.HardwareAddr) error {
 // before it, for an up macvlan that is not passthru, the same on its lower
 // (macvlan_change_rx_flags).
 func (n *Netns) promiscuity(d *Device) {
-	if d.Kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
+	if d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
 		n.linkEvent(d.lower)
 	}
 	n.linkEvent(d)

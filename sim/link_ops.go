@@ -100,17 +100,17 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 		if err := validateMTU(d, *op.MTU); err != nil {
 			return err
 		}
-		d.MTU = *op.MTU
+		d.mtu = *op.MTU
 	}
 	if op.Address != nil {
 		d.addr = append(net.HardwareAddr(nil), op.Address...)
 		d.addrSet = true
 	}
 	if op.TxQueueLen != nil {
-		d.TxQLen = *op.TxQueueLen
+		d.txQLen = *op.TxQueueLen
 	}
 	if op.Group != nil {
-		d.Group = *op.Group
+		d.group = *op.Group
 	}
 	// ->newlink, or register_netdevice
 	switch op.Kind {
@@ -167,7 +167,7 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 		peerName = n.allocName("veth")
 	}
 	p := n.newDevice(peerName, rtnl.KindVeth)
-	p.addr = n.randomAddr(p.Name)
+	p.addr = n.randomAddr(p.name)
 	if err := n.register(p, 0); err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 	// so its first RTM_NEWLINK has no link yet.
 	n.configured(p)
 	if d.addr == nil {
-		d.addr = n.randomAddr(d.Name)
+		d.addr = n.randomAddr(d.name)
 	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
 		n.unregisterMany([]*Device{p})
@@ -192,17 +192,17 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	if lower == nil {
 		return rtnl.Errf(unix.EINVAL, "")
 	}
-	if lower.lower != nil && lower.Kind == rtnl.KindMacvlan {
+	if lower.lower != nil && lower.kind == rtnl.KindMacvlan {
 		lower = lower.lower
 	}
 	if op.MTU == nil {
-		d.MTU = lower.MTU
-	} else if d.MTU > lower.MTU {
+		d.mtu = lower.mtu
+	} else if d.mtu > lower.mtu {
 		return rtnl.Errf(unix.EINVAL, "")
 	}
 	d.minMTU, d.maxMTU = ethMinMTU, lower.maxMTU
 	if d.addr == nil {
-		d.addr = n.randomAddr(d.Name)
+		d.addr = n.randomAddr(d.name)
 	}
 	if len(lower.vlans) == 0 {
 		// macvlan_port_create
@@ -259,7 +259,7 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 		d.dstPort = *op.DstPort
 	}
 	for _, x := range n.devs {
-		if x.Kind == rtnl.KindVxlan && x.vni == d.vni && x.dstPort == d.dstPort {
+		if x.kind == rtnl.KindVxlan && x.vni == d.vni && x.dstPort == d.dstPort {
 			return rtnl.Errf(unix.EEXIST, "A VXLAN device with the specified VNI already exists")
 		}
 	}
@@ -299,10 +299,10 @@ func (n *Netns) devOpen(d *Device) error {
 	// ndo_validate_addr (eth_validate_addr) before ndo_open: a passthru
 	// macvlan that took a bridge's zero address cannot come up. (The
 	// bridge itself has no ndo_validate_addr: it comes up with it.)
-	if d.Kind != "" && d.Kind != rtnl.KindBridge && !validEther(d.addr) {
+	if d.kind != "" && d.kind != rtnl.KindBridge && !validEther(d.addr) {
 		return rtnl.Errf(unix.EADDRNOTAVAIL, "")
 	}
-	switch d.Kind {
+	switch d.kind {
 	case rtnl.KindMacvlan:
 		if !d.macvlanPassthru && n.macvlanAddrBusy(d, d.addr) {
 			return rtnl.Errf(unix.EADDRINUSE, "")
@@ -341,7 +341,7 @@ func (n *Netns) close(d *Device) {
 // devClose is __dev_close: ndo_stop and IFF_UP off.
 func (n *Netns) devClose(d *Device) {
 	n.ev.trace.netdev(d, "NETDEV_GOING_DOWN")
-	switch d.Kind {
+	switch d.kind {
 	case rtnl.KindMacvlan:
 		if d.holdsLowerPromisc() {
 			n.linkEvent(d.lower) // macvlan_stop: dev_set_promiscuity(lower, -1)
@@ -378,21 +378,21 @@ func (n *Netns) macvlanAddrBusy(d *Device, a net.HardwareAddr) bool {
 
 // setMTU is netif_set_mtu_ext.
 func (n *Netns) setMTU(d *Device, mtu uint32) error {
-	if mtu == d.MTU {
+	if mtu == d.mtu {
 		return nil
 	}
 	if err := validateMTU(d, mtu); err != nil {
 		return err
 	}
-	switch d.Kind {
+	switch d.kind {
 	case rtnl.KindMacvlan:
-		if d.lower != nil && d.lower.MTU < mtu {
+		if d.lower != nil && d.lower.mtu < mtu {
 			return rtnl.Errf(unix.EINVAL, "")
 		}
 	case rtnl.KindBridge:
 		d.mtuSetByUser = true
 	}
-	d.MTU = mtu
+	d.mtu = mtu
 	n.notifyChangeMTU(d)
 	return nil
 }
@@ -405,16 +405,16 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 	}
 	a = append(net.HardwareAddr(nil), a[:6]...)
 	switch {
-	case d.Kind == rtnl.KindIfb:
+	case d.kind == rtnl.KindIfb:
 		return rtnl.Errf(unix.EOPNOTSUPP, "")
 	case sameAddr(d.addr, a):
 		// netif_set_mac_address skips ndo_set_mac_address for the
 		// current address, and still marks it as set.
-	case d.Kind == rtnl.KindBridge:
+	case d.kind == rtnl.KindBridge:
 		if err := n.brSetMACAddress(d, a); err != nil {
 			return err
 		}
-	case d.Kind == rtnl.KindMacvlan:
+	case d.kind == rtnl.KindMacvlan:
 		if !validEther(a) {
 			return rtnl.Errf(unix.EADDRNOTAVAIL, "")
 		}
@@ -447,14 +447,14 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 
 // rename is netif_change_name.
 func (n *Netns) rename(d *Device, name string) error {
-	if name == d.Name {
+	if name == d.name {
 		return nil
 	}
 	if n.byName[name] != nil {
 		return rtnl.Errf(unix.EEXIST, "")
 	}
-	delete(n.byName, d.Name)
-	d.Name = name
+	delete(n.byName, d.name)
+	d.name = name
 	n.byName[name] = d
 	n.ev.trace.netdev(d, "NETDEV_CHANGENAME")
 	n.linkEvent(d)      // NETDEV_CHANGENAME: rtnetlink_event,
@@ -474,7 +474,7 @@ func (n *Netns) setMaster(d, m *Device) error {
 	if m == nil {
 		return nil
 	}
-	if m.Kind != rtnl.KindBridge {
+	if m.kind != rtnl.KindBridge {
 		return rtnl.Errf(unix.EOPNOTSUPP, "")
 	}
 	return n.brAddIf(m, d)
@@ -503,7 +503,7 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 		}
 	}
 	if a.Group != nil {
-		d.Group = *a.Group
+		d.group = *a.Group
 		notify = true
 	}
 	if newName != "" {
@@ -525,8 +525,8 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 			return err
 		}
 	}
-	if a.TxQueueLen != nil && *a.TxQueueLen != d.TxQLen {
-		d.TxQLen = *a.TxQueueLen
+	if a.TxQueueLen != nil && *a.TxQueueLen != d.txQLen {
+		d.txQLen = *a.TxQueueLen
 		n.linkEvent(d) // NETDEV_CHANGE_TX_QUEUE_LEN
 	}
 	return nil
@@ -549,7 +549,7 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 		a := op.LinkAttrs
 		a.Group = op.GroupSel
 		for _, d := range append([]*Device(nil), n.devs...) {
-			if !n.alive(d) || d.Group != *op.GroupSel {
+			if !n.alive(d) || d.group != *op.GroupSel {
 				continue
 			}
 			if err := n.setlink(d, a, "", master, masterGiven); err != nil {
@@ -607,7 +607,7 @@ func (b *unregBatch) queue(d *Device) {
 // ports (del_nbp) before the bridge is queued.
 func (n *Netns) dellink(d *Device, b *unregBatch) {
 	switch {
-	case d.Kind == rtnl.KindVeth:
+	case d.kind == rtnl.KindVeth:
 		p := d.peer
 		d.peer = nil
 		b.queue(d)
@@ -616,14 +616,14 @@ func (n *Netns) dellink(d *Device, b *unregBatch) {
 			b.queue(p)
 		}
 		return
-	case d.Kind == rtnl.KindMacvlan && d.lower != nil:
+	case d.kind == rtnl.KindMacvlan && d.lower != nil:
 		l := d.lower
 		if d.macvlanPassthru {
 			l.passthruPort = false
 		}
 		l.vlans = without(l.vlans, d)
 		n.linkEvent(l)
-	case d.Kind == rtnl.KindBridge:
+	case d.kind == rtnl.KindBridge:
 		for len(d.ports) > 0 {
 			n.delNbp(d, d.ports[0])
 		}
@@ -692,7 +692,7 @@ func (n *Netns) linkDel(op rtnl.LinkDel) error {
 // deleteLink is rtnl_delete_link: devices without rtnl_link_ops (the
 // loopback) cannot be deleted.
 func (n *Netns) deleteLink(d *Device) error {
-	if d.Kind == "" {
+	if d.kind == "" {
 		return rtnl.Errf(unix.EOPNOTSUPP, "")
 	}
 	n.delete(d)
@@ -706,10 +706,10 @@ func (n *Netns) linkDelGroup(op rtnl.LinkDelGroup) error {
 	}
 	var devs []*Device
 	for _, d := range n.devs {
-		if d.Group != op.Group {
+		if d.group != op.Group {
 			continue
 		}
-		if d.Kind == "" {
+		if d.kind == "" {
 			return rtnl.Errf(unix.EOPNOTSUPP, "")
 		}
 		devs = append(devs, d)

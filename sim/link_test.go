@@ -29,7 +29,7 @@ func applyScript(t *testing.T, src string) (*Target, []string) {
 func ifnames(tg *Target) string {
 	var out []string
 	for _, d := range tg.Netns().Devices() {
-		out = append(out, itoa(int(d.Ifindex))+":"+d.Name)
+		out = append(out, itoa(int(d.ifindex))+":"+d.name)
 	}
 	return strings.Join(out, " ")
 }
@@ -59,7 +59,7 @@ func TestVethPairGoesTogether(t *testing.T) {
 	// The peer registers first; deleting either end takes both.
 	tg, _ = applyScript(t, "link add v0 type veth peer name v1\n")
 	require.Equal(t, "1:lo 2:v1 3:v0", ifnames(tg))
-	require.Equal(t, "v1", tg.Netns().ByName("v0").Peer().Name)
+	require.Equal(t, "v1", tg.Netns().ByName("v0").Peer().name)
 	// An explicit ifindex the peer just took: register_netdevice's
 	// xa_insert says EBUSY, and the peer's ifindex stays used.
 	tg, errs = applyScript(t, "link add i0 type ifb\nlink add v2 index 3 type veth peer name v3\nlink add i1 type ifb\n")
@@ -91,7 +91,7 @@ func TestBridgePortDeleteLeavesBridge(t *testing.T) {
 	tg, _ := applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink add i1 type ifb\nlink set i0 master br0\nlink set i1 master br0\nlink del i0\n")
 	br := tg.Netns().ByName("br0")
 	require.Len(t, br.Ports(), 1)
-	require.Equal(t, "i1", br.Ports()[0].Name)
+	require.Equal(t, "i1", br.Ports()[0].name)
 	require.Equal(t, tg.Netns().ByName("i1").Address(), br.Address(), "the bridge takes its remaining port's address")
 	tg, _ = applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink set i0 master br0\nlink del i0\n")
 	require.Equal(t, "00:00:00:00:00:00", tg.Netns().ByName("br0").Address().String(), "no ports: zero address")
@@ -109,7 +109,7 @@ link del i0
 	require.Equal(t, "1:lo 5:i1 6:mv2", ifnames(tg))
 	// A macvlan on a macvlan sits on the lower's lower.
 	tg, _ = applyScript(t, "link add i0 type ifb\nlink add mv0 link i0 type macvlan\nlink add mv1 link mv0 type macvlan\n")
-	require.Equal(t, "i0", tg.Netns().ByName("mv1").Lower().Name)
+	require.Equal(t, "i0", tg.Netns().ByName("mv1").Lower().name)
 	// Deleting the macvlan alone leaves the lower, which can then be a
 	// bridge port again.
 	_, errs = applyScript(t, "link add br0 type bridge\nlink add i0 type ifb\nlink add mv0 link i0 type macvlan\nlink set i0 master br0\nlink del mv0\nlink set i0 master br0\n")

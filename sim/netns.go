@@ -16,7 +16,7 @@ import (
 // (dev_base_head, which group requests walk), the name table, the linkwatch
 // queue, and the net.ipv4.conf sysctls written so far.
 type Netns struct {
-	Name    string
+	name    string
 	index   *NetdevIndex[*Device]
 	devs    []*Device // dev_base_head order
 	byName  map[string]*Device
@@ -55,7 +55,7 @@ type Netns struct {
 }
 
 func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions, fib fibtrie.Options, ev *eventLog, macs MACOracle) *Netns {
-	n := &Netns{Name: name, index: NewNetdevIndex[*Device](opts), byName: map[string]*Device{},
+	n := &Netns{name: name, index: NewNetdevIndex[*Device](opts), byName: map[string]*Device{},
 		sysctls: map[string]string{}, rng: rng, ev: ev, macs: macs, fib: fibtrie.New(fib)}
 	lo := n.newLoopback()
 	if err := n.register(lo, 0); err != nil {
@@ -139,7 +139,7 @@ func itoa(i int) string {
 // device registered without carrier gets its operstate computed
 // (linkwatch_init_dev).
 func (n *Netns) register(d *Device, ifindex uint32) error {
-	if n.byName[d.Name] != nil {
+	if n.byName[d.name] != nil {
 		return rtnl.Errf(unix.EEXIST, "")
 	}
 	if ifindex != 0 && n.ByIndex(ifindex) != nil {
@@ -152,14 +152,14 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	if err != nil {
 		return &rtnl.Error{Errno: err.(syscall.Errno)}
 	}
-	d.Ifindex = id
+	d.ifindex = id
 	n.index.List(id, d)
 	n.nextSeq++
 	d.seq = n.nextSeq
 	n.devs = append(n.devs, d)
-	n.byName[d.Name] = d
+	n.byName[d.name] = d
 	if d.addr == nil {
-		d.addr = n.randomAddr(d.Name)
+		d.addr = n.randomAddr(d.name)
 	}
 	if !d.carrier {
 		n.rfc2863(d)
@@ -167,7 +167,7 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	n.ev.trace.netdev(d, "NETDEV_POST_INIT", "NETDEV_REGISTER")
 	n.inetdevInit(d)       // NETDEV_REGISTER
 	d.v6Off = n.v6.dfltOff // ipv6_add_dev copies net.ipv6.conf.default
-	if d.MTU >= IPv6MinMTU {
+	if d.mtu >= IPv6MinMTU {
 		d.in6 = &inet6Dev{} // addrconf_notify's NETDEV_REGISTER
 	}
 	return nil
@@ -180,12 +180,12 @@ func (n *Netns) unlist(d *Device) {
 	// which its close removes. The batch closed it already: what counts
 	// is whether it was up when the batch began.
 	up := d.upAtUnregister
-	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.Ifindex), Up: up,
+	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.ifindex), Up: up,
 		IPv6LLA: up && d.v6AtUnregister, NoQueue: up && !d.queueAtUnregister})
-	n.index.Unlist(d.Ifindex)
+	n.index.Unlist(d.ifindex)
 	n.devs = removeDev(n.devs, d)
-	if n.byName[d.Name] == d {
-		delete(n.byName, d.Name)
+	if n.byName[d.name] == d {
+		delete(n.byName, d.name)
 	}
 	n.lw = without(n.lw, d)
 	d.lwPending = false
@@ -284,7 +284,7 @@ func (n *Netns) activate(d *Device) {
 	if d.qdisc != "noop" {
 		return
 	}
-	if d.noQueue || d.TxQLen == 0 {
+	if d.noQueue || d.txQLen == 0 {
 		d.qdisc = "noqueue"
 	} else {
 		d.qdisc = "pfifo_fast"
@@ -354,10 +354,10 @@ func (n *Netns) notifyChangeMTU(d *Device) {
 	// built in), so a lower's macvlans take its smaller mtu, with all
 	// their notifications, before the lower's IPv6 reacts.
 	for _, v := range append([]*Device(nil), d.vlans...) {
-		if v.MTU <= d.MTU {
+		if v.mtu <= d.mtu {
 			continue
 		}
-		_ = n.setMTU(v, d.MTU)
+		_ = n.setMTU(v, d.mtu)
 	}
 	n.v6ChangeMTU(d) // addrconf_notify
 	if br := d.master; br != nil {
@@ -399,3 +399,6 @@ func (n *Netns) macvlanTransfer(lower *Device) {
 // DevinetCounters is the address-list work of the namespace so far
 // (walk steps, promotions), summed over its devices.
 func (n *Netns) DevinetCounters() DevinetCounters { return n.inetCount }
+
+// Name is the namespace's name ("" for the target's first namespace).
+func (n *Netns) Name() string { return n.name }

@@ -26,7 +26,7 @@ func (t *Target) ExitNetns() error {
 	}
 	var b unregBatch
 	for _, d := range n.devs {
-		if d.Kind == rtnl.KindBridge {
+		if d.kind == rtnl.KindBridge {
 			n.dellink(d, &b)
 		}
 	}

@@ -130,17 +130,17 @@ func TestProfileDumpOrder(t *testing.T) {
 	require.Len(t, devs, 601)
 	want := append([]*Device(nil), devs...)
 	sort.SliceStable(want, func(i, j int) bool {
-		bi, bj := NetdevIdxHash(want[i].Ifindex), NetdevIdxHash(want[j].Ifindex)
+		bi, bj := NetdevIdxHash(want[i].ifindex), NetdevIdxHash(want[j].ifindex)
 		if bi != bj {
 			return bi < bj
 		}
 		return want[i].seq > want[j].seq
 	})
 	require.Equal(t, want, devs)
-	require.False(t, sort.SliceIsSorted(devs, func(i, j int) bool { return devs[i].Ifindex < devs[j].Ifindex }))
+	require.False(t, sort.SliceIsSorted(devs, func(i, j int) bool { return devs[i].ifindex < devs[j].ifindex }))
 	tg, _ = runProfile(t, "linux-6.18", b.String())
 	devs = tg.Netns().Devices()
-	require.True(t, sort.SliceIsSorted(devs, func(i, j int) bool { return devs[i].Ifindex < devs[j].Ifindex }))
+	require.True(t, sort.SliceIsSorted(devs, func(i, j int) bool { return devs[i].ifindex < devs[j].ifindex }))
 }
 
 // linux-6.4 allocates ifindexes with dev_new_index, 6.18 with

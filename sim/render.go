@@ -11,23 +11,23 @@ import (
 // device that is not running), linkmode DEFAULT, group, txqlen, type and
 // addresses.
 func renderLink(d *Device) rtnl.Link {
-	l := rtnl.Link{Ifindex: int(d.Ifindex), Ifname: d.Name}
+	l := rtnl.Link{Ifindex: int(d.ifindex), Ifname: d.name}
 	mdown := false
 	if il := d.iflink(); il != d {
-		name := il.Name
+		name := il.name
 		l.LinkPeer = &name
 		mdown = !il.Up()
 	}
 	l.Flags = rtnl.LinkFlags(d.ifinfoFlags(), mdown)
-	l.MTU = int(d.MTU)
+	l.MTU = int(d.mtu)
 	l.Qdisc = d.qdisc
 	if d.master != nil {
-		l.Master = d.master.Name
+		l.Master = d.master.name
 	}
 	l.Operstate = rtnl.OperState(d.OperState())
 	l.Linkmode = rtnl.LinkMode(0)
-	l.Group = rtnl.GroupName(d.Group)
-	q := int(d.TxQLen)
+	l.Group = rtnl.GroupName(d.group)
+	q := int(d.txQLen)
 	l.Txqlen = &q
 	l.LinkType = rtnl.LinkType(d.linkType)
 	l.Address = rtnl.HWAddr(d.addr)

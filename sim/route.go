@@ -64,7 +64,7 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 		if c.dev = n.ByName(r.Dev); c.dev == nil {
 			return fibConfig{}, enodev(r.Dev)
 		}
-		c.OIF = int(c.dev.Ifindex)
+		c.OIF = int(c.dev.ifindex)
 	}
 	if r.TOS&0x03 != 0 { // inet_validate_dscp
 		return fibConfig{}, rtnl.Errf(unix.EINVAL, "Invalid dsfield (tos): ECN bits must be 0")
@@ -335,7 +335,7 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 		if d == nil {
 			return enodev(op.Dev)
 		}
-		oif = int(d.Ifindex)
+		oif = int(d.ifindex)
 	}
 	table := op.Table
 	if table == 0 {

@@ -63,7 +63,7 @@ func (r *traceRec) netdev(d *Device, evs ...string) {
 		return
 	}
 	for _, ev := range evs {
-		r.cur.netdev = addTraceEvent(r.cur.netdev, ev+r.linkwatch(), d.Name)
+		r.cur.netdev = addTraceEvent(r.cur.netdev, ev+r.linkwatch(), d.name)
 	}
 }
 

@@ -291,9 +291,9 @@ func (w *World) Read(c Case, k int) (Read, error) {
 	var linkSizes, addrSizes []int
 	devs := tgt.Devices()
 	for _, d := range devs {
-		sz, ok := LinkBytes[d.Kind]
+		sz, ok := LinkBytes[d.Kind()]
 		if !ok {
-			return rd, fmt.Errorf("seed 004: no message size for a %q device", d.Kind)
+			return rd, fmt.Errorf("seed 004: no message size for a %q device", d.Kind())
 		}
 		linkSizes = append(linkSizes, sz+extra)
 	}
