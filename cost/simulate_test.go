@@ -210,7 +210,7 @@ func TestCostDeterministic(t *testing.T) {
 	require.Equal(t, ja, jb)
 }
 
-func TestCostParamsJSON(t *testing.T) {
+func TestParamsJSON(t *testing.T) {
 	j, err := json.Marshal(testParams)
 	require.NoError(t, err)
 	var back Params

@@ -212,7 +212,7 @@ func FormatIP(a uint32) string {
 	return fmt.Sprintf("%d.%d.%d.%d", a>>24, a>>16&0xff, a>>8&0xff, a&0xff)
 }
 
-// ProfileOptions maps a profile name of DESIGN.md to Options, for the
+// ProfileOptions maps a kernel profile name (sim.ParseProfile's bases) to Options, for the
 // profiles this package models: linux-6.18, linux-4.2-rc3 and linux-4.2
 // (4.2 with the seed 003 fix). Other names are an error.
 func ProfileOptions(name string) (Options, error) {

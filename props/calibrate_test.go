@@ -11,7 +11,7 @@ import (
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
-// TestCalibratePredictsUnfitted is must-show 1 of issue 7: calibrate the
+// TestCalibratePredictsUnfitted calibrates the
 // cost model on this machine's kernel at the --quick sizes (calib.QuickSizes,
 // 3 rounds; scenarios under 300 ms 9: with 2 rounds one noisy row can
 // swing a price on a loaded machine), then predict from the
@@ -32,7 +32,7 @@ func TestCalibratePredictsUnfitted(t *testing.T) {
 	res.WriteSummary(&b)
 	t.Logf("calibration and predictions (%v wall):\n%s", time.Since(start).Round(time.Second), b.String())
 
-	// Every group of must-show 1 has a prediction within 25% of the
+	// Every prediction group has a prediction within 25% of the
 	// kernel, and every prediction not marked as a known gap is.
 	groups := map[string]int{}
 	for _, p := range res.Predictions {

@@ -15,7 +15,7 @@ import (
 // TestRegressionScriptsMatchKernel replays, comparing everything as
 // `rtnlsim diff [--ipv6]` does, the scripts that once found a difference
 // between the model and this kernel (props/testdata: ipv6-* with IPv6 on,
-// nhscope-* with it off) and the 56 IPv6 corner scripts of issue 6's
+// nhscope-* with it off) and the 56 IPv6 corner scripts of an
 // adversarial pass (testdata/ipv6corners, IPv6 on: macvlan modes, vxlan,
 // bridge ports, MAC changes, renames, groups, list deletes, mtus around
 // 1280 and 68, lo, disable_ipv6, accept_dad, flushes). The sim's own

@@ -23,7 +23,7 @@ import (
 )
 
 // TestSimAddrsRoutesMatchKernel is the differential property of the sim
-// target's addresses, routes and FIB (issue 6, "Must show" 1): scripts
+// target's addresses, routes and FIB : scripts
 // mixing link requests (up, down, mtu 60 and back, rename, delete, add,
 // bridge ports), IPv4 addresses (add and del in shared and distinct
 // subnets, primaries and secondaries, labels, broadcast, scope, peers,

@@ -1,8 +1,8 @@
 package sim
 
 // Model-only properties of the +bulk-ifindex list delete on the sim target
-// itself (issue 5, must-show 2). TestPropListDeleteOneBarrier
-// (seed000_test.go) holds the same rules over the seed 000 cost tables,
+// itself. TestPropListDeleteOneBarrier
+// (unregister_test.go) holds the same rules over the seed 000 cost tables,
 // where a device is an UnregDev and the only dependant is a veth peer;
 // these run the model's devices: topologies of ifb, dummy, veth pairs,
 // bridges with ports and macvlans on lowers (some UP), then one

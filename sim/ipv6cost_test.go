@@ -182,10 +182,10 @@ func TestIPv6WalkOneByOneAndDown(t *testing.T) {
 }
 
 // With plausible prices the model's group move and group delete grow as
-// FACTS.md of issue 7 describes for UP devices (faster than N, while DOWN
+// this machine's kernel shows for UP devices (faster than N, while DOWN
 // ones stay linear) and keep IPv6's extra out of DOWN devices. The prices
 // are round numbers, not a fit: the two walk prices are of the order
-// FACTS' group moves suggest ((UP - DOWN) / entries: ~30 ns per entry at
+// this kernel's group moves suggest ((UP - DOWN) / entries: ~30 ns per entry at
 // 1,000 and 2,000 devices, more at 4,000), the rest guesses; the times are
 // logged for the reader (go test -v -run Plausible), only the shapes are
 // checked.
@@ -265,7 +265,7 @@ func runMixed(t *testing.T, src string) (*Target, []string) {
 
 // net.ipv6.conf.*.disable_ipv6 switches the estimate: devices made after
 // default=1 get no link-local address and their NETDEV_CHANGE walks
-// nothing (FACTS.md of issue 7: the UP extra vanishes); all=1 takes the
+// nothing (on the kernel, the UP extra vanishes); all=1 takes the
 // addresses and routes of every device away; a device's own key turns it
 // back on (the NETDEV_UP path for an UP device). Other net.ipv6 keys, and
 // devices without an inet6_dev, are ENOENT.

@@ -1,6 +1,6 @@
 package sim
 
-// Named profiles (DESIGN.md, "Profiles"): a kernel base plus behaviour
+// Named profiles: a kernel base plus behaviour
 // switches, written base+switch+switch, e.g. "linux-6.18+bulk-ifindex".
 //
 //	linux-6.18     (default) the kernel of this machine: the xarray netdev
@@ -42,8 +42,8 @@ type Profile struct {
 	Index NetdevIndexOptions
 	// Unregister is the unregister batch structure of the base.
 	Unregister UnregisterSteps
-	// FibTrie is the fibtrie profile of the base (fibtrie.ProfileOptions),
-	// kept for the FIB model of a later issue.
+	// FibTrie is the fibtrie profile of the base (fibtrie.ProfileOptions):
+	// the FIB era of the namespaces' tries.
 	FibTrie string
 	// BulkIfindex is +bulk-ifindex.
 	BulkIfindex bool

@@ -20,7 +20,7 @@ var costPricesNote = pricesNote(sim.Profile{})
 // pricesNote says where p's prices come from.
 func pricesNote(p sim.Profile) string {
 	if p.Cost == nil {
-		return "(prices: the seed 000 fit, 2021 hardware; see README)"
+		return "(prices: sim.DefaultPrices, the seed 000 fit on 2021 hardware; docs/model.md)"
 	}
 	if p.Provenance != nil {
 		return fmt.Sprintf("(prices: %s, calibrated on kernel %s, %s, %s)", p.File, p.Provenance.Kernel, p.Provenance.Machine, p.Provenance.Date)

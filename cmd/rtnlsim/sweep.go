@@ -54,10 +54,10 @@ Scenarios:
 ` + scen.String() + `
 Profiles (--profile, repeatable): ` + sweep.SeedEra + ` (default) is the scenario's own
 seed: seed000 prices the December 2021 kernel's unregister steps with the
-seed 000 fit (FitSeed000); seed001 prices linux-6.18 with the issue-6 fit of
-seed 001 to this machine (request 13.0 us, list step 5 ns, FIB op 1.31 us);
+seed 000 fit (seed000.Fit, equal to sim.DefaultPrices); seed001 prices
+linux-6.18 with the flush prices fitted on this machine (request 13.0 us, list step 5 ns, FIB op 1.31 us);
 seed003 prices the seed 000 fit plus the update_suffix visit fitted to the
-seed's two one-device deletions (FitSeed003, 10K devices on the sim target:
+seed's two one-device deletions (seed003.Fit, 10K devices on the sim target:
 seconds to half a minute at start). For
 seed003 the curves are the FIB eras; a profile brings prices only.
 A profile name (` + sim.ProfileNames() + `)

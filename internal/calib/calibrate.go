@@ -131,7 +131,7 @@ type Predicted struct {
 	Scenario kmeasure.Scenario
 	// Gap, when set, is a known gap of the model that this scenario
 	// shows: its prediction is printed with the reason but not held to
-	// the 25% of must-show 1.
+	// the 25% the other predictions are held to.
 	Gap string
 }
 
@@ -143,7 +143,7 @@ type Predicted struct {
 // over the runs seen its error moved between -21% and +33%.
 const gapWarmFlush = "known gap: one price per FIB flush leaf, fitted on cold flushes (one per request); this request flushes back to back, warm"
 
-// The prediction groups of must-show 1.
+// The prediction groups: what the calibration set does not contain.
 const (
 	GroupThreads   = "parallel one-by-one deletion"
 	GroupMoveUp    = "group move UP vs DOWN"

@@ -49,7 +49,7 @@ var Pins = map[cost.Step]string{
 	// machine). The cold effect was measured while other work shared the
 	// machine (per-request vs in-one-request walks); on an idle machine it
 	// was not measured apart, and pinning it is a choice made after the
-	// +28% run, said so in the README.
+	// +28% run.
 	cost.StepIPv6WalkCold: "not separable from ipv6_route_list (both N^2 in link up only)",
 }
 
@@ -215,7 +215,7 @@ func FitPrices(base cost.Params, rows []Row) (Fit, error) {
 	}
 	for _, s := range steps {
 		sf := status[s]
-		// sim.SetCost finds the field by its JSON name, so a new step
+		// cost.Params.Set finds the field by its JSON name, so a new step
 		// enters the fit without this package changing.
 		if err := out.Params.Set(s, sf.Ns); err != nil {
 			return out, err

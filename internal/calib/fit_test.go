@@ -7,7 +7,7 @@ import (
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
-// Every step has a CostParams field sim.SetCost can reach (FitPrices sets
+// Every step has a cost.Params field Params.Set can reach (FitPrices sets
 // every price with it).
 func TestSetCostEveryStep(t *testing.T) {
 	var p cost.Params

@@ -20,10 +20,10 @@ import (
 // its kernel era and the prices fitted to it (see each scenario).
 const SeedEra = "seed-era"
 
-// Seed001MachinePrices are issue 6's fit of seed 001 to this machine's
-// kernel (seed001.Issue6Prices); a profile file from `rtnlsim
+// Seed001MachinePrices are seed 001's flush prices fitted to this
+// machine's kernel (seed001.FlushPrices); a profile file from `rtnlsim
 // calibrate` replaces them (--profile FILE).
-var Seed001MachinePrices = seed001.Issue6Prices
+var Seed001MachinePrices = seed001.FlushPrices
 
 // Result is what one point of a sweep cost in the model.
 type Result struct {
@@ -125,7 +125,7 @@ var Scenarios = []Scenario{
 		Counters: []string{"request", "ifa_walk", "fib_op", "notifier_call", "notification"},
 		curves:   seed001Curves,
 		seedPrices: func() (cost.Params, string, error) {
-			return Seed001MachinePrices, "issue-6 fit of seed 001 to this machine's kernel", nil
+			return Seed001MachinePrices, "seed 001 flush fit to this machine's kernel", nil
 		},
 	},
 	{

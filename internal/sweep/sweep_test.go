@@ -135,7 +135,7 @@ func TestSeed000CurvesMatchTable(t *testing.T) {
 	}
 }
 
-// The seed001 curves are Seed001Predict at the issue-6 prices, and
+// The seed001 curves are Seed001Predict at seed001.FlushPrices, and
 // promote=1 is skipped above its limit, with a note.
 func TestSeed001Curves(t *testing.T) {
 	_, rows, _ := runPlan(t, Config{Scenario: "seed001", Ns: []int{50, 300}, Options: Options{Promote1MaxN: 100}}, Shard{})
@@ -302,7 +302,7 @@ func TestPlotWritten(t *testing.T) {
 			require.Contains(t, s, "virtual time (s)")
 			require.Contains(t, s, "N (addresses)")
 			require.Contains(t, s, "promote=1 (not run above N=40)")
-			require.Contains(t, s, "issue-6 fit")
+			require.Contains(t, s, "seed 001 flush fit")
 		} else {
 			require.Equal(t, "\x89PNG", string(b[:4]))
 		}

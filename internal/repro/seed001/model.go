@@ -185,10 +185,10 @@ func Format(rows []Result) string {
 	return b.String()
 }
 
-// Issue6Prices are issue 6's fit of the seed 001 flush to this
-// machine's kernel (README, "Addresses, routes and the FIB":
-// TestKernelSeed001Prediction at N = 500 and 2000, both promote settings;
-// the other prices 0, notifications riding on the FIB operations). Kept as
-// a constant because the fit needs the kernel and about 100 s; sweep and
-// repro use it as seed 001's prices, and a calibrated profile replaces it.
-var Issue6Prices = cost.Params{RequestNs: 13_000, IfaWalkNs: 5, FibOpNs: 1_310}
+// FlushPrices are the flush's prices fitted to this machine's 6.18
+// kernel (TestKernelSeed001Prediction's measurements at N = 500 and 2000,
+// both promote settings; the other prices 0, notifications riding on the
+// FIB operations). Kept as a constant because the fit needs the kernel and
+// about 100 s; sweep and repro use it as seed 001's prices, and a
+// calibrated profile replaces it.
+var FlushPrices = cost.Params{RequestNs: 13_000, IfaWalkNs: 5, FibOpNs: 1_310}

@@ -11,11 +11,10 @@ package seed001
 // promotion, list steps grow as N^3: 2e13), so they come from exact
 // polynomials: each step's count is taken at four sizes, the polynomial
 // through them is checked to be exact at two more, and evaluated at
-// 40,000 (polyCounts). The prices: this machine's issue-6 fit (request
-// 13.0 us, list step 5 ns, FIB operation 1.31 us; README "Addresses,
-// routes and the FIB") times one factor, fitted to the "after" row. The
+// 40,000 (polyCounts). The prices: FlushPrices, this machine's fit (request
+// 13.0 us, list step 5 ns, FIB operation 1.31 us) times one factor, fitted to the "after" row. The
 // "before" row is the prediction, and it is off by orders of magnitude:
-// issue 6 found that 30.6 s cannot be one /8 on this kernel (the promote
+// this kernel shows that 30.6 s cannot be one /8 on this kernel (the promote
 // flush is cubic there: 4,000 addresses took 145 s), so the seed's
 // addresses must have had few secondaries per subnet, which the thread
 // does not say.
@@ -48,10 +47,6 @@ var seed001Sizes = []repro.Size{
 	{Key: "001/promote", Default: 1000, What: "addresses in one /8 flushed with promote_secondaries=1"},
 	{Key: "001/no-promote", Default: 2000, What: "addresses in one /8 flushed with promote_secondaries=0 (this kernel has no IFA_F_FLUSH)"},
 }
-
-// Issue6 is this machine's fit of the flush prices in issue 6
-// (Issue6Prices).
-var Issue6 = Issue6Prices
 
 const seed001N = 40000
 
@@ -111,27 +106,27 @@ func seed001Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One factor on the issue-6 prices, fitted to the "after" row.
-	k := 7.601 / priceCounts(cf, Issue6)
+	// One factor on FlushPrices, fitted to the "after" row.
+	k := 7.601 / priceCounts(cf, FlushPrices)
 	era := cost.Params{
-		RequestNs: int64(math.Round(k * float64(Issue6.RequestNs))),
-		IfaWalkNs: int64(math.Round(k * float64(Issue6.IfaWalkNs))),
-		FibOpNs:   int64(math.Round(k * float64(Issue6.FibOpNs))),
+		RequestNs: int64(math.Round(k * float64(FlushPrices.RequestNs))),
+		IfaWalkNs: int64(math.Round(k * float64(FlushPrices.IfaWalkNs))),
+		FibOpNs:   int64(math.Round(k * float64(FlushPrices.FibOpNs))),
 	}
-	t := &repro.Table{Profile: fmt.Sprintf("this machine's issue-6 flush prices (request 13.0 us, list step 5 ns, FIB op 1.31 us) x %.3f, "+
+	t := &repro.Table{Profile: fmt.Sprintf("this machine's flush prices (request 13.0 us, list step 5 ns, FIB op 1.31 us) x %.3f, "+
 		"the one factor fitted to the IFA_F_FLUSH row (rounded to whole ns for the kernel column: request %.1f us, list step %d ns, FIB op %.2f us)",
 		k, float64(era.RequestNs)/1e3, era.IfaWalkNs, float64(era.FibOpNs)/1e3)}
 	const g = "40,000 addresses on one dummy, `ip -stats addr flush dev dum0` (Jakub Sitnicki)"
 	// The rows use the unrounded factor; the rounded prices (era) price
 	// the kernel column when no calibrated profile is given.
-	before := k * priceCounts(cp, Issue6)
-	after := k * priceCounts(cf, Issue6)
+	before := k * priceCounts(cp, FlushPrices)
+	after := k * priceCounts(cf, FlushPrices)
 	rows := []repro.Row{
 		{Group: g, Scenario: "before: promote_secondaries=1", Unit: "s",
 			Seed:  repro.Figure{Quote: "real    0m30.596s", Value: 30.596},
 			Model: repro.Cell{Value: &before, Text: fmt.Sprintf("%.1f days", before/86400)}, Role: repro.Predicted,
 			Note: fmt.Sprintf("model: all 40,000 in one /8, so every delete promotes the next secondary and re-adds its subnet's routes: %.2g list steps, %.2g FIB ops "+
-				"(counts are exact polynomials in N: fitted at N=%v, checked exact at %v). Issue 6 measured this cubic growth on this kernel (4,000 addresses: 145 s), so 30.6 s "+
+				"(counts are exact polynomials in N: fitted at N=%v, checked exact at %v). This kernel shows this cubic growth (4,000 addresses: 145 s), so 30.6 s "+
 				"cannot be one /8: the seed's addresses must have had few secondaries per subnet, which the thread does not say", cp["ifa_walk"], cp["fib_op"], xs, checks)},
 		{Group: g, Scenario: "after: IFA_F_FLUSH (no promotion)", Unit: "s",
 			Seed:  repro.Figure{Quote: "real    0m7.601s", Value: 7.601},

@@ -18,7 +18,7 @@ func TestKernelSeed003Scenarios(t *testing.T) {
 		{Key: "003/delete-one", N: 30, Size: func(n int) string { return "one of N" }, Scenario: seed003DeleteOne},
 		{Key: "003/delete-all", N: 5, Size: func(n int) string { return "all N" }, Scenario: seed003DeleteAll},
 	} {
-		k, err := repro.MeasureKernel(context.Background(), o, kc, seed001.Issue6Prices, "test prices")
+		k, err := repro.MeasureKernel(context.Background(), o, kc, seed001.FlushPrices, "test prices")
 		require.NoError(t, err, kc.Key)
 		require.NotNil(t, k.Measured)
 		require.NotNil(t, k.Model)

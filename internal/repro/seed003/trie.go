@@ -7,7 +7,7 @@ import (
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 )
 
-// Seed 003 (shared/seeds/003_*.txt): 10K dummy devices, each with one
+// Seed 003: 10K dummy devices, each with one
 // address 72.j.k.1/24 (j = 1..40, k = 1..250). Every address puts three
 // routes in the merged local/main trie: the local /32, the /24 prefix and
 // the broadcast /32. Deleting one device flushes its routes; in 4.2-rc3
