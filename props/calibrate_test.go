@@ -2,6 +2,7 @@ package props
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,8 +21,12 @@ import (
 // deleting devices that hold addresses, a route flush at an uncalibrated
 // size) and require each prediction within 25% of the kernel's time. The
 // table is logged. About 2.5-3.5 minutes of wall time on this 2-core
-// machine (3m20s measured while five other helpers loaded it).
+// machine (3m20s measured while other jobs loaded it). It runs only with
+// RTNLSIM_KMEASURE=1 (make fidelity).
 func TestCalibratePredictsUnfitted(t *testing.T) {
+	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
+		t.Skip("wall-clock accuracy, not part of make test (a busy machine moves it): make fidelity runs it (RTNLSIM_KMEASURE=1, root)")
+	}
 	requireKernel(t)
 	start := time.Now()
 	res, err := calib.Run(context.Background(), calib.Options{Sizes: calib.QuickSizes, Repeat: 3, Predict: true})

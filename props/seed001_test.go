@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -23,8 +24,12 @@ import (
 // 1500 with and without promotion. Each prediction must be within 25% of
 // the measured time. The table of predicted vs measured times is printed.
 //
+// It runs only with RTNLSIM_KMEASURE=1 (make fidelity).
 // RTNLSIM_SEED001_REPEATS sets the runs per size (3).
 func TestKernelSeed001Prediction(t *testing.T) {
+	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
+		t.Skip("wall-clock accuracy, not part of make test (a busy machine moves it): make fidelity runs it (RTNLSIM_KMEASURE=1, root)")
+	}
 	requireKernel(t)
 	repeats := envInt(t, "RTNLSIM_SEED001_REPEATS", 3, 1)
 	ctx := context.Background()

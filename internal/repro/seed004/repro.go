@@ -49,7 +49,7 @@ func init() {
 }
 
 // Machine are this machine's seed 004 prices, fitted by
-// kmeasure.TestSeed004Prediction (RTNLSIM_KMEASURE=1; 60 blocks of 50
+// TestSeed004Prediction (RTNLSIM_KMEASURE=1; 60 blocks of 50
 // reads per method and size, minimum block mean) at
 // FitGrid on 30 Nov 2026, with the machine loaded by other
 // builds (load average 12 on 2 cores). Every fitted size was within 9% of
