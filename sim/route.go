@@ -29,18 +29,11 @@ func (n *Netns) route(op rtnl.Op) error {
 	if !r.Dst.Addr().Is4() || (r.Via.IsValid() && !r.Via.Is4()) || (r.Src.IsValid() && !r.Src.Is4()) {
 		return errIPv6NotModelled
 	}
-	switch op.(type) {
-	case rtnl.RouteDel:
+	if _, del := op.(rtnl.RouteDel); del {
 		return n.routeDel(r)
-	case rtnl.RouteAdd:
-		return n.routeNew(r, fibtrie.FlagCreate|fibtrie.FlagExcl)
-	case rtnl.RouteReplace:
-		return n.routeNew(r, fibtrie.FlagCreate|fibtrie.FlagReplace)
-	case rtnl.RouteAppend:
-		return n.routeNew(r, fibtrie.FlagCreate|fibtrie.FlagAppend)
-	default: // RoutePrepend
-		return n.routeNew(r, fibtrie.FlagCreate)
 	}
+	flags, _ := FibFlags(op)
+	return n.routeNew(r, flags)
 }
 
 // fibConfig is a struct fib_config as rtm_to_fib_config fills it from
@@ -52,26 +45,50 @@ type fibConfig struct {
 }
 
 // routeConfig is iproute_modify (the defaults, then the device's ifindex,
-// ENODEV for an unknown name) followed by rtm_to_fib_config's checks:
-// ECN bits in the tos and host bits in the prefix are EINVAL.
+// ENODEV for an unknown name) followed by rtm_to_fib_config's checks
+// (FibRoute).
 func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
-	h, err := r.Header(del)
-	if err != nil {
+	// iproute2's defaults come first: their errors precede ENODEV.
+	if _, err := r.Header(del); err != nil {
 		return fibConfig{}, err
 	}
 	var c fibConfig
+	oif := 0
 	if r.Dev != "" {
 		if c.dev = n.ByName(r.Dev); c.dev == nil {
 			return fibConfig{}, enodev(r.Dev)
 		}
-		c.OIF = int(c.dev.ifindex)
+		oif = int(c.dev.ifindex)
+	}
+	fr, err := FibRoute(r, del, oif)
+	if err != nil {
+		return fibConfig{}, err
+	}
+	c.Route = fr
+	return c, nil
+}
+
+// FibRoute is an IPv4 route request as the kernel's rtm_to_fib_config
+// reads it: iproute2's defaults for the request (rtnl.Route.Header; del
+// for a delete), the table main when none is given, the device as ifindex
+// oif (0 for none), and its checks: ECN bits in the tos and host bits in
+// the prefix are EINVAL. It is the fibtrie.Route the FIB inserts or
+// deletes, before fib_create_info's checks of the nexthop.
+func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
+	h, err := r.Header(del)
+	if err != nil {
+		return fibtrie.Route{}, err
+	}
+	if !r.Dst.Addr().Is4() || (r.Via.IsValid() && !r.Via.Is4()) || (r.Src.IsValid() && !r.Src.Is4()) {
+		return fibtrie.Route{}, errIPv6NotModelled
 	}
 	if r.TOS&0x03 != 0 { // inet_validate_dscp
-		return fibConfig{}, rtnl.Errf(unix.EINVAL, "Invalid dsfield (tos): ECN bits must be 0")
+		return fibtrie.Route{}, rtnl.Errf(unix.EINVAL, "Invalid dsfield (tos): ECN bits must be 0")
 	}
+	c := fibtrie.Route{OIF: oif}
 	c.Dst, c.Len = u32Of(r.Dst.Addr()), uint8(r.Dst.Bits())
 	if c.Len < 32 && c.Dst<<c.Len != 0 {
-		return fibConfig{}, rtnl.Errf(unix.EINVAL, "Invalid prefix for given prefix length")
+		return fibtrie.Route{}, rtnl.Errf(unix.EINVAL, "Invalid prefix for given prefix length")
 	}
 	c.Table = h.Table
 	if c.Table == 0 {
@@ -91,6 +108,23 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 		c.PrefSrc = u32Of(r.Src)
 	}
 	return c, nil
+}
+
+// FibFlags are the NLM_F flags iproute2 sends with a route request, as
+// fibtrie insert flags: add is create|excl, replace create|replace, append
+// create|append, prepend create. ok is false for other requests.
+func FibFlags(op rtnl.Op) (flags fibtrie.Flags, ok bool) {
+	switch op.(type) {
+	case rtnl.RouteAdd:
+		return fibtrie.FlagCreate | fibtrie.FlagExcl, true
+	case rtnl.RouteReplace:
+		return fibtrie.FlagCreate | fibtrie.FlagReplace, true
+	case rtnl.RouteAppend:
+		return fibtrie.FlagCreate | fibtrie.FlagAppend, true
+	case rtnl.RoutePrepend:
+		return fibtrie.FlagCreate, true
+	}
+	return 0, false
 }
 
 // routeNew is inet_rtm_newroute: the table is made (fib_new_table, even
