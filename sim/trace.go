@@ -20,6 +20,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
 // traceRec records, per priced kernel request, the named events the cost
@@ -413,4 +414,34 @@ func traceDeltas(a, b traceSnapshot) (TraceFib, TraceTrie) {
 		SynchronizeNet:     u(a.trie.SynchronizeNet, b.trie.SynchronizeNet),
 	}
 	return f, t
+}
+
+// Handler is the kernel function a request goes to (rtnetlink.c,
+// devinet.c, fib_frontend.c), or what stands in for it.
+func Handler(op rtnl.Op) string {
+	switch op.(type) {
+	case rtnl.LinkAdd:
+		return "rtnl_newlink"
+	case rtnl.LinkSet:
+		return "rtnl_setlink"
+	case rtnl.LinkDel, rtnl.LinkDelList:
+		return "rtnl_dellink"
+	case rtnl.LinkDelGroup:
+		return "rtnl_dellink: rtnl_group_dellink"
+	case rtnl.AddrAdd:
+		return "inet_rtm_newaddr"
+	case rtnl.AddrDel:
+		return "inet_rtm_deladdr"
+	case rtnl.AddrFlush:
+		return "inet_dump_ifaddr, then inet_rtm_deladdr per address"
+	case rtnl.RouteAdd, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend:
+		return "inet_rtm_newroute"
+	case rtnl.RouteDel:
+		return "inet_rtm_delroute"
+	case rtnl.RouteFlush:
+		return "inet_dump_fib, then inet_rtm_delroute per route"
+	case rtnl.Sysctl:
+		return "a /proc/sys write (devinet_conf_proc), not rtnetlink; priced as one request"
+	}
+	return ""
 }
