@@ -71,7 +71,7 @@ linux-6.18 without switches only.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
-			tg, err := openTarget(f.target, f.profile, show, cmd.ErrOrStderr())
+			tg, prices, err := openTarget(f.target, f.profile, show, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -116,14 +116,14 @@ linux-6.18 without switches only.`,
 				if err != nil {
 					return err
 				}
-				if err := writeResultTrace(cmd.OutOrStdout(), res, show, f.format, reqs, tr); err != nil {
+				if err := writeResultTrace(cmd.OutOrStdout(), res, show, f.format, reqs, tr, prices); err != nil {
 					return err
 				}
 			} else if err := writeResult(cmd.OutOrStdout(), res, show, f.format); err != nil {
 				return err
 			}
 			if cost != nil && f.format == "text" {
-				writeCostText(cmd.OutOrStdout(), reqs, st.CostSources(), *cost, f.threads)
+				writeCostText(cmd.OutOrStdout(), reqs, st.CostSources(), *cost, f.threads, prices)
 			}
 			return nil
 		},
@@ -176,8 +176,9 @@ func costLines(reqs []rtnl.Request, src []sim.CostSource) []int {
 	return out
 }
 
-// writeCostText prints each request's virtual cost and the totals.
-func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim.CostResult, threads int) {
+// writeCostText prints each request's virtual cost and the totals, then
+// prices, the line that says whose prices they are.
+func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim.CostResult, threads int, prices string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "line\tthread\tlock wait\tlocked\tunlocked\tend\t request\n")
 	for i, r := range c.Requests {
@@ -210,36 +211,40 @@ func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c sim
 		}
 	}
 	fmt.Fprintf(w, "steps: %s\n", strings.Join(steps, ", "))
-	fmt.Fprintln(w, costPricesNote)
+	fmt.Fprintln(w, prices)
 }
 
 func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
 
 // openTarget opens the named target with the profile; notes about parts
-// of the profile the model does not act on go to notes.
-func openTarget(name, profile string, show rtnl.Show, notes io.Writer) (rtnl.Target, error) {
+// of the profile the model does not act on go to notes. prices is the
+// line that says whose prices the model's costs use (pricesNote).
+func openTarget(name, profile string, show rtnl.Show, notes io.Writer) (tg rtnl.Target, prices string, err error) {
 	p, err := sim.LoadProfile(profile)
 	if err != nil {
-		return nil, fmt.Errorf("--profile: %w", err)
+		return nil, "", fmt.Errorf("--profile: %w", err)
 	}
-	costPricesNote = pricesNote(p)
 	switch name {
 	case "kernel":
 		if err := p.KernelCompatible(); err != nil {
-			return nil, fmt.Errorf("--profile: %w", err)
+			return nil, "", fmt.Errorf("--profile: %w", err)
 		}
 		// Shown events are numbered by request: each request ends only
 		// when the linkwatch work it caused has run.
-		return kernel.New(kernel.Options{SyncLinkwatch: show.Events})
+		kt, err := kernel.New(kernel.Options{SyncLinkwatch: show.Events})
+		if err != nil {
+			return nil, "", err
+		}
+		return kt, pricesNote(p), nil
 	case "sim":
 		for _, u := range p.Unmodelled() {
 			fmt.Fprintf(notes, "rtnlsim: note: profile %s: %s\n", p.Name, u)
 		}
 		opts := p.Options(0)
 		opts.Events = show.Events
-		return sim.New(opts), nil
+		return sim.New(opts), pricesNote(p), nil
 	}
-	return nil, fmt.Errorf("unknown --target %q: use kernel or sim", name)
+	return nil, "", fmt.Errorf("unknown --target %q: use kernel or sim", name)
 }
 
 func parseShow(s string) (rtnl.Show, error) {

@@ -101,10 +101,10 @@ func traceSource(reqs []rtnl.Request, errs []rtnl.LineError, s sim.CostSource) (
 	return q.Line, text, fn, errno
 }
 
-func traceToJSON(reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace) traceJSON {
+func traceToJSON(reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace, prices string) traceJSON {
 	out := traceJSON{Threads: tr.Threads, Prices: tr.Params, VirtualNs: tr.VirtualNs, LockHeldNs: tr.LockHeldNs,
 		Requests: make([]traceRequestJSON, len(tr.Requests)),
-		Note:     "virtual time: the model's prices times the model's counts, not measured; " + costPricesNote}
+		Note:     "virtual time: the model's prices times the model's counts, not measured; " + prices}
 	for i, q := range tr.Requests {
 		line, text, fn, errno := traceSource(reqs, errs, q.Source)
 		out.Requests[i] = traceRequestJSON{Line: line, Request: text, Handler: fn, Errno: errno, TraceRequest: q}
@@ -130,21 +130,22 @@ func spliceTrace(obj []byte, trace any) ([]byte, error) {
 }
 
 // writeResultTrace writes the result with the trace: in JSON as its
-// "trace" key, in text after the shown observables.
-func writeResultTrace(w io.Writer, res rtnl.Result, show rtnl.Show, format string, reqs []rtnl.Request, tr sim.Trace) error {
+// "trace" key, in text after the shown observables. prices says whose
+// prices the trace uses.
+func writeResultTrace(w io.Writer, res rtnl.Result, show rtnl.Show, format string, reqs []rtnl.Request, tr sim.Trace, prices string) error {
 	if format == "json" {
 		b, err := res.JSON(show)
 		if err != nil {
 			return err
 		}
-		if b, err = spliceTrace(b, traceToJSON(reqs, res.Errors, tr)); err != nil {
+		if b, err = spliceTrace(b, traceToJSON(reqs, res.Errors, tr, prices)); err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
 	res.WriteText(w, show)
-	writeTraceText(w, reqs, res.Errors, tr)
+	writeTraceText(w, reqs, res.Errors, tr, prices)
 	return nil
 }
 
@@ -243,8 +244,9 @@ func namedCounts(kv ...any) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeTraceText prints the trace, one block per priced request.
-func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace) {
+// writeTraceText prints the trace, one block per priced request, and
+// prices, the line that says whose prices it uses.
+func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace, prices string) {
 	ck := newClock(tr.VirtualNs)
 	// Column widths over the whole trace, so every table lines up.
 	stepW, fnW, nW, uW, cW := len("step"), len("kernel function"), len("count"), len("unit"), len("cost")
@@ -332,7 +334,7 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 		writeTimeline(w, reqs, tr, ck)
 	}
 	fmt.Fprintf(w, "total: %s virtual on %d thread(s); rtnl_lock held %s\n", dur(tr.VirtualNs), tr.Threads, dur(tr.LockHeldNs))
-	fmt.Fprintln(w, costPricesNote)
+	fmt.Fprintln(w, prices)
 }
 
 // barrierNote says how the request's rcu_barrier calls went.
