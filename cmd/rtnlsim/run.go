@@ -49,7 +49,8 @@ with and without its regression; the rest is 6.18's), plus switches:
 (one unregister batch, one rcu_barrier) instead of one request per device;
 +ifa-flush makes "addr flush" one request that deletes without promoting
 secondaries (seed 001). The sim models links, IPv4 addresses and routes;
-IPv6 lines stop a sim run. The kernel target is this machine's kernel:
+IPv6 lines stop a sim run. The sim is the default target; --target kernel
+runs the script on this machine's kernel instead (Linux, root), with
 linux-6.18 without switches only.`,
 		Example: `  rtnlsim run --target kernel --show links,addrs,routes --format json my.script
   rtnlsim run --target sim --profile linux-6.18+bulk-ifindex --show cost my.script
@@ -71,23 +72,25 @@ linux-6.18 without switches only.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
-			tg, prices, err := openTarget(f.target, f.profile, show, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer tg.Close()
-			st, isSim := tg.(*sim.Target)
-			if f.trace {
-				st.StartTrace()
-			}
-			if show.Cost && !isSim {
+			// Refused before the target is made: a kernel target would
+			// need root and Linux only to say no.
+			if show.Cost && f.target == "kernel" {
 				return fmt.Errorf("--show cost: the %s target has no virtual cost; use --target sim", f.target)
 			}
 			if f.threads < 1 {
 				return fmt.Errorf("--threads must be at least 1")
 			}
-			if f.exitNetns && !isSim {
+			if f.exitNetns && f.target == "kernel" {
 				return fmt.Errorf("--exit-netns: the kernel target's namespace always exits when the run ends; its cost is the sim's to tell")
+			}
+			tg, prices, err := openTarget(f.target, f.profile, show, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer tg.Close()
+			st, _ := tg.(*sim.Target)
+			if f.trace {
+				st.StartTrace()
 			}
 			res, err := rtnl.Run(cmd.Context(), tg, reqs, show, progress(cmd.ErrOrStderr(), len(reqs)))
 			if err != nil {
@@ -134,7 +137,7 @@ linux-6.18 without switches only.`,
 }
 
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
-	cmd.Flags().StringVar(&f.target, "target", "kernel", "where to run: kernel (a fresh network namespace) or sim (the model)")
+	cmd.Flags().StringVar(&f.target, "target", "sim", "where to run: sim (the model) or kernel (a fresh network namespace of this machine's kernel; Linux, root)")
 	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18 or linux-6.4, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex), or a profile file written by rtnlsim calibrate (its name and fitted prices; FILE.json+ifa-flush adds a switch); the kernel target is linux-6.18 only")
 	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")

@@ -19,7 +19,7 @@ import (
 )
 
 // traceHelp is the --trace part of run's help.
-const traceHelp = `--trace (the sim target; the default with --trace) narrates each request: its script line, when it
+const traceHelp = `--trace (the sim target only) narrates each request: its script line, when it
 asked for, took and released rtnl_lock, each kernel step it made under the
 lock and after rtnl_unlock (netdev_run_todo) with its count, unit price and
 cost, the netdev notifier events it raised (NETDEV_UP, NETDEV_UNREGISTER,
@@ -352,20 +352,16 @@ func barrierNote(q sim.TraceRequest, plain int64) string {
 
 // addTraceFlag adds --trace to run and its help.
 func addTraceFlag(cmd *cobra.Command, f *runFlags) {
-	cmd.Flags().BoolVar(&f.trace, "trace", false, "sim: narrate each request's kernel steps (rtnl_lock, notifier events, notifications, grace periods, FIB and trie work) with their virtual cost; runs on the sim unless --target says otherwise (kernel: an error); shows only the trace unless --show is given")
+	cmd.Flags().BoolVar(&f.trace, "trace", false, "sim: narrate each request's kernel steps (rtnl_lock, notifier events, notifications, grace periods, FIB and trie work) with their virtual cost; the kernel target cannot be traced; shows only the trace unless --show is given")
 	cmd.Long += "\n\n" + traceHelp
 	cmd.Example += "\n  rtnlsim run --target sim --trace --threads 2 my.script"
 }
 
-// checkTrace makes --trace run on the sim when no --target is given,
-// refuses it on another target, and shows only the trace when --show was
-// not given.
+// checkTrace refuses --trace on a target other than the sim (the
+// default), and shows only the trace when --show was not given.
 func checkTrace(cmd *cobra.Command, f *runFlags, show *rtnl.Show) error {
 	if !f.trace {
 		return nil
-	}
-	if !cmd.Flags().Changed("target") {
-		f.target = "sim"
 	}
 	if f.target != "sim" {
 		return fmt.Errorf("--trace: the %s target cannot be traced (rtnlsim sees only its requests and replies, not the kernel's steps inside them); use --target sim, whose trace is the model's", f.target)
