@@ -3,8 +3,12 @@ GO ?= go
 # Kernel suites need root; CI sets RTNLSIM_REQUIRE_KERNEL=1 so they fail
 # instead of skipping.
 TESTFLAGS ?= -count=1 -timeout 60m
+# The other OSes the module builds on: the command is built for each, and
+# every package with its tests is vetted (so compiled) for each OS.
+CROSS ?= darwin/amd64 darwin/arm64 windows/amd64 freebsd/amd64
+CROSS_VET ?= darwin windows freebsd
 
-.PHONY: build test bench lint fuzz
+.PHONY: build test bench lint fuzz tidy-check portable
 
 build:
 	$(GO) build -o bin/rtnlsim ./cmd/rtnlsim
@@ -21,6 +25,20 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+# go.mod and go.sum are what go mod tidy would make them.
+tidy-check:
+	$(GO) mod tidy -diff
+
+portable:
+	@set -e; for t in $(CROSS); do \
+		echo "GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./cmd/rtnlsim"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -o /dev/null ./cmd/rtnlsim; \
+	done; \
+	for os in $(CROSS_VET); do \
+		echo "GOOS=$$os $(GO) vet ./..."; \
+		GOOS=$$os $(GO) vet ./...; \
+	done
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./script/

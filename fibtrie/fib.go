@@ -1,6 +1,6 @@
 package fibtrie
 
-import "syscall"
+import "github.com/rtnlsim/rtnlsim/uapi"
 
 // hashSize is FIB_TABLE_HASHSZ with CONFIG_IP_MULTIPLE_TABLES: tables are
 // listed (in /proc too) by bucket id&255, newest first within a bucket.
@@ -106,10 +106,10 @@ func (f *FIB) Merged() bool { return !f.unmerged }
 
 func validate(r *Route) error {
 	if r.Len > keyLength {
-		return syscall.EINVAL
+		return uapi.EINVAL
 	}
 	if r.Len < keyLength && r.Dst<<r.Len != 0 {
-		return syscall.EINVAL // host bits set (fib_valid_key_len)
+		return uapi.EINVAL // host bits set (fib_valid_key_len)
 	}
 	return nil
 }
@@ -162,7 +162,7 @@ func (f *FIB) Remove(r Route) (Alias, error) {
 	}
 	tb := f.getTable(r.Table)
 	if tb == nil {
-		return Alias{}, syscall.ESRCH
+		return Alias{}, uapi.ESRCH
 	}
 	a, err := tb.t.delete(&r)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,17 +26,18 @@ type kernelTrieFunc func(ops []RouteOp) (fibTrie, fibTrieStat string, err error)
 // kernelIfindex is d0's ifindex in the namespace: lo is 1.
 const kernelIfindex = 2
 
-// requireKernel skips unless root; with RTNLSIM_REQUIRE_KERNEL=1 it fails.
+// requireKernel skips unless root on Linux; with RTNLSIM_REQUIRE_KERNEL=1
+// it fails.
 func requireKernel(t testing.TB) {
 	t.Helper()
-	if os.Geteuid() == 0 {
+	if runtime.GOOS == "linux" && os.Geteuid() == 0 {
 		if _, err := exec.LookPath("unshare"); err == nil {
 			if _, err := exec.LookPath("ip"); err == nil {
 				return
 			}
 		}
 	}
-	msg := "kernel differential needs root, unshare, nsenter and ip"
+	msg := "kernel differential needs Linux, root, unshare, nsenter and ip"
 	if os.Getenv("RTNLSIM_REQUIRE_KERNEL") == "1" {
 		t.Fatal(msg + " (RTNLSIM_REQUIRE_KERNEL=1)")
 	}

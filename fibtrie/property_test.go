@@ -3,12 +3,13 @@ package fibtrie
 import (
 	"errors"
 	"fmt"
-	"syscall"
 	"testing"
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // pOp is one generated step: a route request on table main, a flush of all
@@ -99,7 +100,7 @@ func step(f *FIB, ref naive, o pOp) string {
 	case 0, 1, 2, 3:
 		err := f.Add(o.route())
 		if sameMetric >= 0 {
-			return expect(err, syscall.EEXIST)
+			return expect(err, uapi.EEXIST)
 		}
 		ref[k] = append(es, refEntry{o.Metric, o.Proto})
 		return expect(err, nil)
@@ -116,7 +117,7 @@ func step(f *FIB, ref naive, o pOp) string {
 			}
 		}
 		if exact < 0 {
-			return expect(err, syscall.ESRCH)
+			return expect(err, uapi.ESRCH)
 		}
 		ref[k] = append(es[:exact:exact], es[exact+1:]...)
 		return expect(err, nil)
@@ -136,12 +137,12 @@ func step(f *FIB, ref naive, o pOp) string {
 		case exact == sameMetric:
 			return expect(err, nil)
 		default:
-			return expect(err, syscall.EEXIST)
+			return expect(err, uapi.EEXIST)
 		}
 	case 7:
 		err := f.Append(o.route())
 		if exact >= 0 {
-			return expect(err, syscall.EEXIST)
+			return expect(err, uapi.EEXIST)
 		}
 		ref[k] = append(es, refEntry{o.Metric, o.Proto})
 		return expect(err, nil)

@@ -2,7 +2,8 @@ package fibtrie
 
 import (
 	"math/bits"
-	"syscall"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 const keyLength = 32
@@ -454,7 +455,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 	}
 	if at >= 0 && l.leaf[at].TOS == r.TOS && l.leaf[at].Priority == r.Priority {
 		if flags&FlagExcl != 0 {
-			return false, syscall.EEXIST
+			return false, uapi.EEXIST
 		}
 		first, match := at, -1
 		j := at
@@ -473,7 +474,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 				if match == first {
 					return false, nil
 				}
-				return false, syscall.EEXIST
+				return false, uapi.EEXIST
 			}
 			// swap in the new alias at the first position of the run
 			c.AliasAllocs++
@@ -482,7 +483,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 			return true, nil
 		}
 		if match >= 0 {
-			return false, syscall.EEXIST
+			return false, uapi.EEXIST
 		}
 		if flags&FlagAppend != 0 {
 			if j >= len(l.leaf) {
@@ -495,7 +496,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 		}
 	}
 	if flags&FlagCreate == 0 {
-		return false, syscall.ENOENT
+		return false, uapi.ENOENT
 	}
 	c.AliasAllocs++
 	t.insertAlias(tp, l, &Alias{Route: *r}, at, key)
@@ -570,11 +571,11 @@ func (t *trie) delete(r *Route) (*Alias, error) {
 	slen := uint8(keyLength - r.Len)
 	l, tp := t.findNode(key)
 	if l == nil {
-		return nil, syscall.ESRCH
+		return nil, uapi.ESRCH
 	}
 	at := findAlias(l.leaf, slen, r.TOS, 0, r.Table)
 	if at < 0 {
-		return nil, syscall.ESRCH
+		return nil, uapi.ESRCH
 	}
 	for j := at; j < len(l.leaf); j++ {
 		fa := l.leaf[j]
@@ -592,7 +593,7 @@ func (t *trie) delete(r *Route) (*Alias, error) {
 			return fa, nil
 		}
 	}
-	return nil, syscall.ESRCH
+	return nil, uapi.ESRCH
 }
 
 func prefixMismatch(key uint32, n *node) uint32 {

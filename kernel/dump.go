@@ -1,3 +1,5 @@
+//go:build linux
+
 package kernel
 
 import (
@@ -8,22 +10,6 @@ import (
 	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
-
-// DumpedLink is one device a link dump returned.
-type DumpedLink struct {
-	Index int
-	Name  string
-}
-
-// DumpChunk is one datagram of a dump, as the kernel filled it.
-type DumpChunk struct {
-	Links []DumpedLink
-	// Interrupted is NLM_F_DUMP_INTR: the kernel saw the table change
-	// during the dump.
-	Interrupted bool
-	// Done: the datagram ended the dump (NLMSG_DONE).
-	Done bool
-}
 
 // LinkDumpChunked runs one RTM_GETLINK dump on a socket of its own and
 // reads it datagram by datagram, calling between after each one (the

@@ -1,3 +1,5 @@
+//go:build linux
+
 package kernel
 
 import (
@@ -8,15 +10,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// ErrNoPrivilege is returned when the process may not create a network
-// namespace (needs root or CAP_SYS_ADMIN + CAP_NET_ADMIN).
-var ErrNoPrivilege = errors.New("kernel target: creating a network namespace needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN)")
-
-// ErrSameNamespace is returned when a socket of the target turns out to
-// live in the namespace the process started in: the target refuses to touch
-// it.
-var ErrSameNamespace = errors.New("kernel target: refusing to act in the namespace the process started in")
 
 // startNetns is the inode of the network namespace this process started
 // in, read once when the package is loaded, before any thread can move.

@@ -1,8 +1,5 @@
-// Package kernel is the real target: a fresh network namespace of this
-// machine, driven over rtnetlink (jsimonetti/rtnetlink/v2 messages over
-// mdlayher/netlink), with State read back the way `ip -j` reads it and
-// Events taken from a multicast subscription opened before the first
-// request.
+//go:build linux
+
 package kernel
 
 import (
@@ -18,26 +15,6 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
-
-// Options tune a kernel target.
-type Options struct {
-	// Settle is how long the event stream must stay quiet before State and
-	// Events read back, so that the kernel's deferred work (linkwatch
-	// operstate changes, IPv6 address configuration) has landed. Zero
-	// means 50ms.
-	Settle time.Duration
-	// Sysctls are written inside the new namespace before the first
-	// request, e.g. {"net/ipv6/conf/default/accept_dad": "0"}. Paths are
-	// relative to /proc/sys.
-	Sysctls map[string]string
-	// SyncLinkwatch makes every request end only when the work it left
-	// to linkwatch has run and the IPv6 duplicate address detection it
-	// started has ended (see syncLinkwatch), and numbers each
-	// notification with the request whose window it came in. Without it
-	// the kernel runs non-urgent linkwatch work up to a second later, in
-	// the middle of later requests.
-	SyncLinkwatch bool
-}
 
 // Target is a kernel target. It is safe for use by one goroutine at a time.
 type Target struct {
@@ -285,5 +262,3 @@ func (t *Target) record(msgs []netlink.Message, req int) int {
 	t.lastEvent = time.Now()
 	return n
 }
-
-var _ rtnl.Target = (*Target)(nil)

@@ -5,7 +5,7 @@ import (
 	"net"
 	"strconv"
 
-	"golang.org/x/sys/unix"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // The names iproute2 6.1 prints for numbers, so that both targets render
@@ -33,15 +33,15 @@ func appendBitNames(out []string, flags uint32, names []bitName) ([]string, uint
 
 // linkFlagNames is print_link_flags' order.
 var linkFlagNames = []bitName{
-	{unix.IFF_LOOPBACK, "LOOPBACK"}, {unix.IFF_BROADCAST, "BROADCAST"},
-	{unix.IFF_POINTOPOINT, "POINTOPOINT"}, {unix.IFF_MULTICAST, "MULTICAST"},
-	{unix.IFF_NOARP, "NOARP"}, {unix.IFF_ALLMULTI, "ALLMULTI"},
-	{unix.IFF_PROMISC, "PROMISC"}, {unix.IFF_MASTER, "MASTER"},
-	{unix.IFF_SLAVE, "SLAVE"}, {unix.IFF_DEBUG, "DEBUG"},
-	{unix.IFF_DYNAMIC, "DYNAMIC"}, {unix.IFF_AUTOMEDIA, "AUTOMEDIA"},
-	{unix.IFF_PORTSEL, "PORTSEL"}, {unix.IFF_NOTRAILERS, "NOTRAILERS"},
-	{unix.IFF_UP, "UP"}, {unix.IFF_LOWER_UP, "LOWER_UP"},
-	{unix.IFF_DORMANT, "DORMANT"}, {unix.IFF_ECHO, "ECHO"},
+	{uapi.IFF_LOOPBACK, "LOOPBACK"}, {uapi.IFF_BROADCAST, "BROADCAST"},
+	{uapi.IFF_POINTOPOINT, "POINTOPOINT"}, {uapi.IFF_MULTICAST, "MULTICAST"},
+	{uapi.IFF_NOARP, "NOARP"}, {uapi.IFF_ALLMULTI, "ALLMULTI"},
+	{uapi.IFF_PROMISC, "PROMISC"}, {uapi.IFF_MASTER, "MASTER"},
+	{uapi.IFF_SLAVE, "SLAVE"}, {uapi.IFF_DEBUG, "DEBUG"},
+	{uapi.IFF_DYNAMIC, "DYNAMIC"}, {uapi.IFF_AUTOMEDIA, "AUTOMEDIA"},
+	{uapi.IFF_PORTSEL, "PORTSEL"}, {uapi.IFF_NOTRAILERS, "NOTRAILERS"},
+	{uapi.IFF_UP, "UP"}, {uapi.IFF_LOWER_UP, "LOWER_UP"},
+	{uapi.IFF_DORMANT, "DORMANT"}, {uapi.IFF_ECHO, "ECHO"},
 }
 
 // LinkFlags renders ifi_flags as iproute2 does: NO-CARRIER first when UP
@@ -49,10 +49,10 @@ var linkFlagNames = []bitName{
 // last when the device's IFLA_LINK points at a device that is not up.
 func LinkFlags(flags uint32, mdown bool) []string {
 	out := []string{}
-	if flags&unix.IFF_UP != 0 && flags&unix.IFF_RUNNING == 0 {
+	if flags&uapi.IFF_UP != 0 && flags&uapi.IFF_RUNNING == 0 {
 		out = append(out, "NO-CARRIER")
 	}
-	out, flags = appendBitNames(out, flags&^unix.IFF_RUNNING, linkFlagNames)
+	out, flags = appendBitNames(out, flags&^uapi.IFF_RUNNING, linkFlagNames)
 	if flags != 0 {
 		out = append(out, fmt.Sprintf("%x", flags))
 	}
@@ -96,13 +96,13 @@ func GroupName(g uint32) string {
 // LinkType names ARPHRD_* as ll_type_n2a does, for the types rtnlsim meets.
 func LinkType(t uint16) string {
 	switch t {
-	case unix.ARPHRD_ETHER:
+	case uapi.ARPHRD_ETHER:
 		return "ether"
-	case unix.ARPHRD_LOOPBACK:
+	case uapi.ARPHRD_LOOPBACK:
 		return "loopback"
-	case unix.ARPHRD_NONE:
+	case uapi.ARPHRD_NONE:
 		return "none"
-	case unix.ARPHRD_VOID:
+	case uapi.ARPHRD_VOID:
 		return "void"
 	}
 	return fmt.Sprintf("[%d]", t)
@@ -114,15 +114,15 @@ func HWAddr(a net.HardwareAddr) string { return a.String() }
 // ScopeName is rtnl_rtscope_n2a with /etc/iproute2/rt_scopes.
 func ScopeName(s uint8) string {
 	switch s {
-	case unix.RT_SCOPE_UNIVERSE:
+	case uapi.RT_SCOPE_UNIVERSE:
 		return "global"
-	case unix.RT_SCOPE_SITE:
+	case uapi.RT_SCOPE_SITE:
 		return "site"
-	case unix.RT_SCOPE_LINK:
+	case uapi.RT_SCOPE_LINK:
 		return "link"
-	case unix.RT_SCOPE_HOST:
+	case uapi.RT_SCOPE_HOST:
 		return "host"
-	case unix.RT_SCOPE_NOWHERE:
+	case uapi.RT_SCOPE_NOWHERE:
 		return "nowhere"
 	}
 	return strconv.Itoa(int(s))
@@ -131,11 +131,11 @@ func ScopeName(s uint8) string {
 // TableName is rtnl_rttable_n2a with /etc/iproute2/rt_tables.
 func TableName(t uint32) string {
 	switch t {
-	case unix.RT_TABLE_DEFAULT:
+	case uapi.RT_TABLE_DEFAULT:
 		return "default"
-	case unix.RT_TABLE_MAIN:
+	case uapi.RT_TABLE_MAIN:
 		return "main"
-	case unix.RT_TABLE_LOCAL:
+	case uapi.RT_TABLE_LOCAL:
 		return "local"
 	}
 	return strconv.FormatUint(uint64(t), 10)
@@ -183,13 +183,13 @@ func RouteTypeByName(s string) (uint8, bool) {
 // FamilyName names an address family as iproute2's family_name does.
 func FamilyName(f int) string {
 	switch f {
-	case unix.AF_INET:
+	case uapi.AF_INET:
 		return "inet"
-	case unix.AF_INET6:
+	case uapi.AF_INET6:
 		return "inet6"
-	case unix.AF_PACKET:
+	case uapi.AF_PACKET:
 		return "link"
-	case unix.AF_UNSPEC:
+	case uapi.AF_UNSPEC:
 		return "none"
 	}
 	return "?"
@@ -198,28 +198,28 @@ func FamilyName(f int) string {
 // SetFlags sets the addr_info flag fields from IFA_F_* bits as
 // print_ifa_flags does; bits it does not know go to IfaFlags in hex.
 func (a *AddrInfo) SetFlags(family int, flags uint32) {
-	if flags&unix.IFA_F_SECONDARY != 0 {
-		if family == unix.AF_INET6 {
+	if flags&uapi.IFA_F_SECONDARY != 0 {
+		if family == uapi.AF_INET6 {
 			a.Temporary = true
 		} else {
 			a.Secondary = true
 		}
 	}
-	a.Nodad = flags&unix.IFA_F_NODAD != 0
-	a.Optimistic = flags&unix.IFA_F_OPTIMISTIC != 0
-	a.Dadfailed = flags&unix.IFA_F_DADFAILED != 0
-	a.Home = flags&unix.IFA_F_HOMEADDRESS != 0
-	a.Deprecated = flags&unix.IFA_F_DEPRECATED != 0
-	a.Tentative = flags&unix.IFA_F_TENTATIVE != 0
-	a.Dynamic = flags&unix.IFA_F_PERMANENT == 0
-	a.Mngtmpaddr = flags&unix.IFA_F_MANAGETEMPADDR != 0
-	a.Noprefixroute = flags&unix.IFA_F_NOPREFIXROUTE != 0
-	a.Autojoin = flags&unix.IFA_F_MCAUTOJOIN != 0
-	a.StablePrivacy = flags&unix.IFA_F_STABLE_PRIVACY != 0
-	known := uint32(unix.IFA_F_SECONDARY | unix.IFA_F_NODAD | unix.IFA_F_OPTIMISTIC |
-		unix.IFA_F_DADFAILED | unix.IFA_F_HOMEADDRESS | unix.IFA_F_DEPRECATED |
-		unix.IFA_F_TENTATIVE | unix.IFA_F_PERMANENT | unix.IFA_F_MANAGETEMPADDR |
-		unix.IFA_F_NOPREFIXROUTE | unix.IFA_F_MCAUTOJOIN | unix.IFA_F_STABLE_PRIVACY)
+	a.Nodad = flags&uapi.IFA_F_NODAD != 0
+	a.Optimistic = flags&uapi.IFA_F_OPTIMISTIC != 0
+	a.Dadfailed = flags&uapi.IFA_F_DADFAILED != 0
+	a.Home = flags&uapi.IFA_F_HOMEADDRESS != 0
+	a.Deprecated = flags&uapi.IFA_F_DEPRECATED != 0
+	a.Tentative = flags&uapi.IFA_F_TENTATIVE != 0
+	a.Dynamic = flags&uapi.IFA_F_PERMANENT == 0
+	a.Mngtmpaddr = flags&uapi.IFA_F_MANAGETEMPADDR != 0
+	a.Noprefixroute = flags&uapi.IFA_F_NOPREFIXROUTE != 0
+	a.Autojoin = flags&uapi.IFA_F_MCAUTOJOIN != 0
+	a.StablePrivacy = flags&uapi.IFA_F_STABLE_PRIVACY != 0
+	known := uint32(uapi.IFA_F_SECONDARY | uapi.IFA_F_NODAD | uapi.IFA_F_OPTIMISTIC |
+		uapi.IFA_F_DADFAILED | uapi.IFA_F_HOMEADDRESS | uapi.IFA_F_DEPRECATED |
+		uapi.IFA_F_TENTATIVE | uapi.IFA_F_PERMANENT | uapi.IFA_F_MANAGETEMPADDR |
+		uapi.IFA_F_NOPREFIXROUTE | uapi.IFA_F_MCAUTOJOIN | uapi.IFA_F_STABLE_PRIVACY)
 	if rest := flags &^ known; rest != 0 {
 		a.IfaFlags = fmt.Sprintf("%02x", rest)
 	}
@@ -227,12 +227,12 @@ func (a *AddrInfo) SetFlags(family int, flags uint32) {
 
 // routeFlagNames is print_rt_flags' order.
 var routeFlagNames = []bitName{
-	{unix.RTNH_F_DEAD, "dead"}, {unix.RTNH_F_ONLINK, "onlink"},
-	{unix.RTNH_F_PERVASIVE, "pervasive"}, {unix.RTNH_F_OFFLOAD, "offload"},
-	{unix.RTNH_F_TRAP, "trap"}, {unix.RTM_F_NOTIFY, "notify"},
-	{unix.RTNH_F_LINKDOWN, "linkdown"}, {unix.RTNH_F_UNRESOLVED, "unresolved"},
-	{unix.RTM_F_OFFLOAD, "rt_offload"}, {unix.RTM_F_TRAP, "rt_trap"},
-	{unix.RTM_F_OFFLOAD_FAILED, "rt_offload_failed"},
+	{uapi.RTNH_F_DEAD, "dead"}, {uapi.RTNH_F_ONLINK, "onlink"},
+	{uapi.RTNH_F_PERVASIVE, "pervasive"}, {uapi.RTNH_F_OFFLOAD, "offload"},
+	{uapi.RTNH_F_TRAP, "trap"}, {uapi.RTM_F_NOTIFY, "notify"},
+	{uapi.RTNH_F_LINKDOWN, "linkdown"}, {uapi.RTNH_F_UNRESOLVED, "unresolved"},
+	{uapi.RTM_F_OFFLOAD, "rt_offload"}, {uapi.RTM_F_TRAP, "rt_trap"},
+	{uapi.RTM_F_OFFLOAD_FAILED, "rt_offload_failed"},
 }
 
 // RouteFlags names rtm_flags as print_rt_flags does, in its order; bits it
@@ -267,17 +267,17 @@ func AddrsOf(l Link, addrs []AddrInfo) LinkAddrs {
 // MsgTypeName names an rtnetlink message type.
 func MsgTypeName(t uint16) string {
 	switch t {
-	case unix.RTM_NEWLINK:
+	case uapi.RTM_NEWLINK:
 		return "RTM_NEWLINK"
-	case unix.RTM_DELLINK:
+	case uapi.RTM_DELLINK:
 		return "RTM_DELLINK"
-	case unix.RTM_NEWADDR:
+	case uapi.RTM_NEWADDR:
 		return "RTM_NEWADDR"
-	case unix.RTM_DELADDR:
+	case uapi.RTM_DELADDR:
 		return "RTM_DELADDR"
-	case unix.RTM_NEWROUTE:
+	case uapi.RTM_NEWROUTE:
 		return "RTM_NEWROUTE"
-	case unix.RTM_DELROUTE:
+	case uapi.RTM_DELROUTE:
 		return "RTM_DELROUTE"
 	}
 	return fmt.Sprintf("RTM_%d", t)

@@ -1,7 +1,7 @@
 package rtnl
 
 import (
-	"golang.org/x/sys/unix"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // RouteHeader is what iproute2's iproute_modify puts in the rtmsg for a
@@ -17,19 +17,19 @@ type RouteHeader struct {
 
 // Header fills in iproute2's defaults for r. del is true for a delete.
 func (r Route) Header(del bool) (RouteHeader, error) {
-	h := RouteHeader{Family: unix.AF_INET6, Table: unix.RT_TABLE_MAIN, Scope: unix.RT_SCOPE_NOWHERE}
+	h := RouteHeader{Family: uapi.AF_INET6, Table: uapi.RT_TABLE_MAIN, Scope: uapi.RT_SCOPE_NOWHERE}
 	if r.Dst.Addr().Is4() {
-		h.Family = unix.AF_INET
+		h.Family = uapi.AF_INET
 	}
 	if !del {
-		h.Proto = unix.RTPROT_BOOT
-		h.Scope = unix.RT_SCOPE_UNIVERSE
-		h.Type = unix.RTN_UNICAST
+		h.Proto = uapi.RTPROT_BOOT
+		h.Scope = uapi.RT_SCOPE_UNIVERSE
+		h.Type = uapi.RTN_UNICAST
 	}
 	if r.Type != "" {
 		ty, ok := RouteTypeByName(r.Type)
 		if !ok {
-			return h, Errf(unix.EINVAL, "unknown route type %q", r.Type)
+			return h, Errf(uapi.EINVAL, "unknown route type %q", r.Type)
 		}
 		h.Type = ty
 	}
@@ -39,23 +39,23 @@ func (r Route) Header(del bool) (RouteHeader, error) {
 	switch {
 	case r.Table != 0:
 		h.Table = r.Table
-	case h.Type == unix.RTN_LOCAL || h.Type == unix.RTN_BROADCAST || h.Type == unix.RTN_NAT || h.Type == unix.RTN_ANYCAST:
-		h.Table = unix.RT_TABLE_LOCAL
+	case h.Type == uapi.RTN_LOCAL || h.Type == uapi.RTN_BROADCAST || h.Type == uapi.RTN_NAT || h.Type == uapi.RTN_ANYCAST:
+		h.Table = uapi.RT_TABLE_LOCAL
 	}
 	switch {
 	case r.Scope != nil:
 		h.Scope = *r.Scope
-	case h.Family == unix.AF_INET6:
-		h.Scope = unix.RT_SCOPE_UNIVERSE
-	case h.Type == unix.RTN_LOCAL || h.Type == unix.RTN_NAT:
-		h.Scope = unix.RT_SCOPE_HOST
-	case h.Type == unix.RTN_BROADCAST || h.Type == unix.RTN_MULTICAST || h.Type == unix.RTN_ANYCAST:
-		h.Scope = unix.RT_SCOPE_LINK
-	case h.Type == unix.RTN_UNICAST || h.Type == unix.RTN_UNSPEC:
+	case h.Family == uapi.AF_INET6:
+		h.Scope = uapi.RT_SCOPE_UNIVERSE
+	case h.Type == uapi.RTN_LOCAL || h.Type == uapi.RTN_NAT:
+		h.Scope = uapi.RT_SCOPE_HOST
+	case h.Type == uapi.RTN_BROADCAST || h.Type == uapi.RTN_MULTICAST || h.Type == uapi.RTN_ANYCAST:
+		h.Scope = uapi.RT_SCOPE_LINK
+	case h.Type == uapi.RTN_UNICAST || h.Type == uapi.RTN_UNSPEC:
 		if del {
-			h.Scope = unix.RT_SCOPE_NOWHERE
+			h.Scope = uapi.RT_SCOPE_NOWHERE
 		} else if !r.Via.IsValid() {
-			h.Scope = unix.RT_SCOPE_LINK
+			h.Scope = uapi.RT_SCOPE_LINK
 		}
 	}
 	return h, nil

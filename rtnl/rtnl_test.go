@@ -7,24 +7,26 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 func TestLinkFlagsAsIproute2(t *testing.T) {
 	// UP without RUNNING prints NO-CARRIER first; RUNNING itself is never
 	// printed; M-DOWN comes last.
 	require.Equal(t, []string{"NO-CARRIER", "BROADCAST", "MULTICAST", "UP", "M-DOWN"},
-		LinkFlags(unix.IFF_UP|unix.IFF_BROADCAST|unix.IFF_MULTICAST, true))
+		LinkFlags(uapi.IFF_UP|uapi.IFF_BROADCAST|uapi.IFF_MULTICAST, true))
 	require.Equal(t, []string{"BROADCAST", "NOARP", "UP", "LOWER_UP"},
-		LinkFlags(unix.IFF_UP|unix.IFF_RUNNING|unix.IFF_LOWER_UP|unix.IFF_BROADCAST|unix.IFF_NOARP, false))
+		LinkFlags(uapi.IFF_UP|uapi.IFF_RUNNING|uapi.IFF_LOWER_UP|uapi.IFF_BROADCAST|uapi.IFF_NOARP, false))
 	require.Equal(t, []string{}, LinkFlags(0, false))
 }
 
 func TestErrnoNames(t *testing.T) {
-	require.Equal(t, "EOPNOTSUPP", ErrnoName(unix.EOPNOTSUPP))
-	require.Equal(t, "EEXIST", ErrnoName(Errno(Errf(unix.EEXIST, "x"))))
+	require.Equal(t, "EOPNOTSUPP", ErrnoName(uapi.EOPNOTSUPP))
+	require.Equal(t, "EAGAIN", ErrnoName(uapi.EAGAIN))
+	require.Equal(t, "EEXIST", ErrnoName(Errno(Errf(uapi.EEXIST, "x"))))
 	require.Equal(t, "", ErrnoName(Errno(nil)))
-	require.Equal(t, "ENODEV (no device)", Errf(unix.ENODEV, "no device").Error())
+	require.Equal(t, "ENODEV (no device)", Errf(uapi.ENODEV, "no device").Error())
 }
 
 // fakeTarget refuses every other request.
@@ -33,7 +35,7 @@ type fakeTarget struct{ n int }
 func (f *fakeTarget) Apply(ctx context.Context, r Request) error {
 	f.n++
 	if f.n%2 == 0 {
-		return Errf(unix.EEXIST, "taken")
+		return Errf(uapi.EEXIST, "taken")
 	}
 	return nil
 }
@@ -72,7 +74,7 @@ func TestAddrsOfIsTheLinkWithoutLinkmode(t *testing.T) {
 func TestRouteFlagsInPrintRtFlagsOrder(t *testing.T) {
 	require.Equal(t, []string{}, RouteFlags(0))
 	require.Equal(t, []string{"dead", "onlink", "linkdown", "rt_offload"},
-		RouteFlags(unix.RTM_F_OFFLOAD|unix.RTNH_F_LINKDOWN|unix.RTNH_F_ONLINK|unix.RTNH_F_DEAD))
+		RouteFlags(uapi.RTM_F_OFFLOAD|uapi.RTNH_F_LINKDOWN|uapi.RTNH_F_ONLINK|uapi.RTNH_F_DEAD))
 	// Bits LinkFlags has no name for are printed in hex, after the named ones.
-	require.Equal(t, []string{"UP", "80000000"}, LinkFlags(unix.IFF_UP|unix.IFF_RUNNING|0x80000000, false))
+	require.Equal(t, []string{"UP", "80000000"}, LinkFlags(uapi.IFF_UP|uapi.IFF_RUNNING|0x80000000, false))
 }

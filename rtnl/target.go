@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sys/unix"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // Target applies requests and reads state back. The sim target (the model)
@@ -31,7 +31,7 @@ type Show struct {
 // Error is a refused request: the errno the kernel (or the model) returned
 // and, when the kernel said more, its extended-ack message.
 type Error struct {
-	Errno unix.Errno
+	Errno uapi.Errno
 	Msg   string
 }
 
@@ -45,7 +45,7 @@ func (e *Error) Error() string {
 
 // Errno returns the errno carried by err, or 0 when err is nil or carries
 // none.
-func Errno(err error) unix.Errno {
+func Errno(err error) uapi.Errno {
 	if err == nil {
 		return 0
 	}
@@ -53,7 +53,7 @@ func Errno(err error) unix.Errno {
 	if errors.As(err, &e) {
 		return e.Errno
 	}
-	var n unix.Errno
+	var n uapi.Errno
 	if errors.As(err, &n) {
 		return n
 	}
@@ -61,22 +61,17 @@ func Errno(err error) unix.Errno {
 }
 
 // ErrnoName is "EEXIST" and the like, or "" for 0.
-func ErrnoName(e unix.Errno) string {
-	switch e {
-	case 0:
+func ErrnoName(e uapi.Errno) string {
+	if e == 0 {
 		return ""
-	case unix.EOPNOTSUPP: // also ENOTSUP on Linux; the kernel says EOPNOTSUPP
-		return "EOPNOTSUPP"
-	case unix.EAGAIN:
-		return "EAGAIN"
 	}
-	if n := unix.ErrnoName(e); n != "" {
+	if n := uapi.ErrnoName(e); n != "" {
 		return n
 	}
 	return fmt.Sprintf("errno %d", int(e))
 }
 
 // Errf makes an *Error with a message.
-func Errf(errno unix.Errno, format string, args ...any) *Error {
+func Errf(errno uapi.Errno, format string, args ...any) *Error {
 	return &Error{Errno: errno, Msg: fmt.Sprintf(format, args...)}
 }

@@ -17,7 +17,8 @@ import (
 	"iter"
 	"math"
 	"math/bits"
-	"syscall"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // Geometry of the tree, as XA_CHUNK_SHIFT / XA_CHUNK_SIZE in the kernel's
@@ -32,11 +33,11 @@ const (
 var (
 	// ErrBusy: Insert/Reserve found the index occupied (value or reserved);
 	// Alloc found no free index in the range (xa_alloc's -EBUSY).
-	ErrBusy error = syscall.EBUSY
+	ErrBusy error = uapi.EBUSY
 	// ErrInvalid: Alloc on an array created without FlagAlloc (the kernel
 	// WARNs and returns -EINVAL), or a store at index 0 of a FlagZeroBusy
 	// array (the model reserves that index for good; see FlagZeroBusy).
-	ErrInvalid error = syscall.EINVAL
+	ErrInvalid error = uapi.EINVAL
 )
 
 // Flags select array behaviour, as xa_init_flags does.

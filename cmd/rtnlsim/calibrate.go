@@ -13,11 +13,8 @@ import (
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
-// costPricesNote is the line under a cost table saying whose prices it
-// used; openTarget sets it from the profile.
-var costPricesNote = pricesNote(sim.Profile{})
-
-// pricesNote says where p's prices come from.
+// pricesNote says where p's prices come from: the line under a cost table
+// or a trace.
 func pricesNote(p sim.Profile) string {
 	if p.Cost == nil {
 		return "(prices: sim.DefaultPrices, the seed 000 fit on 2021 hardware; docs/model.md)"

@@ -41,10 +41,10 @@ resulting links, addresses, routes, FIB trie and notifications in the shape
 ` + "`ip -j`" + ` prints them.
 
 Targets:
-  kernel  a fresh network namespace of this machine (needs root); nothing
-          outside that namespace is touched
-  sim     the model: links, IPv4 addresses and routes, their
-          notifications, and each request's cost in virtual time`,
+  sim     the model (the default): links, IPv4 addresses and routes, their
+          notifications, and each request's cost in virtual time
+  kernel  a fresh network namespace of this machine (needs Linux and
+          root); nothing outside that namespace is touched`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -43,6 +43,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, error) 
 }
 
 func TestSimTarget(t *testing.T) {
+	requireKernel(t)
 	out, _, err := runCLI(t, "link add x0 type ifb\nlink set x0 up\nlink add x0 type ifb\n",
 		"run", "--target", "sim", "--format", "json", "--show", "links", "-")
 	require.NoError(t, err)
@@ -78,6 +79,14 @@ func TestDiff(t *testing.T) {
 	out, _, err = runCLI(t, "link add d0 type dummy\n", "diff", "-")
 	require.Equal(t, exitError{1}, err)
 	require.Contains(t, out, `line 1 "link add d0 type dummy": sim "ok", kernel "EOPNOTSUPP"`)
+}
+
+// Without --target, run runs the model: it has a cost, and its cost
+// table says whose prices it used.
+func TestRunDefaultsToSim(t *testing.T) {
+	out, _, err := runCLI(t, "link add x0 type ifb\n", "run", "--show", "cost", "-")
+	require.NoError(t, err)
+	require.Contains(t, out, "(prices: the seed 000 fit")
 }
 
 func TestBadScriptNamesLines(t *testing.T) {

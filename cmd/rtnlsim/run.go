@@ -50,7 +50,8 @@ with and without its regression; the rest is 6.18's), plus switches:
 (one unregister batch, one rcu_barrier) instead of one request per device;
 +ifa-flush makes "addr flush" one request that deletes without promoting
 secondaries (seed 001). The sim models links, IPv4 addresses and routes;
-IPv6 lines stop a sim run. The kernel target is this machine's kernel:
+IPv6 lines stop a sim run. The sim is the default target; --target kernel
+runs the script on this machine's kernel instead (Linux, root), with
 linux-6.18 without switches only.`,
 		Example: `  rtnlsim run --target kernel --show links,addrs,routes --format json my.script
   rtnlsim run --target sim --profile linux-6.18+bulk-ifindex --show cost my.script
@@ -72,23 +73,25 @@ linux-6.18 without switches only.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
-			tg, err := openTarget(f.target, f.profile, show, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer tg.Close()
-			st, isSim := tg.(*sim.Target)
-			if f.trace {
-				st.StartTrace()
-			}
-			if show.Cost && !isSim {
+			// Refused before the target is made: a kernel target would
+			// need root and Linux only to say no.
+			if show.Cost && f.target == "kernel" {
 				return fmt.Errorf("--show cost: the %s target has no virtual cost; use --target sim", f.target)
 			}
 			if f.threads < 1 {
 				return fmt.Errorf("--threads must be at least 1")
 			}
-			if f.exitNetns && !isSim {
+			if f.exitNetns && f.target == "kernel" {
 				return fmt.Errorf("--exit-netns: the kernel target's namespace always exits when the run ends; its cost is the sim's to tell")
+			}
+			tg, prices, err := openTarget(f.target, f.profile, show, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer tg.Close()
+			st, _ := tg.(*sim.Target)
+			if f.trace {
+				st.StartTrace()
 			}
 			res, err := rtnl.Run(cmd.Context(), tg, reqs, show, progress(cmd.ErrOrStderr(), len(reqs)))
 			if err != nil {
@@ -117,14 +120,14 @@ linux-6.18 without switches only.`,
 				if err != nil {
 					return err
 				}
-				if err := writeResultTrace(cmd.OutOrStdout(), res, show, f.format, reqs, tr); err != nil {
+				if err := writeResultTrace(cmd.OutOrStdout(), res, show, f.format, reqs, tr, prices); err != nil {
 					return err
 				}
 			} else if err := writeResult(cmd.OutOrStdout(), res, show, f.format); err != nil {
 				return err
 			}
 			if priced != nil && f.format == "text" {
-				writeCostText(cmd.OutOrStdout(), reqs, st.CostSources(), *priced, f.threads)
+				writeCostText(cmd.OutOrStdout(), reqs, st.CostSources(), *priced, f.threads, prices)
 			}
 			return nil
 		},
@@ -135,7 +138,7 @@ linux-6.18 without switches only.`,
 }
 
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
-	cmd.Flags().StringVar(&f.target, "target", "kernel", "where to run: kernel (a fresh network namespace) or sim (the model)")
+	cmd.Flags().StringVar(&f.target, "target", "sim", "where to run: sim (the model) or kernel (a fresh network namespace of this machine's kernel; Linux, root)")
 	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18 or linux-6.4, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex), or a profile file written by rtnlsim calibrate (its name and fitted prices; FILE.json+ifa-flush adds a switch); the kernel target is linux-6.18 only")
 	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
@@ -177,8 +180,9 @@ func costLines(reqs []rtnl.Request, src []sim.CostSource) []int {
 	return out
 }
 
-// writeCostText prints each request's virtual cost and the totals.
-func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c cost.Result, threads int) {
+// writeCostText prints each request's virtual cost and the totals, then
+// prices, the line that says whose prices they are.
+func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c cost.Result, threads int, prices string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "line\tthread\tlock wait\tlocked\tunlocked\tend\t request\n")
 	for i, r := range c.Requests {
@@ -211,36 +215,40 @@ func writeCostText(w io.Writer, reqs []rtnl.Request, src []sim.CostSource, c cos
 		}
 	}
 	fmt.Fprintf(w, "steps: %s\n", strings.Join(steps, ", "))
-	fmt.Fprintln(w, costPricesNote)
+	fmt.Fprintln(w, prices)
 }
 
 func ms(ns int64) string { return fmt.Sprintf("%.3fms", float64(ns)/1e6) }
 
 // openTarget opens the named target with the profile; notes about parts
-// of the profile the model does not act on go to notes.
-func openTarget(name, profile string, show rtnl.Show, notes io.Writer) (rtnl.Target, error) {
+// of the profile the model does not act on go to notes. prices is the
+// line that says whose prices the model's costs use (pricesNote).
+func openTarget(name, profile string, show rtnl.Show, notes io.Writer) (tg rtnl.Target, prices string, err error) {
 	p, err := sim.LoadProfile(profile)
 	if err != nil {
-		return nil, fmt.Errorf("--profile: %w", err)
+		return nil, "", fmt.Errorf("--profile: %w", err)
 	}
-	costPricesNote = pricesNote(p)
 	switch name {
 	case "kernel":
 		if err := p.KernelCompatible(); err != nil {
-			return nil, fmt.Errorf("--profile: %w", err)
+			return nil, "", fmt.Errorf("--profile: %w", err)
 		}
 		// Shown events are numbered by request: each request ends only
 		// when the linkwatch work it caused has run.
-		return kernel.New(kernel.Options{SyncLinkwatch: show.Events})
+		kt, err := kernel.New(kernel.Options{SyncLinkwatch: show.Events})
+		if err != nil {
+			return nil, "", err
+		}
+		return kt, pricesNote(p), nil
 	case "sim":
 		for _, u := range p.Unmodelled() {
 			fmt.Fprintf(notes, "rtnlsim: note: profile %s: %s\n", p.Name, u)
 		}
 		opts := p.Options(0)
 		opts.Events = show.Events
-		return sim.New(opts), nil
+		return sim.New(opts), pricesNote(p), nil
 	}
-	return nil, fmt.Errorf("unknown --target %q: use kernel or sim", name)
+	return nil, "", fmt.Errorf("unknown --target %q: use kernel or sim", name)
 }
 
 func parseShow(s string) (rtnl.Show, error) {

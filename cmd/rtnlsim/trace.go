@@ -20,7 +20,7 @@ import (
 )
 
 // traceHelp is the --trace part of run's help.
-const traceHelp = `--trace (the sim target; the default with --trace) narrates each request: its script line, when it
+const traceHelp = `--trace (the sim target only) narrates each request: its script line, when it
 asked for, took and released rtnl_lock, each kernel step it made under the
 lock and after rtnl_unlock (netdev_run_todo) with its count, unit price and
 cost, the netdev notifier events it raised (NETDEV_UP, NETDEV_UNREGISTER,
@@ -102,10 +102,10 @@ func traceSource(reqs []rtnl.Request, errs []rtnl.LineError, s sim.CostSource) (
 	return q.Line, text, fn, errno
 }
 
-func traceToJSON(reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace) traceJSON {
+func traceToJSON(reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace, prices string) traceJSON {
 	out := traceJSON{Threads: tr.Threads, Prices: tr.Params, VirtualNs: tr.VirtualNs, LockHeldNs: tr.LockHeldNs,
 		Requests: make([]traceRequestJSON, len(tr.Requests)),
-		Note:     "virtual time: the model's prices times the model's counts, not measured; " + costPricesNote}
+		Note:     "virtual time: the model's prices times the model's counts, not measured; " + prices}
 	for i, q := range tr.Requests {
 		line, text, fn, errno := traceSource(reqs, errs, q.Source)
 		out.Requests[i] = traceRequestJSON{Line: line, Request: text, Handler: fn, Errno: errno, TraceRequest: q}
@@ -131,21 +131,22 @@ func spliceTrace(obj []byte, trace any) ([]byte, error) {
 }
 
 // writeResultTrace writes the result with the trace: in JSON as its
-// "trace" key, in text after the shown observables.
-func writeResultTrace(w io.Writer, res rtnl.Result, show rtnl.Show, format string, reqs []rtnl.Request, tr sim.Trace) error {
+// "trace" key, in text after the shown observables. prices says whose
+// prices the trace uses.
+func writeResultTrace(w io.Writer, res rtnl.Result, show rtnl.Show, format string, reqs []rtnl.Request, tr sim.Trace, prices string) error {
 	if format == "json" {
 		b, err := res.JSON(show)
 		if err != nil {
 			return err
 		}
-		if b, err = spliceTrace(b, traceToJSON(reqs, res.Errors, tr)); err != nil {
+		if b, err = spliceTrace(b, traceToJSON(reqs, res.Errors, tr, prices)); err != nil {
 			return err
 		}
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
 	res.WriteText(w, show)
-	writeTraceText(w, reqs, res.Errors, tr)
+	writeTraceText(w, reqs, res.Errors, tr, prices)
 	return nil
 }
 
@@ -244,8 +245,9 @@ func namedCounts(kv ...any) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeTraceText prints the trace, one block per priced request.
-func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace) {
+// writeTraceText prints the trace, one block per priced request, and
+// prices, the line that says whose prices it uses.
+func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr sim.Trace, prices string) {
 	ck := newClock(tr.VirtualNs)
 	// Column widths over the whole trace, so every table lines up.
 	stepW, fnW, nW, uW, cW := len("step"), len("kernel function"), len("count"), len("unit"), len("cost")
@@ -333,7 +335,7 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 		writeTimeline(w, reqs, tr, ck)
 	}
 	fmt.Fprintf(w, "total: %s virtual on %d thread(s); rtnl_lock held %s\n", dur(tr.VirtualNs), tr.Threads, dur(tr.LockHeldNs))
-	fmt.Fprintln(w, costPricesNote)
+	fmt.Fprintln(w, prices)
 }
 
 // barrierNote says how the request's rcu_barrier calls went.
@@ -351,20 +353,16 @@ func barrierNote(q sim.TraceRequest, plain int64) string {
 
 // addTraceFlag adds --trace to run and its help.
 func addTraceFlag(cmd *cobra.Command, f *runFlags) {
-	cmd.Flags().BoolVar(&f.trace, "trace", false, "sim: narrate each request's kernel steps (rtnl_lock, notifier events, notifications, grace periods, FIB and trie work) with their virtual cost; runs on the sim unless --target says otherwise (kernel: an error); shows only the trace unless --show is given")
+	cmd.Flags().BoolVar(&f.trace, "trace", false, "sim: narrate each request's kernel steps (rtnl_lock, notifier events, notifications, grace periods, FIB and trie work) with their virtual cost; the kernel target cannot be traced; shows only the trace unless --show is given")
 	cmd.Long += "\n\n" + traceHelp
 	cmd.Example += "\n  rtnlsim run --target sim --trace --threads 2 my.script"
 }
 
-// checkTrace makes --trace run on the sim when no --target is given,
-// refuses it on another target, and shows only the trace when --show was
-// not given.
+// checkTrace refuses --trace on a target other than the sim (the
+// default), and shows only the trace when --show was not given.
 func checkTrace(cmd *cobra.Command, f *runFlags, show *rtnl.Show) error {
 	if !f.trace {
 		return nil
-	}
-	if !cmd.Flags().Changed("target") {
-		f.target = "sim"
 	}
 	if f.target != "sim" {
 		return fmt.Errorf("--trace: the %s target cannot be traced (rtnlsim sees only its requests and replies, not the kernel's steps inside them); use --target sim, whose trace is the model's", f.target)
