@@ -8,7 +8,7 @@ TESTFLAGS ?= -count=1 -timeout 60m
 CROSS ?= darwin/amd64 darwin/arm64 windows/amd64 freebsd/amd64
 CROSS_VET ?= darwin windows freebsd
 
-.PHONY: build test bench lint fuzz tidy-check portable
+.PHONY: build test bench lint fuzz tidy-check portable fidelity
 
 build:
 	$(GO) build -o bin/rtnlsim ./cmd/rtnlsim
@@ -39,6 +39,14 @@ portable:
 		echo "GOOS=$$os $(GO) vet ./..."; \
 		GOOS=$$os $(GO) vet ./...; \
 	done
+
+# The cost model's wall-clock accuracy against this machine's kernel: root,
+# minutes, and a quiet machine (load moves the kernel's times), so it is not
+# part of make test.
+fidelity:
+	RTNLSIM_KMEASURE=1 $(GO) test -count=1 -timeout 60m -v \
+		-run 'TestKernelSeed001Prediction|TestCalibratePredictsUnfitted|TestSeed004Prediction' \
+		./props ./internal/repro/seed004
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./script/

@@ -11,12 +11,12 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
-	"golang.org/x/sys/unix"
 
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
 	"github.com/rtnlsim/rtnlsim/sim"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // devinetOp is one generated line on device i0.
@@ -185,7 +185,7 @@ func modelAddrEvents(req int, ns []sim.IfaNotice) []devinetEvent {
 		if n.Address != n.Local {
 			addr = n.Address.String()
 		}
-		out = append(out, devinetEvent{req, n.Type, n.Local.String(), addr, n.Prefixlen, n.Flags&unix.IFA_F_SECONDARY != 0, n.Label})
+		out = append(out, devinetEvent{req, n.Type, n.Local.String(), addr, n.Prefixlen, n.Flags&uapi.IFA_F_SECONDARY != 0, n.Label})
 	}
 	return out
 }

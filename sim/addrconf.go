@@ -7,9 +7,8 @@ import (
 	"path"
 	"slices"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // IPv6 as the kernel configures it by itself: each device's inet6_dev
@@ -114,7 +113,7 @@ func (n *Netns) add6(r *route6) bool {
 	}
 	// fib6_nh_init: a route through a device without carrier starts
 	// linkdown (local and anycast routes never are).
-	r.linkdown = r.typ != unix.RTN_LOCAL && !r.dev.carrier
+	r.linkdown = r.typ != uapi.RTN_LOCAL && !r.dev.carrier
 	f.seq++
 	r.seq = f.seq
 	f.byDev[r.dev] = append(f.byDev[r.dev], r)
@@ -165,11 +164,11 @@ func (n *Netns) send6(typ string, counted bool, obj func() any) {
 func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	var flags uint32
 	if r.linkdown {
-		flags |= unix.RTNH_F_LINKDOWN
+		flags |= uapi.RTNH_F_LINKDOWN
 	}
-	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Dev: r.dev.name, Protocol: rtnl.ProtoName(unix.RTPROT_KERNEL),
+	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Dev: r.dev.name, Protocol: rtnl.ProtoName(uapi.RTPROT_KERNEL),
 		Pref: rtnl.RoutePref(0)}
-	if r.typ != unix.RTN_UNICAST {
+	if r.typ != uapi.RTN_UNICAST {
 		out.Type = rtnl.RouteTypeName(r.typ)
 	}
 	if r.dst.Bits() == 128 {
@@ -177,7 +176,7 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	} else {
 		out.Dst = r.dst.String()
 	}
-	if r.table != unix.RT_TABLE_MAIN {
+	if r.table != uapi.RT_TABLE_MAIN {
 		out.Table = rtnl.TableName(r.table)
 	}
 	m := r.metric
@@ -187,7 +186,7 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 
 func renderInet6Addr(a *inet6Addr) rtnl.AddrInfo {
 	out := rtnl.AddrInfo{Family: "inet6", Local: a.addr.String(), Prefixlen: a.plen, Scope: rtnl.ScopeName(a.scope)}
-	out.SetFlags(unix.AF_INET6, a.flags)
+	out.SetFlags(uapi.AF_INET6, a.flags)
 	forever := uint32(0xffffffff)
 	out.ValidLife, out.PreferredLife = &forever, &forever
 	return out
@@ -276,9 +275,9 @@ func (d *Device) in6AddAddr(a *inet6Addr) bool {
 // scopeRank is ipv6_addr_src_scope's order: host < link < global.
 func scopeRank(a *inet6Addr) int {
 	switch a.scope {
-	case unix.RT_SCOPE_HOST:
+	case uapi.RT_SCOPE_HOST:
 		return 0
-	case unix.RT_SCOPE_LINK:
+	case uapi.RT_SCOPE_LINK:
 		return 1
 	}
 	return 2
@@ -290,7 +289,7 @@ func (n *Netns) initLoopback(d *Device) {
 	if d.in6 == nil || d.v6Off {
 		return
 	}
-	a := &inet6Addr{addr: loopback6, plen: 128, scope: unix.RT_SCOPE_HOST, flags: unix.IFA_F_PERMANENT}
+	a := &inet6Addr{addr: loopback6, plen: 128, scope: uapi.RT_SCOPE_HOST, flags: uapi.IFA_F_PERMANENT}
 	if !d.in6AddAddr(a) {
 		return
 	}
@@ -302,7 +301,7 @@ func (n *Netns) initLoopback(d *Device) {
 func (n *Netns) ifaNotifyNew(d *Device, a *inet6Addr) {
 	n.addrEvent6("RTM_NEWADDR", true, d, a)
 	if a.local == nil {
-		a.local = &route6{table: unix.RT_TABLE_LOCAL, dst: netip.PrefixFrom(a.addr, 128), typ: unix.RTN_LOCAL, dev: d}
+		a.local = &route6{table: uapi.RT_TABLE_LOCAL, dst: netip.PrefixFrom(a.addr, 128), typ: uapi.RTN_LOCAL, dev: d}
 		n.add6(a.local)
 	}
 }
@@ -314,16 +313,16 @@ func (n *Netns) devConfig(d *Device) {
 	if d.in6 == nil || d.v6Off {
 		return // addrconf_add_dev: EACCES
 	}
-	n.add6(&route6{table: unix.RT_TABLE_LOCAL, dst: mcastPrefix6, typ: unix.RTN_MULTICAST, dev: d, metric: ip6RtPrioAddrconf})
+	n.add6(&route6{table: uapi.RT_TABLE_LOCAL, dst: mcastPrefix6, typ: uapi.RTN_MULTICAST, dev: d, metric: ip6RtPrioAddrconf})
 	ll, ok := eui64LinkLocal(d.addr)
 	if !ok {
 		return
 	}
-	a := &inet6Addr{addr: ll, plen: 64, scope: unix.RT_SCOPE_LINK, flags: unix.IFA_F_PERMANENT | unix.IFA_F_TENTATIVE}
+	a := &inet6Addr{addr: ll, plen: 64, scope: uapi.RT_SCOPE_LINK, flags: uapi.IFA_F_PERMANENT | uapi.IFA_F_TENTATIVE}
 	if !d.in6AddAddr(a) {
 		return
 	}
-	n.add6(&route6{table: unix.RT_TABLE_MAIN, dst: linkLocalPrefix, typ: unix.RTN_UNICAST, dev: d, metric: ip6RtPrioAddrconf})
+	n.add6(&route6{table: uapi.RT_TABLE_MAIN, dst: linkLocalPrefix, typ: uapi.RTN_UNICAST, dev: d, metric: ip6RtPrioAddrconf})
 	n.fib6.dad = append(n.fib6.dad, dadWork{d, a})
 }
 
@@ -342,7 +341,7 @@ func (n *Netns) runDAD() {
 		if !n.alive(w.d) || w.d.in6 == nil || !slices.Contains(w.d.in6.addrs, w.ifa) {
 			continue // addrconf_ifdown cancelled it
 		}
-		w.ifa.flags &^= unix.IFA_F_TENTATIVE
+		w.ifa.flags &^= uapi.IFA_F_TENTATIVE
 		n.ifaNotifyNew(w.d, w.ifa)
 	}
 }
@@ -391,7 +390,7 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 		}
 	}
 	for _, r := range n.fib6.byDev[d] {
-		if r.table == unix.RT_TABLE_MAIN && r.dst == pfx {
+		if r.table == uapi.RT_TABLE_MAIN && r.dst == pfx {
 			n.del6(r)
 			return
 		}
@@ -405,7 +404,7 @@ func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6
 	for _, r := range n.sortedRoutes6() {
 		switch {
 		case table != rtnl.TableAll && r.table != table:
-		case op.Proto != nil && *op.Proto != unix.RTPROT_KERNEL:
+		case op.Proto != nil && *op.Proto != uapi.RTPROT_KERNEL:
 		case oif != 0 && int(r.dev.ifindex) != oif:
 		default:
 			out = append(out, r)
@@ -432,7 +431,7 @@ func (f FlushFilter) match6(dev string, a *inet6Addr) bool {
 // but local ones are marked linkdown, silently.
 func (n *Netns) linkDown6(d *Device) {
 	for _, r := range n.fib6.byDev[d] {
-		if r.typ != unix.RTN_LOCAL {
+		if r.typ != uapi.RTN_LOCAL {
 			r.linkdown = true
 		}
 	}

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // The link-local address of an ifb this kernel gave MAC 46:af:4d:3e:95:a8.
@@ -90,8 +90,8 @@ link set group 0 down
 		for _, d := range n.devs {
 			if d.in6 != nil {
 				for _, a := range d.in6.addrs {
-					require.False(t, a.flags&unix.IFA_F_TENTATIVE != 0, "%s: %s still tentative after its request", d.name, a.addr)
-					if a.scope == unix.RT_SCOPE_LINK {
+					require.False(t, a.flags&uapi.IFA_F_TENTATIVE != 0, "%s: %s still tentative after its request", d.name, a.addr)
+					if a.scope == uapi.RT_SCOPE_LINK {
 						lla++
 					}
 				}

@@ -3,10 +3,9 @@ package sim
 import (
 	"errors"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // The list delete, `link del list NAME...`, in its two forms.
@@ -125,12 +124,12 @@ func (t *Target) linkDelList(n *Netns, op rtnl.LinkDelList) error {
 func (n *Netns) ifindexDellink(ifindexes []int32, group *uint32) error {
 	switch {
 	case group != nil && len(ifindexes) > 0:
-		return rtnl.Errf(unix.EOPNOTSUPP, "Can't pass both IFLA_GROUP and IFLA_IFINDEX")
+		return rtnl.Errf(uapi.EOPNOTSUPP, "Can't pass both IFLA_GROUP and IFLA_IFINDEX")
 	case group != nil:
 		return n.linkDelGroup(rtnl.LinkDelGroup{Group: *group})
 	case len(ifindexes) == 0:
 		// Neither ifi_index, a name, IFLA_GROUP nor IFLA_IFINDEX.
-		return rtnl.Errf(unix.EINVAL, "")
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	devs := make([]*Device, 0, len(ifindexes))
 	for _, ix := range ifindexes {
@@ -139,10 +138,10 @@ func (n *Netns) ifindexDellink(ifindexes []int32, group *uint32) error {
 			d = n.ByIndex(uint32(ix))
 		}
 		if d == nil {
-			return rtnl.Errf(unix.ENODEV, "Unknown ifindex")
+			return rtnl.Errf(uapi.ENODEV, "Unknown ifindex")
 		}
 		if d.kind == "" {
-			return rtnl.Errf(unix.EOPNOTSUPP, "Device cannot be deleted")
+			return rtnl.Errf(uapi.EOPNOTSUPP, "Device cannot be deleted")
 		}
 		devs = append(devs, d)
 	}

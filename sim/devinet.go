@@ -4,9 +4,8 @@ import (
 	"net/netip"
 	"path"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // The IPv4 address list of one device, as net/ipv4/devinet.c keeps it in
@@ -35,7 +34,7 @@ type Ifaddr struct {
 }
 
 // Secondary reports IFA_F_SECONDARY.
-func (a *Ifaddr) Secondary() bool { return a.Flags&unix.IFA_F_SECONDARY != 0 }
+func (a *Ifaddr) Secondary() bool { return a.Flags&uapi.IFA_F_SECONDARY != 0 }
 
 // IfaRequest is an RTM_NEWADDR / RTM_DELADDR request as the kernel sees
 // it: the ifaddrmsg header and which attributes are present.
@@ -202,7 +201,7 @@ func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 	if a.Scope != nil {
 		r.Scope = *a.Scope
 	} else if add && a.Prefix.Addr().As4()[0] == 127 {
-		r.Scope = unix.RT_SCOPE_HOST
+		r.Scope = uapi.RT_SCOPE_HOST
 	}
 	if a.Broadcast.IsValid() {
 		r.Broadcast = u32Of(a.Broadcast)
@@ -210,7 +209,7 @@ func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 		r.Broadcast = local | ^inetMakeMask(a.Prefix.Bits())
 	}
 	if a.NoPrefixRoute {
-		r.Flags |= unix.IFA_F_NOPREFIXROUTE
+		r.Flags |= uapi.IFA_F_NOPREFIXROUTE
 	}
 	return r
 }
@@ -235,8 +234,8 @@ func (d *InDevice) rtmsgIfa(typ string, ifa *Ifaddr) {
 }
 
 // The IPv6-only flags __inet_insert_ifa clears (IPV6ONLY_FLAGS).
-const ipv6OnlyIfaFlags = unix.IFA_F_NODAD | unix.IFA_F_OPTIMISTIC | unix.IFA_F_DADFAILED |
-	unix.IFA_F_HOMEADDRESS | unix.IFA_F_TENTATIVE | unix.IFA_F_MANAGETEMPADDR | unix.IFA_F_STABLE_PRIVACY
+const ipv6OnlyIfaFlags = uapi.IFA_F_NODAD | uapi.IFA_F_OPTIMISTIC | uapi.IFA_F_DADFAILED |
+	uapi.IFA_F_HOMEADDRESS | uapi.IFA_F_TENTATIVE | uapi.IFA_F_MANAGETEMPADDR | uapi.IFA_F_STABLE_PRIVACY
 
 // NewAddr is inet_rtm_newaddr for this device (infinite lifetimes):
 // nothing for local 0.0.0.0; EINVAL for a prefix length above 32 or no
@@ -245,10 +244,10 @@ const ipv6OnlyIfaFlags = unix.IFA_F_NODAD | unix.IFA_F_OPTIMISTIC | unix.IFA_F_D
 // the existing address; otherwise __inet_insert_ifa.
 func (d *InDevice) NewAddr(r IfaRequest) error {
 	if r.Prefixlen > 32 || r.Prefixlen < 0 {
-		return rtnl.Errf(unix.EINVAL, "ipv4: Invalid prefix length")
+		return rtnl.Errf(uapi.EINVAL, "ipv4: Invalid prefix length")
 	}
 	if !r.HasLocal {
-		return rtnl.Errf(unix.EINVAL, "ipv4: Local address is not supplied")
+		return rtnl.Errf(uapi.EINVAL, "ipv4: Local address is not supplied")
 	}
 	if r.Local == 0 {
 		return nil
@@ -273,7 +272,7 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 	}
 	if existing != nil {
 		if r.Excl || !r.Replace {
-			return rtnl.Errf(unix.EEXIST, "ipv4: Address already assigned")
+			return rtnl.Errf(uapi.EEXIST, "ipv4: Address already assigned")
 		}
 		// Replace: metric, proto and lifetimes change (not modelled: all
 		// infinite); the notification goes out.
@@ -281,7 +280,7 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 		return nil
 	}
 	// set_ifa_lifetime with infinite lifetimes.
-	ifa.Flags = ifa.Flags&^(unix.IFA_F_PERMANENT|unix.IFA_F_DEPRECATED) | unix.IFA_F_PERMANENT
+	ifa.Flags = ifa.Flags&^(uapi.IFA_F_PERMANENT|uapi.IFA_F_DEPRECATED) | uapi.IFA_F_PERMANENT
 	return d.insert(ifa)
 }
 
@@ -292,7 +291,7 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 // equal an existing address's) goes at the tail. The same local in the
 // same subnet is EEXIST, a different scope in the same subnet EINVAL.
 func (d *InDevice) insert(ifa *Ifaddr) error {
-	ifa.Flags &^= unix.IFA_F_SECONDARY
+	ifa.Flags &^= uapi.IFA_F_SECONDARY
 	lastPrimary := &d.head
 	ifa.Flags &^= ipv6OnlyIfaFlags
 	ifap := &d.head
@@ -303,12 +302,12 @@ func (d *InDevice) insert(ifa *Ifaddr) error {
 		}
 		if ifa1.Mask == ifa.Mask && inetIfaMatch(ifa1.Address, ifa) {
 			if ifa1.Local == ifa.Local {
-				return rtnl.Errf(unix.EEXIST, "address exists")
+				return rtnl.Errf(uapi.EEXIST, "address exists")
 			}
 			if ifa1.Scope != ifa.Scope {
-				return rtnl.Errf(unix.EINVAL, "ipv4: Invalid scope value")
+				return rtnl.Errf(uapi.EINVAL, "ipv4: Invalid scope value")
 			}
-			ifa.Flags |= unix.IFA_F_SECONDARY
+			ifa.Flags |= uapi.IFA_F_SECONDARY
 		}
 		ifap = &ifa1.next
 	}
@@ -355,7 +354,7 @@ func (d *InDevice) DelAddr(r IfaRequest) error {
 		d.del(ifap, false)
 		return nil
 	}
-	return rtnl.Errf(unix.EADDRNOTAVAIL, "ipv4: Address not found")
+	return rtnl.Errf(uapi.EADDRNOTAVAIL, "ipv4: Address not found")
 }
 
 // del is __inet_del_ifa on the address *ifap.
@@ -421,7 +420,7 @@ func (d *InDevice) del(ifap **Ifaddr, flush bool) {
 			promote.next = lastSec
 			*lastPrim = promote
 		}
-		promote.Flags &^= unix.IFA_F_SECONDARY
+		promote.Flags &^= uapi.IFA_F_SECONDARY
 		d.Count.Promotions++
 		d.rtmsgIfa("RTM_NEWADDR", promote)
 		d.notifyInetaddr(true, promote)
@@ -503,7 +502,7 @@ func flushRounds(c *DevinetCounters, round func() (matched int, err error)) erro
 		}
 		c.FlushRounds++
 	}
-	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+	return rtnl.Errf(uapi.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
 }
 
 // flushMatch is one flush round's dump: the matching addresses as the
@@ -526,7 +525,7 @@ func (d *InDevice) flushMatch(f FlushFilter) []IfaRequest {
 func (d *InDevice) flushDelete(dels []IfaRequest) error {
 	for _, r := range dels {
 		d.Count.Requests++
-		if err := d.DelAddr(r); err != nil && rtnl.Errno(err) != unix.EADDRNOTAVAIL {
+		if err := d.DelAddr(r); err != nil && rtnl.Errno(err) != uapi.EADDRNOTAVAIL {
 			return err
 		}
 	}
@@ -582,9 +581,9 @@ func renderIfaddr(a *Ifaddr) rtnl.AddrInfo {
 		out.Broadcast = addrOfU32(a.Broadcast).String()
 	}
 	out.Scope = rtnl.ScopeName(a.Scope)
-	out.SetFlags(unix.AF_INET, a.Flags)
+	out.SetFlags(uapi.AF_INET, a.Flags)
 	out.Label = a.Label
-	if a.Flags&unix.IFA_F_PERMANENT != 0 {
+	if a.Flags&uapi.IFA_F_PERMANENT != 0 {
 		inf := uint32(0xffffffff)
 		valid, pref := inf, inf
 		out.ValidLife, out.PreferredLife = &valid, &pref

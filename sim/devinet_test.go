@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // ifaReq builds the request of `addr add|del PREFIX dev i0 [label L] [scope S]`.
@@ -42,7 +42,7 @@ func notices(d *InDevice) string {
 	var w []string
 	for _, n := range d.TakeNotices() {
 		s := fmt.Sprintf("%s %s/%d", strings.TrimPrefix(n.Type, "RTM_"), n.Local, n.Prefixlen)
-		if n.Flags&unix.IFA_F_SECONDARY != 0 {
+		if n.Flags&uapi.IFA_F_SECONDARY != 0 {
 			s += "s"
 		}
 		w = append(w, s)
@@ -68,9 +68,9 @@ func TestDevinetInsertOrder(t *testing.T) {
 	mustAdd(t, d, "10.1.0.2/24")
 	require.Equal(t, "10.0.0.1/24 10.1.0.1/24 10.0.0.2/24s 10.1.0.2/24s", order(d))
 	// A host-scope primary: no primary has scope >= host, so the head.
-	mustAdd(t, d, "192.168.0.1/24", withScope(unix.RT_SCOPE_HOST))
+	mustAdd(t, d, "192.168.0.1/24", withScope(uapi.RT_SCOPE_HOST))
 	// A link-scope primary: after the last primary of scope host or link.
-	mustAdd(t, d, "172.16.0.1/16", withScope(unix.RT_SCOPE_LINK))
+	mustAdd(t, d, "172.16.0.1/16", withScope(uapi.RT_SCOPE_LINK))
 	require.Equal(t, "192.168.0.1/24 172.16.0.1/16 10.0.0.1/24 10.1.0.1/24 10.0.0.2/24s 10.1.0.2/24s", order(d))
 	// Same address, other mask: another subnet, a primary.
 	mustAdd(t, d, "10.0.0.1/16")
@@ -84,10 +84,10 @@ func TestDevinetNewAddrErrors(t *testing.T) {
 	mustAdd(t, d, "10.0.0.1/24")
 	// EEXIST: same local, same mask, same subnet; label and scope aside.
 	err := d.NewAddr(ifaReq(t, "10.0.0.1/24", true, withLabel("i0:x")))
-	require.Equal(t, unix.EEXIST, rtnl.Errno(err))
+	require.Equal(t, uapi.EEXIST, rtnl.Errno(err))
 	// EINVAL: same subnet, another scope.
-	err = d.NewAddr(ifaReq(t, "10.0.0.2/24", true, withScope(unix.RT_SCOPE_LINK)))
-	require.Equal(t, unix.EINVAL, rtnl.Errno(err))
+	err = d.NewAddr(ifaReq(t, "10.0.0.2/24", true, withScope(uapi.RT_SCOPE_LINK)))
+	require.Equal(t, uapi.EINVAL, rtnl.Errno(err))
 	// 0.0.0.0 is accepted and ignored.
 	require.NoError(t, d.NewAddr(ifaReq(t, "0.0.0.0/8", true)))
 	require.Equal(t, "10.0.0.1/24", order(d))
@@ -99,7 +99,7 @@ func TestDevinetNewAddrErrors(t *testing.T) {
 	require.Equal(t, "i0:1", l[1].Label)
 	// 127/8 gets scope host from iproute2; broadcast + is computed.
 	r := IfaRequestOf(rtnl.Addr{Prefix: netip.MustParsePrefix("127.1.0.1/8"), Dev: "i0", BroadcastAuto: true}, true)
-	require.Equal(t, uint8(unix.RT_SCOPE_HOST), r.Scope)
+	require.Equal(t, uint8(uapi.RT_SCOPE_HOST), r.Scope)
 	require.Equal(t, "127.255.255.255", addrOfU32(r.Broadcast).String())
 }
 
@@ -115,10 +115,10 @@ func TestDevinetDelMatching(t *testing.T) {
 		{ifaReq(t, "10.0.0.1/24", false, withLabel("i0:a")), "other label"},
 		{ifaReq(t, "10.0.0.3/24", false), "other local"},
 	} {
-		require.Equal(t, unix.EADDRNOTAVAIL, rtnl.Errno(d.DelAddr(c.req)), c.name)
+		require.Equal(t, uapi.EADDRNOTAVAIL, rtnl.Errno(d.DelAddr(c.req)), c.name)
 	}
 	// Scope is not compared.
-	require.NoError(t, d.DelAddr(ifaReq(t, "10.0.0.2/24", false, withScope(unix.RT_SCOPE_HOST))))
+	require.NoError(t, d.DelAddr(ifaReq(t, "10.0.0.2/24", false, withScope(uapi.RT_SCOPE_HOST))))
 	require.Equal(t, "10.0.0.1/24", order(d))
 }
 
@@ -172,7 +172,7 @@ func TestDevinetDelPrimaryPromote(t *testing.T) {
 	d.Promote = true
 	mustAdd(t, d, "10.0.0.1/24")
 	mustAdd(t, d, "10.0.0.2/24")
-	mustAdd(t, d, "10.1.0.1/24", withScope(unix.RT_SCOPE_LINK))
+	mustAdd(t, d, "10.1.0.1/24", withScope(uapi.RT_SCOPE_LINK))
 	require.Equal(t, "10.1.0.1/24 10.0.0.1/24 10.0.0.2/24s", order(d))
 	require.NoError(t, d.DelAddr(ifaReq(t, "10.0.0.1/24", false)))
 	require.Equal(t, "10.1.0.1/24 10.0.0.2/24", order(d))
@@ -182,9 +182,9 @@ func TestDevinetDelPrimaryPromote(t *testing.T) {
 	// one's slot.
 	d = NewInDevice("i0")
 	d.Promote = true
-	mustAdd(t, d, "10.0.0.1/24", withScope(unix.RT_SCOPE_LINK))
+	mustAdd(t, d, "10.0.0.1/24", withScope(uapi.RT_SCOPE_LINK))
 	mustAdd(t, d, "10.1.0.1/24")
-	mustAdd(t, d, "10.0.0.2/24", withScope(unix.RT_SCOPE_LINK))
+	mustAdd(t, d, "10.0.0.2/24", withScope(uapi.RT_SCOPE_LINK))
 	require.Equal(t, "10.0.0.1/24 10.1.0.1/24 10.0.0.2/24s", order(d))
 	require.NoError(t, d.DelAddr(ifaReq(t, "10.0.0.1/24", false)))
 	require.Equal(t, "10.0.0.2/24 10.1.0.1/24", order(d))

@@ -3,10 +3,9 @@ package sim
 import (
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // The namespace's IPv4 FIB (fibtrie) as net/ipv4/fib_frontend.c drives it
@@ -70,7 +69,7 @@ func (n *Netns) fibFlush(announce func(*fibtrie.Alias) bool) {
 // added with NLM_F_CREATE|NLM_F_APPEND, or deleted.
 func (n *Netns) fibMagic(add bool, typ fibtrie.RouteType, dst uint32, plen int, d *Device, prim *Ifaddr, prio uint32) {
 	r := fibtrie.Route{Dst: dst, Len: uint8(plen), Table: fibtrie.TableLocal, Type: typ,
-		Scope: fibtrie.ScopeLink, Protocol: unix.RTPROT_KERNEL, PrefSrc: prim.Local,
+		Scope: fibtrie.ScopeLink, Protocol: uapi.RTPROT_KERNEL, PrefSrc: prim.Local,
 		OIF: int(d.ifindex), Priority: prio}
 	if typ == fibtrie.TypeUnicast {
 		r.Table = fibtrie.TableMain
@@ -128,9 +127,9 @@ func (n *Netns) fibAddIfaddr(d *Device, ifa *Ifaddr) {
 		n.fibMagic(true, fibtrie.TypeBroadcast, ifa.Broadcast, 32, d, prim, 0)
 	}
 	if prefix != 0 && !ifa.Secondary() && (prefix != addr || ifa.Prefixlen < 32) {
-		if ifa.Flags&unix.IFA_F_NOPREFIXROUTE == 0 {
+		if ifa.Flags&uapi.IFA_F_NOPREFIXROUTE == 0 {
 			typ := fibtrie.TypeUnicast
-			if d.flags&unix.IFF_LOOPBACK != 0 {
+			if d.flags&uapi.IFF_LOOPBACK != 0 {
 				typ = fibtrie.TypeLocal
 			}
 			n.fibMagic(true, typ, prefix, ifa.Prefixlen, d, prim, 0)
@@ -170,9 +169,9 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 			return
 		}
 	} else if anyAddr != 0 && (anyAddr != ifa.Local || ifa.Prefixlen < 32) {
-		if ifa.Flags&unix.IFA_F_NOPREFIXROUTE == 0 {
+		if ifa.Flags&uapi.IFA_F_NOPREFIXROUTE == 0 {
 			typ := fibtrie.TypeUnicast
-			if d.flags&unix.IFF_LOOPBACK != 0 {
+			if d.flags&uapi.IFF_LOOPBACK != 0 {
 				typ = fibtrie.TypeLocal
 			}
 			n.fibMagic(false, typ, anyAddr, ifa.Prefixlen, d, prim, 0)
@@ -315,7 +314,7 @@ func (n *Netns) routeEvent(typ string, r fibtrie.Route) {
 func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
 	var flags uint32
 	if r.LinkDown {
-		flags |= unix.RTNH_F_LINKDOWN
+		flags |= uapi.RTNH_F_LINKDOWN
 	}
 	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags)}
 	if r.Type != fibtrie.TypeUnicast {
@@ -341,7 +340,7 @@ func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
 	if r.Table != fibtrie.TableMain {
 		out.Table = rtnl.TableName(r.Table)
 	}
-	if r.Protocol != unix.RTPROT_BOOT {
+	if r.Protocol != uapi.RTPROT_BOOT {
 		out.Protocol = rtnl.ProtoName(r.Protocol)
 	}
 	if r.Scope != fibtrie.ScopeUniverse {

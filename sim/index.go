@@ -21,7 +21,8 @@ package sim
 
 import (
 	"math"
-	"syscall"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // IndexKind names the structure an index walks for dumps.
@@ -144,9 +145,9 @@ func (d *IndexDump[D]) Next(k int) IndexChunk[D] {
 
 // Errors of ifindex reservation, with the kernel's errno values.
 var (
-	errIfindexExist   error = syscall.EEXIST
-	errIfindexInvalid error = syscall.EINVAL
-	errIfindexBusy    error = syscall.EBUSY
+	errIfindexExist   error = uapi.EEXIST
+	errIfindexInvalid error = uapi.EINVAL
+	errIfindexBusy    error = uapi.EBUSY
 )
 
 // nextDevBaseSeq is dev_base_seq_inc: it skips 0.

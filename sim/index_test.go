@@ -2,10 +2,11 @@ package sim
 
 import (
 	"math"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 func TestHashChainHeadInsertion(t *testing.T) {
@@ -50,9 +51,9 @@ func TestIfindexAllocation(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, uint32(2), id, "explicit ifindex honoured")
 		_, err = n.Add(2, "e")
-		require.ErrorIs(t, err, syscall.EEXIST)
+		require.ErrorIs(t, err, uapi.EEXIST)
 		_, err = n.Add(IfindexMax+1, "f")
-		require.ErrorIs(t, err, syscall.EINVAL)
+		require.ErrorIs(t, err, uapi.EINVAL)
 		id, err = n.Add(IfindexMax, "g")
 		require.NoError(t, err)
 		require.Equal(t, uint32(IfindexMax), id)
@@ -97,7 +98,7 @@ func TestReserveRelease(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint32(1), id)
 	_, err = x.Reserve(1)
-	require.ErrorIs(t, err, syscall.EBUSY, "reserved, not listed")
+	require.ErrorIs(t, err, uapi.EBUSY, "reserved, not listed")
 	devs, _, done := x.DumpChunk(IndexCursor{}, 10, nil)
 	require.True(t, done)
 	require.Empty(t, devs, "dumps skip reservations")
@@ -107,7 +108,7 @@ func TestReserveRelease(t *testing.T) {
 	require.Equal(t, uint32(2), id, "released ifindex not reused before the wrap")
 	x.List(2, "a")
 	_, err = x.Reserve(2)
-	require.ErrorIs(t, err, syscall.EEXIST)
+	require.ErrorIs(t, err, uapi.EEXIST)
 }
 
 // dumpAll runs a dump to the end with k devices per chunk, calling between

@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // IPv4 on the sim target's devices: each device's in_device (devinet.go)
@@ -43,10 +42,10 @@ func (n *Netns) inetUp(d *Device) {
 	if d.in == nil || d.mtu < ethMinMTU {
 		return
 	}
-	if d.flags&unix.IFF_LOOPBACK != 0 {
+	if d.flags&uapi.IFF_LOOPBACK != 0 {
 		lo := uint32(0x7f000001)
 		ifa := &Ifaddr{Local: lo, Address: lo, Prefixlen: 8, Mask: inetMakeMask(8),
-			Scope: unix.RT_SCOPE_HOST, Label: d.name, Flags: unix.IFA_F_PERMANENT}
+			Scope: uapi.RT_SCOPE_HOST, Label: d.name, Flags: uapi.IFA_F_PERMANENT}
 		d.in.setAll = true
 		_ = d.in.insert(ifa)
 	}
@@ -72,10 +71,10 @@ func (n *Netns) inetChangeName(d *Device) {
 			} else {
 				suffix = ":" + strconv.Itoa(named)
 			}
-			if len(suffix)+len(d.name) < unix.IFNAMSIZ {
+			if len(suffix)+len(d.name) < uapi.IFNAMSIZ {
 				ifa.Label += suffix
 			} else {
-				ifa.Label = ifa.Label[:unix.IFNAMSIZ-len(suffix)-1] + suffix
+				ifa.Label = ifa.Label[:uapi.IFNAMSIZ-len(suffix)-1] + suffix
 			}
 		}
 		d.rtmsgIfa("RTM_NEWADDR", ifa)
@@ -131,9 +130,9 @@ func (n *Netns) inDevOf(dev string, del bool) (*Device, error) {
 	}
 	if d.in == nil {
 		if del {
-			return nil, rtnl.Errf(unix.ENODEV, "ipv4: Device not found")
+			return nil, rtnl.Errf(uapi.ENODEV, "ipv4: Device not found")
 		}
-		return nil, rtnl.Errf(unix.ENOBUFS, "")
+		return nil, rtnl.Errf(uapi.ENOBUFS, "")
 	}
 	return d, nil
 }
@@ -145,7 +144,7 @@ func (n *Netns) addrAdd(op rtnl.AddrAdd) error {
 	}
 	r := IfaRequestOf(op.Addr, true)
 	if r.Prefixlen > 32 {
-		return rtnl.Errf(unix.EINVAL, "ipv4: Invalid prefix length")
+		return rtnl.Errf(uapi.EINVAL, "ipv4: Invalid prefix length")
 	}
 	if r.Local == 0 {
 		return nil

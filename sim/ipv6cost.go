@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // IPv6 in the cost model. The kernel's IPv6 does work on every netdev
@@ -398,18 +397,18 @@ func (n *Netns) v6ChangeMTU(d *Device) {
 func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	i := strings.LastIndex(rest, ".")
 	if i <= 0 || (rest[i+1:] != "disable_ipv6" && rest[i+1:] != "accept_dad") {
-		return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	dev := rest[:i]
 	var d *Device
 	if dev != "all" && dev != "default" {
 		if d = n.ByName(dev); d == nil || d.in6 == nil {
-			return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+			return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 		}
 	}
 	v, err := strconv.Atoi(strings.TrimSpace(op.Value))
 	if err != nil {
-		return &rtnl.Error{Errno: unix.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
+		return &rtnl.Error{Errno: uapi.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
 	}
 	n.sysctls[op.Key] = op.Value
 	if rest[i+1:] == "accept_dad" {

@@ -4,9 +4,8 @@ import (
 	"net"
 	"slices"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // Device is a struct net_device of the model: the fields rtnl_fill_ifinfo
@@ -110,7 +109,7 @@ func without[T comparable](s []T, x T) []T {
 }
 
 // Up reports IFF_UP.
-func (d *Device) Up() bool { return d.flags&unix.IFF_UP != 0 }
+func (d *Device) Up() bool { return d.flags&uapi.IFF_UP != 0 }
 
 // Address returns a copy of the device's link-layer address.
 func (d *Device) Address() net.HardwareAddr { return append(net.HardwareAddr(nil), d.addr...) }
@@ -161,10 +160,10 @@ func (d *Device) ifinfoFlags() uint32 {
 	f := d.flags
 	if d.Up() {
 		if d.operUp() {
-			f |= unix.IFF_RUNNING
+			f |= uapi.IFF_RUNNING
 		}
 		if d.carrier {
-			f |= unix.IFF_LOWER_UP
+			f |= uapi.IFF_LOWER_UP
 		}
 	}
 	return f
@@ -192,22 +191,22 @@ var broadcastEther = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 // newDevice is alloc_netdev plus the kind's setup function: the defaults
 // each driver sets before rtnl_create_link applies the request's attributes.
 func (n *Netns) newDevice(name, kind string) *Device {
-	d := &Device{ns: n, name: name, kind: kind, linkType: unix.ARPHRD_ETHER, qdisc: "noop", carrier: true,
+	d := &Device{ns: n, name: name, kind: kind, linkType: uapi.ARPHRD_ETHER, qdisc: "noop", carrier: true,
 		initializing: true, features: featNoPorts}
 	d.brd = append(net.HardwareAddr(nil), broadcastEther...)
 	// ether_setup
-	d.flags = unix.IFF_BROADCAST | unix.IFF_MULTICAST
+	d.flags = uapi.IFF_BROADCAST | uapi.IFF_MULTICAST
 	d.mtu, d.minMTU, d.maxMTU = ethDataLen, ethMinMTU, ethDataLen
 	d.txQLen = 1000
 	switch kind {
 	case rtnl.KindIfb:
 		// ifb_setup: NOARP, no multicast, TX_Q_LIMIT 32, no MTU range,
 		// no ndo_set_mac_address.
-		d.flags = unix.IFF_BROADCAST | unix.IFF_NOARP
+		d.flags = uapi.IFF_BROADCAST | uapi.IFF_NOARP
 		d.txQLen = 32
 		d.minMTU, d.maxMTU = 0, 0
 	case rtnl.KindDummy:
-		d.flags = unix.IFF_BROADCAST | unix.IFF_NOARP
+		d.flags = uapi.IFF_BROADCAST | uapi.IFF_NOARP
 		d.noQueue, d.liveAddr = true, true
 		d.minMTU, d.maxMTU = 0, 0
 	case rtnl.KindVeth:
@@ -228,8 +227,8 @@ func (n *Netns) newDevice(name, kind string) *Device {
 
 // newLoopback is loopback_setup.
 func (n *Netns) newLoopback() *Device {
-	d := &Device{ns: n, name: "lo", linkType: unix.ARPHRD_LOOPBACK, qdisc: "noop", carrier: true}
-	d.flags = unix.IFF_LOOPBACK
+	d := &Device{ns: n, name: "lo", linkType: uapi.ARPHRD_LOOPBACK, qdisc: "noop", carrier: true}
+	d.flags = uapi.IFF_LOOPBACK
 	d.mtu, d.minMTU, d.maxMTU = 65536, 0, 0
 	d.txQLen = 1000
 	d.noQueue, d.liveAddr = true, true

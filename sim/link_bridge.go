@@ -3,9 +3,8 @@ package sim
 import (
 	"net"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // The bridge with STP off (BR_NO_STP, the default): a port is DISABLED or,
@@ -183,23 +182,23 @@ func (n *Netns) brMTUAutoAdjust(br *Device) {
 
 // brAddIf is br_add_if.
 func (n *Netns) brAddIf(br, d *Device) error {
-	if d.flags&unix.IFF_LOOPBACK != 0 || d.linkType != unix.ARPHRD_ETHER || !validEther(d.addr) {
-		return rtnl.Errf(unix.EINVAL, "")
+	if d.flags&uapi.IFF_LOOPBACK != 0 || d.linkType != uapi.ARPHRD_ETHER || !validEther(d.addr) {
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	if d.kind == rtnl.KindBridge {
-		return rtnl.Errf(unix.ELOOP, "Can not enslave a bridge to a bridge")
+		return rtnl.Errf(uapi.ELOOP, "Can not enslave a bridge to a bridge")
 	}
 	if d.master != nil {
-		return rtnl.Errf(unix.EBUSY, "")
+		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_rx_handler_register: a macvlan lower holds the rx handler.
 	if len(d.vlans) > 0 {
-		return rtnl.Errf(unix.EBUSY, "")
+		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_master_upper_dev_link: the bridge is below d already (a
 	// macvlan on the bridge).
 	if d.lower == br {
-		return rtnl.Errf(unix.EBUSY, "")
+		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_master_upper_dev_link (NETDEV_CHANGEUPPER), then
 	// nbp_update_port_count's promiscuity (each an RTM_NEWLINK of the
@@ -251,7 +250,7 @@ func (n *Netns) delNbp(br, d *Device) {
 // brSetMACAddress is br_set_mac_address.
 func (n *Netns) brSetMACAddress(br *Device, a net.HardwareAddr) error {
 	if !validEther(a) {
-		return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+		return rtnl.Errf(uapi.EADDRNOTAVAIL, "")
 	}
 	if !sameAddr(br.addr, a) {
 		n.brChangeID(br, a)

@@ -3,9 +3,8 @@ package sim
 import (
 	"net"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // The link requests, following net/core/rtnetlink.c (rtnl_newlink,
@@ -14,7 +13,7 @@ import (
 // target (like iproute2) resolves them in userspace before it sends
 // anything: the master, then the macvlan lower, then the device.
 
-func enodev(name string) error { return rtnl.Errf(unix.ENODEV, "no device %q", name) }
+func enodev(name string) error { return rtnl.Errf(uapi.ENODEV, "no device %q", name) }
 
 // resolveMaster turns `master NAME` into the device (nil for nomaster).
 func (n *Netns) resolveMaster(a rtnl.LinkAttrs) (master *Device, given bool, err error) {
@@ -38,10 +37,10 @@ func validateAddr(a net.HardwareAddr) error {
 		return nil
 	}
 	if len(a) != 6 {
-		return rtnl.Errf(unix.EINVAL, "")
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	if !validEther(a) {
-		return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+		return rtnl.Errf(uapi.EADDRNOTAVAIL, "")
 	}
 	return nil
 }
@@ -49,10 +48,10 @@ func validateAddr(a net.HardwareAddr) error {
 // validateMTU is dev_validate_mtu.
 func validateMTU(d *Device, mtu uint32) error {
 	if mtu < d.minMTU {
-		return rtnl.Errf(unix.EINVAL, "mtu less than device minimum")
+		return rtnl.Errf(uapi.EINVAL, "mtu less than device minimum")
 	}
 	if d.maxMTU > 0 && mtu > d.maxMTU {
-		return rtnl.Errf(unix.EINVAL, "mtu greater than device maximum")
+		return rtnl.Errf(uapi.EINVAL, "mtu greater than device maximum")
 	}
 	return nil
 }
@@ -79,20 +78,20 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 		}
 		if op.MTU != nil && (op.Kind == rtnl.KindVeth || op.Kind == rtnl.KindVxlan) &&
 			(*op.MTU < ethMinMTU || *op.MTU > ethMaxMTU) {
-			return rtnl.Errf(unix.EINVAL, "")
+			return rtnl.Errf(uapi.EINVAL, "")
 		}
 	}
 	// __rtnl_newlink: an existing device (by ifindex, else by name) with
 	// NLM_F_EXCL is EEXIST.
 	if op.Index > 0 {
 		if n.ByIndex(uint32(op.Index)) != nil {
-			return rtnl.Errf(unix.EEXIST, "")
+			return rtnl.Errf(uapi.EEXIST, "")
 		}
 	} else if n.ByName(op.Name) != nil {
-		return rtnl.Errf(unix.EEXIST, "")
+		return rtnl.Errf(uapi.EEXIST, "")
 	}
 	if !known {
-		return rtnl.Errf(unix.EOPNOTSUPP, "Unknown device type")
+		return rtnl.Errf(uapi.EOPNOTSUPP, "Unknown device type")
 	}
 	// rtnl_create_link
 	d := n.newDevice(op.Name, op.Kind)
@@ -190,7 +189,7 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 // macvlanNewlink is macvlan_common_newlink.
 func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	if lower == nil {
-		return rtnl.Errf(unix.EINVAL, "")
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	if lower.lower != nil && lower.kind == rtnl.KindMacvlan {
 		lower = lower.lower
@@ -198,7 +197,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	if op.MTU == nil {
 		d.mtu = lower.mtu
 	} else if d.mtu > lower.mtu {
-		return rtnl.Errf(unix.EINVAL, "")
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	d.minMTU, d.maxMTU = ethMinMTU, lower.maxMTU
 	if d.addr == nil {
@@ -206,21 +205,21 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	}
 	if len(lower.vlans) == 0 {
 		// macvlan_port_create
-		if lower.linkType != unix.ARPHRD_ETHER || lower.flags&unix.IFF_LOOPBACK != 0 {
-			return rtnl.Errf(unix.EINVAL, "")
+		if lower.linkType != uapi.ARPHRD_ETHER || lower.flags&uapi.IFF_LOOPBACK != 0 {
+			return rtnl.Errf(uapi.EINVAL, "")
 		}
 		if lower.master != nil {
-			return rtnl.Errf(unix.EBUSY, "") // the bridge holds the rx handler
+			return rtnl.Errf(uapi.EBUSY, "") // the bridge holds the rx handler
 		}
 	}
 	// Only one macvlan on a passthru port, and a passthru macvlan only
 	// on a port without others; it takes the lower's address.
 	if lower.passthruPort {
-		return rtnl.Errf(unix.EINVAL, "")
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	if op.MacvlanMode == "passthru" {
 		if len(lower.vlans) > 0 {
-			return rtnl.Errf(unix.EINVAL, "")
+			return rtnl.Errf(uapi.EINVAL, "")
 		}
 		d.macvlanPassthru = true
 		d.addr = append(net.HardwareAddr(nil), lower.addr...)
@@ -251,7 +250,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 // vxlanNewlink is vxlan_newlink: a VNI and port already taken is EEXIST.
 func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 	if op.VNI == nil {
-		return rtnl.Errf(unix.EINVAL, "")
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	d.vni = *op.VNI
 	d.dstPort = vxlanDefaultPort
@@ -260,7 +259,7 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 	}
 	for _, x := range n.devs {
 		if x.kind == rtnl.KindVxlan && x.vni == d.vni && x.dstPort == d.dstPort {
-			return rtnl.Errf(unix.EEXIST, "A VXLAN device with the specified VNI already exists")
+			return rtnl.Errf(uapi.EEXIST, "A VXLAN device with the specified VNI already exists")
 		}
 	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
@@ -300,12 +299,12 @@ func (n *Netns) devOpen(d *Device) error {
 	// macvlan that took a bridge's zero address cannot come up. (The
 	// bridge itself has no ndo_validate_addr: it comes up with it.)
 	if d.kind != "" && d.kind != rtnl.KindBridge && !validEther(d.addr) {
-		return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+		return rtnl.Errf(uapi.EADDRNOTAVAIL, "")
 	}
 	switch d.kind {
 	case rtnl.KindMacvlan:
 		if !d.macvlanPassthru && n.macvlanAddrBusy(d, d.addr) {
-			return rtnl.Errf(unix.EADDRINUSE, "")
+			return rtnl.Errf(uapi.EADDRINUSE, "")
 		}
 		if d.holdsLowerPromisc() {
 			n.linkEvent(d.lower) // macvlan_open: dev_set_promiscuity(lower, 1)
@@ -318,7 +317,7 @@ func (n *Netns) devOpen(d *Device) error {
 	case rtnl.KindBridge:
 		n.brOpen(d)
 	}
-	d.flags |= unix.IFF_UP
+	d.flags |= uapi.IFF_UP
 	n.activate(d)
 	d.txActive = d.carrier
 	return nil
@@ -354,7 +353,7 @@ func (n *Netns) devClose(d *Device) {
 	case rtnl.KindBridge:
 		n.brStop(d)
 	}
-	d.flags &^= unix.IFF_UP
+	d.flags &^= uapi.IFF_UP
 	d.txActive = false // dev_deactivate_many
 }
 
@@ -387,7 +386,7 @@ func (n *Netns) setMTU(d *Device, mtu uint32) error {
 	switch d.kind {
 	case rtnl.KindMacvlan:
 		if d.lower != nil && d.lower.mtu < mtu {
-			return rtnl.Errf(unix.EINVAL, "")
+			return rtnl.Errf(uapi.EINVAL, "")
 		}
 	case rtnl.KindBridge:
 		d.mtuSetByUser = true
@@ -401,12 +400,12 @@ func (n *Netns) setMTU(d *Device, mtu uint32) error {
 // ndo_set_mac_address.
 func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 	if len(a) < 6 {
-		return rtnl.Errf(unix.EINVAL, "")
+		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	a = append(net.HardwareAddr(nil), a[:6]...)
 	switch {
 	case d.kind == rtnl.KindIfb:
-		return rtnl.Errf(unix.EOPNOTSUPP, "")
+		return rtnl.Errf(uapi.EOPNOTSUPP, "")
 	case sameAddr(d.addr, a):
 		// netif_set_mac_address skips ndo_set_mac_address for the
 		// current address, and still marks it as set.
@@ -416,7 +415,7 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 		}
 	case d.kind == rtnl.KindMacvlan:
 		if !validEther(a) {
-			return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+			return rtnl.Errf(uapi.EADDRNOTAVAIL, "")
 		}
 		if d.macvlanPassthru && d.lower != nil {
 			// The lower's address changes, and the macvlan follows
@@ -428,15 +427,15 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 			break
 		}
 		if n.macvlanAddrBusy(d, a) {
-			return rtnl.Errf(unix.EADDRINUSE, "")
+			return rtnl.Errf(uapi.EADDRINUSE, "")
 		}
 		d.addr = a
 	default: // eth_mac_addr
 		if d.Up() && !d.liveAddr {
-			return rtnl.Errf(unix.EBUSY, "")
+			return rtnl.Errf(uapi.EBUSY, "")
 		}
 		if !validEther(a) {
-			return rtnl.Errf(unix.EADDRNOTAVAIL, "")
+			return rtnl.Errf(uapi.EADDRNOTAVAIL, "")
 		}
 		d.addr = a
 	}
@@ -451,7 +450,7 @@ func (n *Netns) rename(d *Device, name string) error {
 		return nil
 	}
 	if n.byName[name] != nil {
-		return rtnl.Errf(unix.EEXIST, "")
+		return rtnl.Errf(uapi.EEXIST, "")
 	}
 	delete(n.byName, d.name)
 	d.name = name
@@ -475,7 +474,7 @@ func (n *Netns) setMaster(d, m *Device) error {
 		return nil
 	}
 	if m.kind != rtnl.KindBridge {
-		return rtnl.Errf(unix.EOPNOTSUPP, "")
+		return rtnl.Errf(uapi.EOPNOTSUPP, "")
 	}
 	return n.brAddIf(m, d)
 }
@@ -484,7 +483,7 @@ func (n *Netns) setMaster(d, m *Device) error {
 // kernel's order; changes made before a failure stay.
 func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Device, masterGiven bool) (err error) {
 	if a.Address != nil && len(a.Address) < 6 {
-		return rtnl.Errf(unix.EINVAL, "") // validate_linkmsg
+		return rtnl.Errf(uapi.EINVAL, "") // validate_linkmsg
 	}
 	notify := false
 	defer func() {
@@ -539,10 +538,10 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 	}
 	if op.Dev == "" {
 		if op.GroupSel == nil {
-			return rtnl.Errf(unix.EINVAL, "link set needs a device or a group")
+			return rtnl.Errf(uapi.EINVAL, "link set needs a device or a group")
 		}
 		if op.Group != nil {
-			return rtnl.Errf(unix.EINVAL, "link set group cannot also change the group")
+			return rtnl.Errf(uapi.EINVAL, "link set group cannot also change the group")
 		}
 		// rtnl_group_changelink: every device of the group, in list
 		// order, until one fails.
@@ -693,7 +692,7 @@ func (n *Netns) linkDel(op rtnl.LinkDel) error {
 // loopback) cannot be deleted.
 func (n *Netns) deleteLink(d *Device) error {
 	if d.kind == "" {
-		return rtnl.Errf(unix.EOPNOTSUPP, "")
+		return rtnl.Errf(uapi.EOPNOTSUPP, "")
 	}
 	n.delete(d)
 	return nil
@@ -702,7 +701,7 @@ func (n *Netns) deleteLink(d *Device) error {
 // linkDelGroup is rtnl_group_dellink.
 func (n *Netns) linkDelGroup(op rtnl.LinkDelGroup) error {
 	if op.Group == 0 {
-		return rtnl.Errf(unix.EPERM, "")
+		return rtnl.Errf(uapi.EPERM, "")
 	}
 	var devs []*Device
 	for _, d := range n.devs {
@@ -710,12 +709,12 @@ func (n *Netns) linkDelGroup(op rtnl.LinkDelGroup) error {
 			continue
 		}
 		if d.kind == "" {
-			return rtnl.Errf(unix.EOPNOTSUPP, "")
+			return rtnl.Errf(uapi.EOPNOTSUPP, "")
 		}
 		devs = append(devs, d)
 	}
 	if len(devs) == 0 {
-		return rtnl.Errf(unix.ENODEV, "")
+		return rtnl.Errf(uapi.ENODEV, "")
 	}
 	// Every member's ->dellink, in list order, then one batch; a veth
 	// end the group names again is queued again (moved to the tail).

@@ -3,12 +3,10 @@ package sim
 import (
 	"math/rand/v2"
 	"net"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // Netns is one network namespace of the model: its netdev index (ifindex
@@ -140,17 +138,17 @@ func itoa(i int) string {
 // (linkwatch_init_dev).
 func (n *Netns) register(d *Device, ifindex uint32) error {
 	if n.byName[d.name] != nil {
-		return rtnl.Errf(unix.EEXIST, "")
+		return rtnl.Errf(uapi.EEXIST, "")
 	}
 	if ifindex != 0 && n.ByIndex(ifindex) != nil {
 		// dev_index_reserve's xa_insert: rtnl_newlink's lookup (EEXIST)
 		// came before, so a device holding the ifindex now was
 		// registered by this same request (a veth peer).
-		return rtnl.Errf(unix.EBUSY, "")
+		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	id, err := n.index.Reserve(ifindex)
 	if err != nil {
-		return &rtnl.Error{Errno: err.(syscall.Errno)}
+		return &rtnl.Error{Errno: err.(uapi.Errno)}
 	}
 	d.ifindex = id
 	n.index.List(id, d)

@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"sort"
 
-	"golang.org/x/sys/unix"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // PeerIDs is one namespace's netns_ids.
@@ -36,14 +36,14 @@ func (p *PeerIDs) Len() int { return len(p.ids) }
 // or reqid is taken, EINVAL for reqid < -1.
 func (p *PeerIDs) Assign(peer *Netns, reqid int32) (int32, error) {
 	if reqid < -1 {
-		return 0, fmt.Errorf("nsid %d: %w", reqid, unix.EINVAL)
+		return 0, fmt.Errorf("nsid %d: %w", reqid, uapi.EINVAL)
 	}
 	if id, _ := p.IDOf(peer); id >= 0 {
-		return 0, fmt.Errorf("peer netns already has a nsid assigned (%d): %w", id, unix.EEXIST)
+		return 0, fmt.Errorf("peer netns already has a nsid assigned (%d): %w", id, uapi.EEXIST)
 	}
 	if reqid >= 0 {
 		if _, used := p.byID[reqid]; used {
-			return 0, fmt.Errorf("the specified nsid %d is already used: %w", reqid, unix.EEXIST)
+			return 0, fmt.Errorf("the specified nsid %d is already used: %w", reqid, uapi.EEXIST)
 		}
 		p.insert(reqid, peer)
 		return reqid, nil

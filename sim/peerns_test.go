@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // TestPeerIDs: rtnl_net_newid's rules and __peernet2id's walk.
@@ -16,11 +17,11 @@ func TestPeerIDs(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 5, id)
 	_, err = p.Assign(a, 6)
-	require.True(t, errors.Is(err, unix.EEXIST), "a peer with an id")
+	require.True(t, errors.Is(err, uapi.EEXIST), "a peer with an id")
 	_, err = p.Assign(b, 5)
-	require.True(t, errors.Is(err, unix.EEXIST), "an id in use")
+	require.True(t, errors.Is(err, uapi.EEXIST), "an id in use")
 	_, err = p.Assign(b, -2)
-	require.True(t, errors.Is(err, unix.EINVAL))
+	require.True(t, errors.Is(err, uapi.EINVAL))
 	id, err = p.Assign(b, -1)
 	require.NoError(t, err)
 	require.EqualValues(t, 0, id, "lowest free")

@@ -1,10 +1,9 @@
 package sim
 
 import (
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // User routes: RTM_NEWROUTE and RTM_DELROUTE as iproute2 sends them for
@@ -24,7 +23,7 @@ func (n *Netns) route(op rtnl.Op) error {
 	}
 	r, ok := rtnl.RouteOf(op)
 	if !ok {
-		return rtnl.Errf(unix.EINVAL, "not a route request: %s", op.Verb())
+		return rtnl.Errf(uapi.EINVAL, "not a route request: %s", op.Verb())
 	}
 	if !r.Dst.Addr().Is4() || (r.Via.IsValid() && !r.Via.Is4()) || (r.Src.IsValid() && !r.Src.Is4()) {
 		return errIPv6NotModelled
@@ -83,12 +82,12 @@ func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
 		return fibtrie.Route{}, errIPv6NotModelled
 	}
 	if r.TOS&0x03 != 0 { // inet_validate_dscp
-		return fibtrie.Route{}, rtnl.Errf(unix.EINVAL, "Invalid dsfield (tos): ECN bits must be 0")
+		return fibtrie.Route{}, rtnl.Errf(uapi.EINVAL, "Invalid dsfield (tos): ECN bits must be 0")
 	}
 	c := fibtrie.Route{OIF: oif}
 	c.Dst, c.Len = u32Of(r.Dst.Addr()), uint8(r.Dst.Bits())
 	if c.Len < 32 && c.Dst<<c.Len != 0 {
-		return fibtrie.Route{}, rtnl.Errf(unix.EINVAL, "Invalid prefix for given prefix length")
+		return fibtrie.Route{}, rtnl.Errf(uapi.EINVAL, "Invalid prefix for given prefix length")
 	}
 	c.Table = h.Table
 	if c.Table == 0 {
@@ -162,33 +161,33 @@ func fibPropsScope(t fibtrie.RouteType) fibtrie.Scope {
 // and the prefsrc. It fills in the nexthop's device, scope and LINKDOWN.
 func (n *Netns) fibCreateInfo(c *fibConfig) error {
 	if c.Type > fibtrie.TypeXResolve {
-		return rtnl.Errf(unix.EINVAL, "Invalid route type")
+		return rtnl.Errf(uapi.EINVAL, "Invalid route type")
 	}
 	if fibPropsScope(c.Type) > c.Scope {
-		return rtnl.Errf(unix.EINVAL, "Invalid scope")
+		return rtnl.Errf(uapi.EINVAL, "Invalid scope")
 	}
 	switch c.Type {
 	case fibtrie.TypeUnicast, fibtrie.TypeLocal, fibtrie.TypeBroadcast, fibtrie.TypeAnycast, fibtrie.TypeMulticast:
 	case fibtrie.TypeUnspec:
-		return rtnl.Errf(unix.EINVAL, "Invalid route type")
+		return rtnl.Errf(uapi.EINVAL, "Invalid route type")
 	default:
 		// fib_props[].error: no nexthop, and no prefsrc check either.
 		if c.Gateway != 0 || c.OIF != 0 {
-			return rtnl.Errf(unix.EINVAL, "Gateway, device and multipath can not be specified for this route type")
+			return rtnl.Errf(uapi.EINVAL, "Gateway, device and multipath can not be specified for this route type")
 		}
 		return nil
 	}
 	if c.Scope > fibtrie.ScopeHost {
-		return rtnl.Errf(unix.EINVAL, "Invalid scope")
+		return rtnl.Errf(uapi.EINVAL, "Invalid scope")
 	}
 	if c.Scope == fibtrie.ScopeHost {
 		// A local address: no gateway, any registered device, up or not,
 		// and no LINKDOWN (its nexthop's scope is NOWHERE).
 		if c.Gateway != 0 {
-			return rtnl.Errf(unix.EINVAL, "Route with host scope can not have a gateway")
+			return rtnl.Errf(uapi.EINVAL, "Route with host scope can not have a gateway")
 		}
 		if c.dev == nil {
-			return rtnl.Errf(unix.ENODEV, "")
+			return rtnl.Errf(uapi.ENODEV, "")
 		}
 		c.NhScope = fibtrie.ScopeNowhere
 	} else if c.Gateway != 0 {
@@ -199,7 +198,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		return err
 	}
 	if c.PrefSrc != 0 && !n.fibValidPrefsrc(c) {
-		return rtnl.Errf(unix.EINVAL, "Invalid prefsrc address")
+		return rtnl.Errf(uapi.EINVAL, "Invalid prefsrc address")
 	}
 	return nil
 }
@@ -209,10 +208,10 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 // nexthop's scope is host; without carrier the nexthop is LINKDOWN.
 func (n *Netns) fibCheckNhNongw(c *fibConfig) error {
 	if c.dev == nil || c.dev.in == nil {
-		return rtnl.Errf(unix.ENODEV, "")
+		return rtnl.Errf(uapi.ENODEV, "")
 	}
 	if !c.dev.Up() {
-		return rtnl.Errf(unix.ENETDOWN, "Device for nexthop is not up")
+		return rtnl.Errf(uapi.ENETDOWN, "Device for nexthop is not up")
 	}
 	c.LinkDown = !c.dev.carrier
 	c.NhScope = fibtrie.ScopeHost
@@ -233,7 +232,7 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 	}
 	fl := fibtrie.Flow{Dst: c.Gateway, Scope: scope, OIF: c.OIF}
 	var res *fibtrie.Alias
-	errno := unix.EAGAIN
+	errno := uapi.EAGAIN
 	if c.Table != fibtrie.TableMain && n.fib.HasTable(c.Table) {
 		res, errno = n.fibTableLookup(c.Table, fl)
 	}
@@ -244,17 +243,17 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 		return rtnl.Errf(errno, "Nexthop has invalid gateway")
 	}
 	if res.Type != fibtrie.TypeUnicast && res.Type != fibtrie.TypeLocal {
-		return rtnl.Errf(unix.EINVAL, "Nexthop has invalid gateway")
+		return rtnl.Errf(uapi.EINVAL, "Nexthop has invalid gateway")
 	}
 	d := n.ByIndex(uint32(res.OIF))
 	if d == nil {
-		return rtnl.Errf(unix.EINVAL, "No egress device for nexthop gateway")
+		return rtnl.Errf(uapi.EINVAL, "No egress device for nexthop gateway")
 	}
 	c.OIF = res.OIF
 	c.NhScope = res.Scope
 	c.LinkDown = !d.carrier
 	if !d.Up() {
-		return rtnl.Errf(unix.ENETDOWN, "")
+		return rtnl.Errf(uapi.ENETDOWN, "")
 	}
 	return nil
 }
@@ -262,20 +261,20 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 // fibTableLookup is fib_table_lookup's result: the alias, or the errno of
 // an error-type route (fib_props[].error), or EAGAIN when nothing
 // matches.
-func (n *Netns) fibTableLookup(table uint32, fl fibtrie.Flow) (*fibtrie.Alias, unix.Errno) {
+func (n *Netns) fibTableLookup(table uint32, fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
 	a := n.fib.LookupFlow(table, fl)
 	if a == nil {
-		return nil, unix.EAGAIN
+		return nil, uapi.EAGAIN
 	}
 	switch a.Type {
 	case fibtrie.TypeBlackhole:
-		return nil, unix.EINVAL
+		return nil, uapi.EINVAL
 	case fibtrie.TypeUnreachable:
-		return nil, unix.EHOSTUNREACH
+		return nil, uapi.EHOSTUNREACH
 	case fibtrie.TypeProhibit:
-		return nil, unix.EACCES
+		return nil, uapi.EACCES
 	case fibtrie.TypeThrow:
-		return nil, unix.EAGAIN
+		return nil, uapi.EAGAIN
 	}
 	return a, 0
 }
@@ -286,17 +285,17 @@ func (n *Netns) fibTableLookup(table uint32, fl fibtrie.Flow) (*fibtrie.Alias, u
 // error route found in main (blackhole, unreachable, prohibit) ends the
 // lookup with its error on this kernel (6.18), as the rules path does,
 // though the ~6.17 source read goes on to default after any error.
-func (n *Netns) fibLookup(fl fibtrie.Flow) (*fibtrie.Alias, unix.Errno) {
+func (n *Netns) fibLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
 	var a *fibtrie.Alias
-	errno := unix.EAGAIN // no main table: default is looked at
+	errno := uapi.EAGAIN // no main table: default is looked at
 	if n.fib.HasTable(fibtrie.TableMain) {
 		a, errno = n.fibTableLookup(fibtrie.TableMain, fl)
 	}
-	if errno == unix.EAGAIN && n.fib.HasTable(fibtrie.TableDefault) {
+	if errno == uapi.EAGAIN && n.fib.HasTable(fibtrie.TableDefault) {
 		a, errno = n.fibTableLookup(fibtrie.TableDefault, fl)
 	}
-	if errno == unix.EAGAIN {
-		errno = unix.ENETUNREACH
+	if errno == uapi.EAGAIN {
+		errno = uapi.ENETUNREACH
 	}
 	return a, errno
 }
@@ -348,7 +347,7 @@ func (n *Netns) routeDel(r rtnl.Route) error {
 		return err
 	}
 	if !n.fib.HasTable(c.Table) {
-		return rtnl.Errf(unix.ESRCH, "FIB table does not exist")
+		return rtnl.Errf(uapi.ESRCH, "FIB table does not exist")
 	}
 	return n.fibRemove(c.Route)
 }
@@ -400,7 +399,7 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 			return nil
 		}
 		if round >= 100 {
-			return rtnl.Errf(unix.EBUSY, "route flush not complete after %d rounds", round)
+			return rtnl.Errf(uapi.EBUSY, "route flush not complete after %d rounds", round)
 		}
 		for _, r := range dels {
 			// The dumped message as a delete request: every field it

@@ -11,11 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // Options configure a sim target.
@@ -312,21 +311,21 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 	rest, ok := strings.CutPrefix(op.Key, "net.ipv4.conf.")
 	i := strings.LastIndex(rest, ".")
 	if !ok || i <= 0 {
-		return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	dev, key := rest[:i], rest[i+1:]
 	if key != "promote_secondaries" {
-		return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	if dev != "all" && dev != "default" {
 		d := n.ByName(dev)
 		if d == nil || d.in == nil {
-			return &rtnl.Error{Errno: unix.ENOENT, Msg: "sysctl " + op.Key}
+			return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 		}
 	}
 	v, err := strconv.Atoi(strings.TrimSpace(op.Value))
 	if err != nil {
-		return &rtnl.Error{Errno: unix.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
+		return &rtnl.Error{Errno: uapi.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
 	}
 	n.sysctls[op.Key] = op.Value
 	n.promoteSysctl(dev, v != 0)

@@ -8,9 +8,9 @@ package sim
 
 import (
 	"fmt"
-	"syscall"
 
 	"github.com/rtnlsim/rtnlsim/cost"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // UnregDev is one device in an unregister batch, with what changes the work
@@ -171,7 +171,7 @@ func ListDeleteBatch(devs map[int32]UnregDev, ifindexes []int32) ([]UnregDev, er
 	for _, ix := range ifindexes {
 		d, ok := devs[ix]
 		if !ok {
-			return nil, fmt.Errorf("ifindex %d: %w", ix, syscall.ENODEV)
+			return nil, fmt.Errorf("ifindex %d: %w", ix, uapi.ENODEV)
 		}
 		if d.Peer != 0 {
 			if _, ok := devs[d.Peer]; !ok {

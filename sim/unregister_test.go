@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"slices"
-	"syscall"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -13,12 +12,13 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 func TestListDeleteBatchENODEV(t *testing.T) {
 	devs := map[int32]UnregDev{2: {Ifindex: 2}, 3: {Ifindex: 3, Peer: 4}, 4: {Ifindex: 4, Peer: 3}}
 	b, err := ListDeleteBatch(devs, []int32{2, 9, 3})
-	require.True(t, errors.Is(err, syscall.ENODEV))
+	require.True(t, errors.Is(err, uapi.ENODEV))
 	require.Nil(t, b)
 	b, err = ListDeleteBatch(devs, []int32{3, 3, 4, 2, 3})
 	require.NoError(t, err)

@@ -11,8 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -486,20 +484,8 @@ func nsText(ns int64) string {
 	return fmt.Sprintf("%d ns", ns)
 }
 
-func kernelRelease() string {
-	var u unix.Utsname
-	if err := unix.Uname(&u); err != nil {
-		return "unknown"
-	}
-	return unix.ByteSliceToString(u.Release[:])
-}
-
 func machine() string {
-	var u unix.Utsname
-	arch := runtime.GOARCH
-	if unix.Uname(&u) == nil {
-		arch = unix.ByteSliceToString(u.Machine[:])
-	}
+	arch := unameMachine()
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s, %d CPUs, host %s", arch, runtime.NumCPU(), host)
 }

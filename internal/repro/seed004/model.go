@@ -69,7 +69,7 @@ import (
 	"github.com/rtnlsim/rtnlsim/internal/calib"
 	"github.com/rtnlsim/rtnlsim/internal/repro"
 	"github.com/rtnlsim/rtnlsim/sim"
-	"golang.org/x/sys/unix"
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // Method is how a namespace is read.
@@ -279,7 +279,7 @@ func (w *World) Read(c Case, k int) (Read, error) {
 		readerIDs = w.HostIDs
 		// rtnl_get_net_ns_capable: an id the host does not know is EINVAL.
 		if w.HostIDs.Lookup(int32(k)) != tgt {
-			return rd, fmt.Errorf("seed 004: target netnsid %d: %w", k, unix.EINVAL)
+			return rd, fmt.Errorf("seed 004: target netnsid %d: %w", k, uapi.EINVAL)
 		}
 		extra = seed004NetnsidAttr
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/sim"
+	"github.com/rtnlsim/rtnlsim/uapi"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 func seed004Counts(t *testing.T, c Case) Counts {
@@ -105,7 +105,7 @@ func TestSeed004UnknownNetnsid(t *testing.T) {
 	require.NoError(t, err)
 	w.HostIDs = sim.NewPeerIDs()
 	_, err = w.Read(Case{Shape: w.Shape, Method: Netnsid}, 1)
-	require.True(t, errors.Is(err, unix.EINVAL), "%v", err)
+	require.True(t, errors.Is(err, uapi.EINVAL), "%v", err)
 	_, err = w.Read(Case{Shape: w.Shape, Method: Setns}, 1)
 	require.NoError(t, err)
 }
