@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/rtnlsim/rtnlsim/sim"
 	"github.com/rtnlsim/rtnlsim/internal/sweep"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 type sweepFlags struct {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rtnlsim/rtnlsim/internal/calib"
 	"github.com/rtnlsim/rtnlsim/cost"
+	"github.com/rtnlsim/rtnlsim/internal/calib"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
