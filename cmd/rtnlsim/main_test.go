@@ -86,7 +86,7 @@ func TestDiff(t *testing.T) {
 func TestRunDefaultsToSim(t *testing.T) {
 	out, _, err := runCLI(t, "link add x0 type ifb\n", "run", "--show", "cost", "-")
 	require.NoError(t, err)
-	require.Contains(t, out, "(prices: the seed 000 fit")
+	require.Contains(t, out, "(prices: sim.DefaultPrices")
 }
 
 func TestBadScriptNamesLines(t *testing.T) {

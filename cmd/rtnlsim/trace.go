@@ -53,36 +53,6 @@ type traceJSON struct {
 	Note       string             `json:"note"`
 }
 
-// handler is the kernel function a request goes to (rtnetlink.c,
-// devinet.c, fib_frontend.c), or what stands in for it.
-func handler(op rtnl.Op) string {
-	switch op.(type) {
-	case rtnl.LinkAdd:
-		return "rtnl_newlink"
-	case rtnl.LinkSet:
-		return "rtnl_setlink"
-	case rtnl.LinkDel, rtnl.LinkDelList:
-		return "rtnl_dellink"
-	case rtnl.LinkDelGroup:
-		return "rtnl_dellink: rtnl_group_dellink"
-	case rtnl.AddrAdd:
-		return "inet_rtm_newaddr"
-	case rtnl.AddrDel:
-		return "inet_rtm_deladdr"
-	case rtnl.AddrFlush:
-		return "inet_dump_ifaddr, then inet_rtm_deladdr per address"
-	case rtnl.RouteAdd, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend:
-		return "inet_rtm_newroute"
-	case rtnl.RouteDel:
-		return "inet_rtm_delroute"
-	case rtnl.RouteFlush:
-		return "inet_dump_fib, then inet_rtm_delroute per route"
-	case rtnl.Sysctl:
-		return "a /proc/sys write (devinet_conf_proc), not rtnetlink; priced as one request"
-	}
-	return ""
-}
-
 // traceSource is the script line, text, handler and errno of a traced
 // request.
 func traceSource(reqs []rtnl.Request, errs []rtnl.LineError, s sim.CostSource) (line int, text, fn, errno string) {
@@ -90,7 +60,7 @@ func traceSource(reqs []rtnl.Request, errs []rtnl.LineError, s sim.CostSource) (
 		return 0, "(the namespace exits)", "cleanup_net", ""
 	}
 	q := reqs[s.Request]
-	text, fn = q.Text, handler(q.Op)
+	text, fn = q.Text, sim.Handler(q.Op)
 	if s.Part > 0 {
 		text = fmt.Sprintf("(kernel request %d of) %s", s.Part+1, text)
 	}

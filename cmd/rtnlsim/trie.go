@@ -12,6 +12,7 @@ import (
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/internal/repro/seed003"
 	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 func newTrieCmd() *cobra.Command {
@@ -83,58 +84,34 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 	return cmd
 }
 
-// applyTrieRoute turns one IPv4 route line into a trie request, with
-// iproute2's defaults (rtnl.Route.Header) as the kernel would receive them.
+// applyTrieRoute applies one IPv4 route line to fib as the kernel would
+// receive it (sim.FibRoute: iproute2's defaults, rtm_to_fib_config's
+// checks), each device named getting an ifindex of its own from 2 on.
 func applyTrieRoute(fib *fibtrie.FIB, devs map[string]int, req rtnl.Request) error {
 	r, ok := rtnl.RouteOf(req.Op)
 	if !ok {
 		return fmt.Errorf("only route add|del|replace|append|prepend lines build a trie")
 	}
-	var apply func(fibtrie.Route) error
-	switch req.Op.(type) {
-	case rtnl.RouteAdd:
-		apply = fib.Add
-	case rtnl.RouteDel:
-		apply = fib.Delete
-	case rtnl.RouteReplace:
-		apply = fib.Replace
-	case rtnl.RouteAppend:
-		apply = fib.Append
-	case rtnl.RoutePrepend:
-		apply = fib.Prepend
-	}
 	if !r.Dst.Addr().Is4() {
 		return fmt.Errorf("only IPv4 routes live in the fib_trie")
 	}
-	_, isDel := req.Op.(rtnl.RouteDel)
-	h, err := r.Header(isDel)
-	if err != nil {
-		return err
-	}
-	fr := fibtrie.Route{
-		Dst: be32(r.Dst.Addr().As4()), Len: uint8(r.Dst.Bits()), Table: h.Table,
-		Type: fibtrie.RouteType(h.Type), Scope: fibtrie.Scope(h.Scope), TOS: r.TOS, Protocol: h.Proto,
-	}
-	if r.Metric != nil {
-		fr.Priority = *r.Metric
-	}
-	if r.Via.IsValid() && r.Via.Is4() {
-		fr.Gateway = be32(r.Via.As4())
-	}
-	if r.Src.IsValid() && r.Src.Is4() {
-		fr.PrefSrc = be32(r.Src.As4())
-	}
+	oif := 0
 	if r.Dev != "" {
 		if _, ok := devs[r.Dev]; !ok {
 			devs[r.Dev] = len(devs) + 2
 		}
-		fr.OIF = devs[r.Dev]
+		oif = devs[r.Dev]
 	}
-	return apply(fr)
-}
-
-func be32(b [4]byte) uint32 {
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	_, isDel := req.Op.(rtnl.RouteDel)
+	fr, err := sim.FibRoute(r, isDel, oif)
+	if err != nil {
+		return err
+	}
+	if isDel {
+		return fib.Delete(fr)
+	}
+	flags, _ := sim.FibFlags(req.Op)
+	return fib.Insert(fr, flags)
 }
 
 // writeCounters prints every counter, one per line.
