@@ -46,7 +46,7 @@ portable:
 fidelity:
 	RTNLSIM_KMEASURE=1 $(GO) test -count=1 -timeout 60m -v \
 		-run 'TestKernelSeed001Prediction|TestCalibratePredictsUnfitted|TestSeed004Prediction' \
-		./props ./internal/repro/seed004
+		./props ./internal/repro/seed001 ./internal/repro/seed004
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./script/

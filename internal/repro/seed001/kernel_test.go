@@ -1,4 +1,4 @@
-package props
+package seed001
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
-	"github.com/rtnlsim/rtnlsim/internal/repro/seed001"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
 
 // TestKernelSeed001Prediction is seed 001 on this machine: `ip addr flush`
@@ -19,7 +19,7 @@ import (
 // joined to any notification group (the minimum of a few runs, taken
 // round-robin over the cases: the machine is shared). The model's three
 // prices the fit sets (request, address-list step, FIB operation;
-// seed001.Fit) are fitted at two sizes, N = 500 and 2000, both promote
+// Fit) are fitted at two sizes, N = 500 and 2000, both promote
 // settings. The model then predicts the other sizes: N = 250, 1000 and
 // 1500 with and without promotion. Each prediction must be within 25% of
 // the measured time. The table of predicted vs measured times is printed.
@@ -30,8 +30,8 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
 		t.Skip("wall-clock accuracy, not part of make test (a busy machine moves it): make fidelity runs it (RTNLSIM_KMEASURE=1, root)")
 	}
-	requireKernel(t)
-	repeats := envInt(t, "RTNLSIM_SEED001_REPEATS", 3, 1)
+	testseed.NeedRoot(t)
+	repeats := testseed.EnvInt(t, "RTNLSIM_SEED001_REPEATS", 3, 1)
 	ctx := context.Background()
 	fitSizes := map[int]bool{500: true, 2000: true}
 	// Round-robin (kmeasure.MinRoundRobin): a CI run that measured each
@@ -53,19 +53,19 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	if err := kmeasure.MinRoundRobin(ctx, cases); err != nil {
 		t.Fatalf("kernel: %v", err)
 	}
-	var fit, check []seed001.Measured
+	var fit, check []Measured
 	for _, kc := range cases {
 		t.Logf("kernel %s: runs %v", kc.Config, kc.All)
-		sc := seed001.Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true}
-		m := seed001.Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds()}
+		sc := Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true}
+		m := Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds()}
 		if fitSizes[kc.Config.N] {
 			fit = append(fit, m)
 		} else {
 			check = append(check, m)
 		}
 	}
-	cache := seed001.Cache{}
-	p, err := seed001.Fit(cost.Params{}, fit, cache)
+	cache := Cache{}
+	p, err := Fit(cost.Params{}, fit, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +73,9 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	fmt.Fprintf(&b, "fitted at N=500,2000: request %d ns, ifa_walk %d ns, fib_op %d ns\n", p.RequestNs, p.IfaWalkNs, p.FibOpNs)
 	fmt.Fprintf(&b, "%-22s %6s %12s %12s %12s %8s\n", "case", "role", "ifa_walk", "fib_ops", "model", "kernel")
 	var bad []string
-	for _, rows := range [][]seed001.Measured{fit, check} {
+	for _, rows := range [][]Measured{fit, check} {
 		for _, m := range rows {
-			pred, res, err := seed001.Predict(p, m.Case, cache)
+			pred, res, err := Predict(p, m.Case, cache)
 			if err != nil {
 				t.Fatal(err)
 			}
