@@ -211,18 +211,3 @@ type Counters struct {
 func FormatIP(a uint32) string {
 	return fmt.Sprintf("%d.%d.%d.%d", a>>24, a>>16&0xff, a>>8&0xff, a&0xff)
 }
-
-// ProfileOptions maps a kernel profile name (sim.ParseProfile's bases) to Options, for the
-// profiles this package models: linux-6.18, linux-4.2-rc3 and linux-4.2
-// (4.2 with the seed 003 fix). Other names are an error.
-func ProfileOptions(name string) (Options, error) {
-	switch name {
-	case "", "linux-6.18":
-		return Linux618(), nil
-	case "linux-4.2-rc3":
-		return Linux42rc3(), nil
-	case "linux-4.2":
-		return Linux42(), nil
-	}
-	return Options{}, fmt.Errorf("fibtrie: no model of profile %q", name)
-}

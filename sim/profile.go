@@ -42,9 +42,9 @@ type Profile struct {
 	Index NetdevIndexOptions
 	// Unregister is the unregister batch structure of the base.
 	Unregister UnregisterSteps
-	// FibTrie is the fibtrie profile of the base (fibtrie.ProfileOptions):
-	// the FIB era of the namespaces' tries.
-	FibTrie string
+	// FIB is the fib_trie of the base's era (fibtrie.Linux618, Linux42,
+	// Linux42rc3).
+	FIB fibtrie.Options
 	// BulkIfindex is +bulk-ifindex.
 	BulkIfindex bool
 	// IfaFlush is +ifa-flush.
@@ -67,12 +67,12 @@ type profileBase struct {
 	name       string
 	index      NetdevIndexOptions
 	unregister UnregisterSteps
-	fibtrie    string
+	fib        func() fibtrie.Options
 }
 
 // profileBases are the bases the link model has.
 var profileBases = []profileBase{
-	{DefaultProfile, NetdevIndexSince69, UnregisterStepsV618, "linux-6.18"},
+	{DefaultProfile, NetdevIndexSince69, UnregisterStepsV618, fibtrie.Linux618},
 	// linux-6.4 is NetdevIndexBefore65: net->dev_by_index came with "net:
 	// store netdevs in an xarray" (seed 002), posted to net-next on 21
 	// July 2023, after 6.4 was released (25 June 2023), so 6.4 has the hash
@@ -85,10 +85,10 @@ var profileBases = []profileBase{
 	// synchronize_net rule is the same approximation as 6.18's. The FIB
 	// trie has no 6.4 variant in fibtrie; 6.18's stands in (both have the
 	// 4.2 flush fix).
-	{"linux-6.4", NetdevIndexBefore65, UnregisterStepsV618, "linux-6.18"},
+	{"linux-6.4", NetdevIndexBefore65, UnregisterStepsV618, fibtrie.Linux618},
 	// Seed 003's kernels, for their FIB only (see the package comment).
-	{"linux-4.2-rc3", NetdevIndexSince69, UnregisterStepsV618, "linux-4.2-rc3"},
-	{"linux-4.2", NetdevIndexSince69, UnregisterStepsV618, "linux-4.2"},
+	{"linux-4.2-rc3", NetdevIndexSince69, UnregisterStepsV618, fibtrie.Linux42rc3},
+	{"linux-4.2", NetdevIndexSince69, UnregisterStepsV618, fibtrie.Linux42},
 }
 
 // ProfileSwitches are the behaviour switches, in canonical order.
@@ -119,7 +119,7 @@ func ParseProfile(s string) (Profile, error) {
 	found := false
 	for _, b := range profileBases {
 		if b.name == baseName {
-			p = Profile{Base: b.name, Index: b.index, Unregister: b.unregister, FibTrie: b.fibtrie}
+			p = Profile{Base: b.name, Index: b.index, Unregister: b.unregister, FIB: b.fib()}
 			found = true
 		}
 	}
@@ -171,21 +171,14 @@ func (p Profile) String() string { return p.Name }
 // the profile's prices (nil: the seed 000 fit).
 func (p Profile) Options(seed int64) Options {
 	steps := p.Unregister
-	fib, err := fibtrie.ProfileOptions(p.FibTrie)
-	if err != nil {
-		panic("sim: profile base with an unknown fib_trie profile: " + err.Error())
-	}
 	var cost *cost.Params
 	if p.Cost != nil {
 		c := *p.Cost
 		cost = &c
 	}
 	return Options{Seed: seed, Index: p.Index, Unregister: &steps, BulkIfindex: p.BulkIfindex,
-		IfaFlush: p.IfaFlush, FIB: fib, Cost: cost}
+		IfaFlush: p.IfaFlush, FIB: p.FIB, Cost: cost}
 }
-
-// FibTrieOptions are the fibtrie options of the profile's base.
-func (p Profile) FibTrieOptions() (fibtrie.Options, error) { return fibtrie.ProfileOptions(p.FibTrie) }
 
 // Unmodelled lists, one sentence each, what the profile names that the
 // model does not follow.

@@ -34,7 +34,6 @@ func TestParseProfile(t *testing.T) {
 		require.Equal(t, c.name, p.Name, c.in)
 		require.Equal(t, c.name, p.String(), c.in)
 		require.Equal(t, c.base, p.Base, c.in)
-		require.Equal(t, c.fib, p.FibTrie, c.in)
 		require.Equal(t, c.index, p.Index, c.in)
 		require.Equal(t, c.bulk, p.BulkIfindex, c.in)
 		require.Equal(t, c.ifa, p.IfaFlush, c.in)
@@ -43,10 +42,9 @@ func TestParseProfile(t *testing.T) {
 		require.Equal(t, c.index, o.Index)
 		require.Equal(t, c.bulk, o.BulkIfindex)
 		require.Equal(t, UnregisterStepsV618, *o.Unregister)
-		fo, err := p.FibTrieOptions()
-		require.NoError(t, err)
-		want, _ := fibtrie.ProfileOptions(c.fib)
-		require.Equal(t, want, fo)
+		want := map[string]fibtrie.Options{"linux-6.18": fibtrie.Linux618(), "linux-4.2": fibtrie.Linux42(), "linux-4.2-rc3": fibtrie.Linux42rc3()}[c.fib]
+		require.Equal(t, want, p.FIB, c.in)
+		require.Equal(t, want, o.FIB, c.in)
 		// The canonical name parses to the same profile.
 		again, err := ParseProfile(p.Name)
 		require.NoError(t, err)

@@ -47,7 +47,7 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 			if len(args) != 1 {
 				return fmt.Errorf("trie needs a SCRIPT (or - for standard input)")
 			}
-			opts, err := fibtrie.ProfileOptions(profile)
+			prof, err := sim.ParseProfile(profile)
 			if err != nil {
 				return err
 			}
@@ -56,7 +56,7 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
-			fib := fibtrie.New(opts)
+			fib := fibtrie.New(prof.FIB)
 			devs := map[string]int{}
 			for _, r := range reqs {
 				if err := applyTrieRoute(fib, devs, r); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // Seed 003: 10K dummy devices, each with one
@@ -58,19 +59,13 @@ type TrieRow struct {
 	BigNodeBits        uint8 // bits of the largest tnode, the one the seed's thread talks about
 }
 
-// Profile is a named set of Options.
-type Profile struct {
-	Name string
-	Opts fibtrie.Options
-}
-
-// TrieProfiles are the behaviours the seed 003 table compares.
-func TrieProfiles() []Profile {
-	return []Profile{
-		{"linux-4.2-rc3", fibtrie.Linux42rc3()},
-		{"linux-4.2", fibtrie.Linux42()},
-		{"linux-6.18", fibtrie.Linux618()},
+// TrieProfiles are the kernels the seed 003 table compares.
+func TrieProfiles() []sim.Profile {
+	var out []sim.Profile
+	for _, name := range []string{"linux-4.2-rc3", "linux-4.2", "linux-6.18"} {
+		out = append(out, sim.MustParseProfile(name))
 	}
+	return out
 }
 
 // TrieFlush builds the seed's trie with n addresses under opts, removes
@@ -101,7 +96,7 @@ func TrieTable(sizes []int) []TrieRow {
 	var rows []TrieRow
 	for _, n := range sizes {
 		for _, p := range TrieProfiles() {
-			rows = append(rows, TrieFlush(n, n*2/3, p.Name, p.Opts))
+			rows = append(rows, TrieFlush(n, n*2/3, p.Name, p.FIB))
 		}
 	}
 	return rows

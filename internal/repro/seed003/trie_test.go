@@ -44,7 +44,7 @@ func TestSeed003Counters(t *testing.T) {
 // the 4.2-rc3 flush (cubic) and by about 4 with the fixed one (quadratic).
 func TestSeed003DeleteAll(t *testing.T) {
 	for _, p := range TrieProfiles() {
-		a, b := TrieDeleteAll(250, p.Opts), TrieDeleteAll(500, p.Opts)
+		a, b := TrieDeleteAll(250, p.FIB), TrieDeleteAll(500, p.FIB)
 		ratio := float64(b) / float64(a)
 		t.Logf("%-14s delete all: N=250 %d visits, N=500 %d visits, ratio %.1f", p.Name, a, b, ratio)
 		if p.Name == "linux-4.2-rc3" && ratio < 6 {
