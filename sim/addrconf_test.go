@@ -202,7 +202,7 @@ func (n *Netns) checkIPv6Estimate() string {
 			addrs += int64(len(d.in6.addrs))
 		}
 	}
-	e := n.IPv6Estimate()
+	e := n.v6Estimate()
 	var routes int64
 	for _, rs := range n.fib6.byDev {
 		routes += int64(len(rs))

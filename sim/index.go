@@ -41,8 +41,8 @@ const (
 	IfindexMax        = math.MaxInt32
 )
 
-// NetdevIdxHash is the bucket of an ifindex: ifindex & (NETDEV_HASHENTRIES-1).
-func NetdevIdxHash(ifindex uint32) int { return int(ifindex & (NetdevHashEntries - 1)) }
+// netdevIdxHash is the bucket of an ifindex: ifindex & (NETDEV_HASHENTRIES-1).
+func netdevIdxHash(ifindex uint32) int { return int(ifindex & (NetdevHashEntries - 1)) }
 
 // IndexEntry is one device returned by a dump.
 type IndexEntry[D any] struct {

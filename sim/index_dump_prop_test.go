@@ -177,7 +177,7 @@ func runScenario(s dpScenario, opts NetdevIndexOptions) dpRun {
 // chainNames lists the devices of ifindex's bucket chain in chain order.
 func chainNames(n *NetdevIndex[string], ifindex uint32) []string {
 	var out []string
-	for _, i := range n.Hash().Chain(NetdevIdxHash(ifindex)) {
+	for _, i := range n.Hash().Chain(netdevIdxHash(ifindex)) {
 		d, _ := n.Hash().Lookup(i)
 		out = append(out, d)
 	}
@@ -487,9 +487,9 @@ func scenarioScript(s dpScenario, r dpRun, seed int64, property string) string {
 		switch st.op {
 		case "add":
 			fmt.Fprintf(&b, "link add %s type dummy index %d\t# bucket %d chain: %s\n", names[st.dev], st.ifindex,
-				NetdevIdxHash(st.ifindex), strings.Join(mapNames(st.chain, names), " "))
+				netdevIdxHash(st.ifindex), strings.Join(mapNames(st.chain, names), " "))
 		case "del":
-			fmt.Fprintf(&b, "link del %s\t# bucket %d chain: %s\n", names[st.dev], NetdevIdxHash(st.ifindex),
+			fmt.Fprintf(&b, "link del %s\t# bucket %d chain: %s\n", names[st.dev], netdevIdxHash(st.ifindex),
 				strings.Join(mapNames(st.chain, names), " "))
 		case "chunk":
 			if !dumping {

@@ -45,7 +45,7 @@ func (h *HashIndex[D]) ResetSteps() { h.steps = 0 }
 // absent) and the number of chain entries visited.
 func (h *HashIndex[D]) find(ifindex uint32) (*hashEntry[D], uint64) {
 	var n uint64
-	for e := h.heads[NetdevIdxHash(ifindex)]; e != nil; e = e.next {
+	for e := h.heads[netdevIdxHash(ifindex)]; e != nil; e = e.next {
 		n++
 		if e.ifindex == ifindex {
 			return e, n
@@ -94,7 +94,7 @@ func (h *HashIndex[D]) NewIfindex() (uint32, error) {
 // List is the hash half of list_netdevice: put d at the head of its bucket
 // chain (hlist_add_head_rcu). The caller guarantees ifindex is unused.
 func (h *HashIndex[D]) List(ifindex uint32, d D) {
-	b := NetdevIdxHash(ifindex)
+	b := netdevIdxHash(ifindex)
 	h.heads[b] = &hashEntry[D]{ifindex: ifindex, dev: d, next: h.heads[b]}
 	h.n++
 	h.seq = nextDevBaseSeq(h.seq)
@@ -103,7 +103,7 @@ func (h *HashIndex[D]) List(ifindex uint32, d D) {
 // Unlist is the hash half of unlist_netdevice (hlist_del_rcu). The kernel
 // unlinks in O(1) through the device's own node, so no steps are counted.
 func (h *HashIndex[D]) Unlist(ifindex uint32) (D, bool) {
-	b := NetdevIdxHash(ifindex)
+	b := netdevIdxHash(ifindex)
 	for p := &h.heads[b]; *p != nil; p = &(*p).next {
 		if (*p).ifindex == ifindex {
 			e := *p

@@ -16,7 +16,7 @@ func TestHashChainHeadInsertion(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Equal(t, []uint32{514, 258, 2}, h.Chain(2))
-	require.Equal(t, 2, NetdevIdxHash(514))
+	require.Equal(t, 2, netdevIdxHash(514))
 	h.ResetSteps()
 	_, ok := h.Lookup(2) // last in its chain
 	require.True(t, ok)

@@ -63,8 +63,8 @@ import (
 // about the same per entry in the perf profile: a pointer chase and a
 // test).
 
-// IPv6MinMTU is IPV6_MIN_MTU: below it a device has no inet6_dev.
-const IPv6MinMTU = 1280
+// ipv6MinMTU is IPV6_MIN_MTU: below it a device has no inet6_dev.
+const ipv6MinMTU = 1280
 
 // ipv6Est is the namespace's estimated IPv6 state and the work counted so
 // far (cumulative, like the other counters; takeInetWork takes the
@@ -94,8 +94,8 @@ type ipv6Est struct {
 	inBatch bool
 }
 
-// IPv6Estimate is the estimated size of the namespace's IPv6 state.
-type IPv6Estimate struct {
+// v6EstimateCounts is the estimated size of the namespace's IPv6 state.
+type v6EstimateCounts struct {
 	// Ready devices hold a link-local address and three routes.
 	Ready int `json:"ready"`
 	// Nodes are fib6 nodes over all tables (rt6_stats fib_nodes),
@@ -106,11 +106,11 @@ type IPv6Estimate struct {
 	Addrs  int64 `json:"addrs"`
 }
 
-// IPv6Estimate returns the model's estimate of what the kernel's IPv6
+// v6Estimate returns the model's estimate of what the kernel's IPv6
 // holds in this namespace.
-func (n *Netns) IPv6Estimate() IPv6Estimate {
+func (n *Netns) v6Estimate() v6EstimateCounts {
 	e := &n.v6
-	return IPv6Estimate{Ready: e.ready, Nodes: e.nodes(), Routes: e.routes(), Addrs: e.addrs()}
+	return v6EstimateCounts{Ready: e.ready, Nodes: e.nodes(), Routes: e.routes(), Addrs: e.addrs()}
 }
 
 func (e *ipv6Est) nodes() int64 {
@@ -231,7 +231,7 @@ func (e *ipv6Est) dropLLA() {
 // v6LinkReady is addrconf_link_ready plus what gives a device its
 // link-local address: an inet6_dev (mtu), an ethernet-like type.
 func (n *Netns) v6LinkReady(d *Device) bool {
-	return d != n.lo && !d.v6Off && n.addrconfLinkReady(d) && d.mtu >= IPv6MinMTU
+	return d != n.lo && !d.v6Off && n.addrconfLinkReady(d) && d.mtu >= ipv6MinMTU
 }
 
 // v6Up is addrconf_notify's NETDEV_UP (dev_disable_change sends it too
@@ -249,7 +249,7 @@ func (n *Netns) v6Up(d *Device) {
 		}
 		d.in6.ready = true
 		n.initLoopback(d)
-		if d.mtu >= IPv6MinMTU {
+		if d.mtu >= ipv6MinMTU {
 			e.loUp = true
 			e.cleanAll()
 		} else {
@@ -362,7 +362,7 @@ func (n *Netns) v6Unregister(d *Device) {
 // (a copy of net.ipv6.conf.default) and, when up with its link ready, its
 // link-local address.
 func (n *Netns) v6ChangeMTU(d *Device) {
-	if d.mtu < IPv6MinMTU {
+	if d.mtu < ipv6MinMTU {
 		n.v6IfDown(d, d != n.lo)
 		return
 	}
@@ -446,7 +446,7 @@ func (n *Netns) v6Disable(d *Device, off bool) {
 	}
 }
 
-// BatchIPv6Work is the ipv6_walk entries (far: beyond the cache; cold:
+// batchIPv6Work is the ipv6_walk entries (far: beyond the cache; cold:
 // of the batch's first FIB and address-hash walks) and the IPv6 and netconf
 // notifications of one unregister batch of devs (those Up with IPv6LLA
 // hold a link-local address and three routes) while rest other devices
@@ -456,7 +456,7 @@ func (n *Netns) v6Disable(d *Device, off bool) {
 // once its address went; RTM_DELROUTE x3 and RTM_DELNEIGH, the RTM_DELADDR
 // being UnregisterRequestWork's), then each device's NETDEV_UNREGISTER
 // (addrconf_ifdown again; RTM_DELNETCONF inet and inet6).
-func BatchIPv6Work(devs []UnregDev, rest int) (walk, far, cold, notes int64) {
+func batchIPv6Work(devs []UnregDev, rest int) (walk, far, cold, notes int64) {
 	e := ipv6Est{ready: rest}
 	for _, d := range devs {
 		if d.Up && d.IPv6LLA {

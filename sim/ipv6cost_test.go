@@ -52,11 +52,11 @@ func TestIPv6EstimateFollowsDevices(t *testing.T) {
 	for _, e := range errs {
 		require.Empty(t, e)
 	}
-	require.Equal(t, IPv6Estimate{Ready: 2, Nodes: 2*2 + 3, Routes: 3*2 + 1, Addrs: 3}, tg.Netns().IPv6Estimate())
+	require.Equal(t, v6EstimateCounts{Ready: 2, Nodes: 2*2 + 3, Routes: 3*2 + 1, Addrs: 3}, tg.Netns().v6Estimate())
 	tg, _ = runProfile(t, "linux-6.18", ifbScript(4, true)+"link set dev g1 down\nlink del g2\n")
-	require.Equal(t, IPv6Estimate{Ready: 2, Nodes: 2*3 - 1 + 1, Routes: 6, Addrs: 2}, tg.Netns().IPv6Estimate())
+	require.Equal(t, v6EstimateCounts{Ready: 2, Nodes: 2*3 - 1 + 1, Routes: 6, Addrs: 2}, tg.Netns().v6Estimate())
 	tg, _ = runProfile(t, "linux-6.18", ifbScript(4, false))
-	require.Equal(t, IPv6Estimate{}, tg.Netns().IPv6Estimate())
+	require.Equal(t, v6EstimateCounts{}, tg.Netns().v6Estimate())
 }
 
 // A group move walks the IPv6 FIB once per UP device (NETDEV_CHANGE):
@@ -279,17 +279,17 @@ func TestIPv6DisableSysctl(t *testing.T) {
 	for _, e := range errs {
 		require.Empty(t, e)
 	}
-	require.Equal(t, IPv6Estimate{}, tg.Netns().IPv6Estimate())
+	require.Equal(t, v6EstimateCounts{}, tg.Netns().v6Estimate())
 	require.Zero(t, sumLastWork(tg, 4).Count(cost.StepIPv6Walk))
 
 	tg, _ = runMixed(t, ifbScript(4, true)+"sysctl net.ipv6.conf.all.disable_ipv6=1\n")
-	require.Equal(t, IPv6Estimate{}, tg.Netns().IPv6Estimate())
+	require.Equal(t, v6EstimateCounts{}, tg.Netns().v6Estimate())
 	require.Positive(t, sumLastWork(tg, 1).Count(cost.StepIPv6Walk), "addrconf_ifdown of each device")
 	tg, errs = runMixed(t, ifbScript(4, true)+"sysctl net.ipv6.conf.all.disable_ipv6=1\n"+
 		"sysctl net.ipv6.conf.g2.disable_ipv6=0\nsysctl net.ipv6.conf.g2.nope=1\n"+
 		"link set dev g3 mtu 1000\nsysctl net.ipv6.conf.g3.disable_ipv6=0\nsysctl net.ipv6.conf.g2.disable_ipv6=x\n")
 	require.Equal(t, []string{"", "", "ENOENT", "", "ENOENT", "EINVAL"}, errs[8:])
-	require.Equal(t, IPv6Estimate{Ready: 1, Nodes: 4, Routes: 3, Addrs: 1}, tg.Netns().IPv6Estimate())
+	require.Equal(t, v6EstimateCounts{Ready: 1, Nodes: 4, Routes: 3, Addrs: 1}, tg.Netns().v6Estimate())
 	v, ok := tg.Netns().Sysctl("net.ipv6.conf.g2.disable_ipv6")
 	require.True(t, ok)
 	require.Equal(t, "0", v)
@@ -344,7 +344,7 @@ func compareIPv6Estimate(t *testing.T, src string) {
 	for _, e := range errs {
 		require.Empty(t, e)
 	}
-	est := st.Netns().IPv6Estimate()
+	est := st.Netns().v6Estimate()
 	var nodes, routes int64
 	for deadline := time.Now().Add(2 * time.Second); ; {
 		s, err := readInNetns(kt.NetnsPath(), "net/rt6_stats")

@@ -128,7 +128,7 @@ func TestProfileDumpOrder(t *testing.T) {
 	require.Len(t, devs, 601)
 	want := append([]*Device(nil), devs...)
 	sort.SliceStable(want, func(i, j int) bool {
-		bi, bj := NetdevIdxHash(want[i].ifindex), NetdevIdxHash(want[j].ifindex)
+		bi, bj := netdevIdxHash(want[i].ifindex), netdevIdxHash(want[j].ifindex)
 		if bi != bj {
 			return bi < bj
 		}

@@ -318,9 +318,9 @@ var stepFunctions = map[string]string{
 	"nsid_walk":                 "__peernet2id",
 }
 
-// StepFunction is the kernel function a step stands for (its name when
+// stepFunction is the kernel function a step stands for (its name when
 // the trace has none).
-func StepFunction(s cost.Step) string {
+func stepFunction(s cost.Step) string {
 	if f, ok := stepFunctions[s.String()]; ok {
 		return f
 	}
@@ -331,7 +331,7 @@ func traceSteps(list []cost.StepN, p cost.Params) []TraceStep {
 	out := make([]TraceStep, 0, len(list))
 	for _, e := range list {
 		u := p.Cost(e.Step)
-		out = append(out, TraceStep{Step: e.Step.String(), Function: StepFunction(e.Step),
+		out = append(out, TraceStep{Step: e.Step.String(), Function: stepFunction(e.Step),
 			Count: e.N, UnitNs: u, CostNs: u * e.N})
 	}
 	return out

@@ -144,7 +144,7 @@ func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) cost.Work {
 		for _, d := range devs {
 			rest = max(rest, d.IPv6Rest)
 		}
-		walk, far, cold, notes := BatchIPv6Work(devs, int(rest))
+		walk, far, cold, notes := batchIPv6Work(devs, int(rest))
 		w.AddLocked(cost.StepIPv6Walk, walk)
 		w.AddLocked(cost.StepIPv6WalkFar, far)
 		w.AddLocked(cost.StepIPv6WalkCold, cold)
