@@ -80,8 +80,8 @@ type UnregisterSteps struct {
 }
 
 var (
-	// UnregisterStepsSeed000 is the seed's era (net-next, December 2021).
-	UnregisterStepsSeed000 = UnregisterSteps{DeactivateSync: true}
+	// UnregisterStepsV516 is the seed's era (net-next, December 2021).
+	UnregisterStepsV516 = UnregisterSteps{DeactivateSync: true}
 	// UnregisterStepsV618 is the kernel of this machine: 6.17's
 	// unregister_netdevice_many_notify read (two netif_close_many passes,
 	// the first over ops-locked devices, empty for the kinds modelled;
