@@ -80,7 +80,8 @@ type UnregisterSteps struct {
 }
 
 var (
-	// UnregisterStepsV516 is the seed's era (net-next, December 2021).
+	// UnregisterStepsV516 is the era of net-next in December 2021 (the 5.16
+	// cycle), when the bulk-deletion thread measured its figures.
 	UnregisterStepsV516 = UnregisterSteps{DeactivateSync: true}
 	// UnregisterStepsV618 is the kernel of this machine: 6.17's
 	// unregister_netdevice_many_notify read (two netif_close_many passes,
