@@ -11,8 +11,8 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/rtnlsim/rtnlsim/kernel"
+	"github.com/rtnlsim/rtnlsim/netdevindex"
 	"github.com/rtnlsim/rtnlsim/rtnl"
-	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // dumpCase: n ifb devices, then a link dump read in small chunks; after
@@ -102,12 +102,12 @@ func TestKernelDumpConsistency(t *testing.T) {
 // newKernelAndModel makes a fresh namespace of this kernel and the model of
 // its netdev index (6.18: xarray allocation and dumps) holding lo, as the
 // namespace does.
-func newKernelAndModel() (*kernel.Target, *sim.NetdevIndex[string], error) {
+func newKernelAndModel() (*kernel.Target, *netdevindex.Table[string], error) {
 	tg, err := kernel.New(kernel.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
-	model := sim.NewNetdevIndex[string](sim.NetdevIndexSince69)
+	model := netdevindex.NewTable[string](netdevindex.Since69)
 	if _, err := model.Add(0, "lo"); err != nil {
 		tg.Close()
 		return nil, nil, err
@@ -184,7 +184,7 @@ func dumpConsistencyCase(c dumpCase) string {
 	}
 
 	// The model, replaying the kernel's chunk sizes and pacing.
-	dump := sim.NewIndexDump[string](model, nil)
+	dump := netdevindex.NewDump[string](model, nil)
 	var got []string
 	var want []string
 	for i, ch := range chunks {
@@ -219,7 +219,7 @@ func dumpConsistencyCase(c dumpCase) string {
 }
 
 // delByName unregisters a device of the model by name.
-func delByName(model *sim.NetdevIndex[string], ifindexOf map[string]uint32, name string) {
+func delByName(model *netdevindex.Table[string], ifindexOf map[string]uint32, name string) {
 	model.Del(ifindexOf[name])
 	delete(ifindexOf, name)
 }

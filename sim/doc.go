@@ -45,10 +45,8 @@
 // Where the package models each kernel source file (all its files):
 //
 //	net/core/dev.c
-//	    index.go          the Index interface, resumable link dumps
-//	    index_hash.go     dev_index_head, dev_new_index (before 6.5)
-//	    index_xarray.go   net->dev_by_index, dev_index_reserve (package xarray)
-//	    index_netdev.go   each era's index: what allocates, what dumps walk
+//	    (package netdevindex: dev_index_head, net->dev_by_index, each
+//	    era's ifindex allocation and link dump cursor)
 //	    link.go           struct net_device, alloc_netdev, the drivers' setup
 //	    netns.go          register_netdevice, notifier events, linkwatch
 //	                      (link_watch.c), dev_activate (sch_generic.c)

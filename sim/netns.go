@@ -5,6 +5,7 @@ import (
 	"net"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/netdevindex"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/uapi"
 )
@@ -15,7 +16,7 @@ import (
 // queue, and the net.ipv4.conf sysctls written so far.
 type Netns struct {
 	name    string
-	index   *NetdevIndex[*Device]
+	index   *netdevindex.Table[*Device]
 	devs    []*Device // dev_base_head order
 	byName  map[string]*Device
 	lw      []*Device // linkwatch queue, oldest first
@@ -52,8 +53,8 @@ type Netns struct {
 	promoteAll, promoteDefault, ifaFlush bool
 }
 
-func newNetns(name string, rng *rand.Rand, opts NetdevIndexOptions, fib fibtrie.Options, ev *eventLog, macs MACOracle) *Netns {
-	n := &Netns{name: name, index: NewNetdevIndex[*Device](opts), byName: map[string]*Device{},
+func newNetns(name string, rng *rand.Rand, opts netdevindex.Options, fib fibtrie.Options, ev *eventLog, macs MACOracle) *Netns {
+	n := &Netns{name: name, index: netdevindex.NewTable[*Device](opts), byName: map[string]*Device{},
 		sysctls: map[string]string{}, rng: rng, ev: ev, macs: macs, fib: fibtrie.New(fib)}
 	lo := n.newLoopback()
 	if err := n.register(lo, 0); err != nil {
@@ -79,7 +80,7 @@ func (n *Netns) ByIndex(ifindex uint32) *Device {
 // bucket order on the hash).
 func (n *Netns) Devices() []*Device {
 	var out []*Device
-	c := IndexCursor{}
+	c := netdevindex.Cursor{}
 	for {
 		chunk, next, done := n.index.DumpChunk(c, 1<<30, nil)
 		for _, e := range chunk {

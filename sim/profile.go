@@ -29,6 +29,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/netdevindex"
 )
 
 // Profile is a parsed profile name.
@@ -39,7 +40,7 @@ type Profile struct {
 	// Base is the kernel release the profile describes.
 	Base string
 	// Index is the netdev index era of the base.
-	Index NetdevIndexOptions
+	Index netdevindex.Options
 	// Unregister is the unregister batch structure of the base.
 	Unregister UnregisterSteps
 	// FIB is the fib_trie of the base's era (fibtrie.Linux618, Linux42,
@@ -65,15 +66,15 @@ const DefaultProfile = "linux-6.18"
 
 type profileBase struct {
 	name       string
-	index      NetdevIndexOptions
+	index      netdevindex.Options
 	unregister UnregisterSteps
 	fib        func() fibtrie.Options
 }
 
 // profileBases are the bases the link model has.
 var profileBases = []profileBase{
-	{DefaultProfile, NetdevIndexSince69, UnregisterStepsV618, fibtrie.Linux618},
-	// linux-6.4 is NetdevIndexBefore65: net->dev_by_index came with "net:
+	{DefaultProfile, netdevindex.Since69, UnregisterStepsV618, fibtrie.Linux618},
+	// linux-6.4 is netdevindex.Before65: net->dev_by_index came with "net:
 	// store netdevs in an xarray" (seed 002), posted to net-next on 21
 	// July 2023, after 6.4 was released (25 June 2023), so 6.4 has the hash
 	// alone: dev_new_index allocates, rtnl_dump_ifinfo walks
@@ -85,10 +86,10 @@ var profileBases = []profileBase{
 	// synchronize_net rule is the same approximation as 6.18's. The FIB
 	// trie has no 6.4 variant in fibtrie; 6.18's stands in (both have the
 	// 4.2 flush fix).
-	{"linux-6.4", NetdevIndexBefore65, UnregisterStepsV618, fibtrie.Linux618},
+	{"linux-6.4", netdevindex.Before65, UnregisterStepsV618, fibtrie.Linux618},
 	// Seed 003's kernels, for their FIB only (see the package comment).
-	{"linux-4.2-rc3", NetdevIndexSince69, UnregisterStepsV618, fibtrie.Linux42rc3},
-	{"linux-4.2", NetdevIndexSince69, UnregisterStepsV618, fibtrie.Linux42},
+	{"linux-4.2-rc3", netdevindex.Since69, UnregisterStepsV618, fibtrie.Linux42rc3},
+	{"linux-4.2", netdevindex.Since69, UnregisterStepsV618, fibtrie.Linux42},
 }
 
 // ProfileSwitches are the behaviour switches, in canonical order.

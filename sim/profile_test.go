@@ -12,6 +12,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/netdevindex"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
 )
@@ -19,15 +20,15 @@ import (
 func TestParseProfile(t *testing.T) {
 	for _, c := range []struct {
 		in, name, base, fib string
-		index               NetdevIndexOptions
+		index               netdevindex.Options
 		bulk, ifa           bool
 	}{
-		{"", "linux-6.18", "linux-6.18", "linux-6.18", NetdevIndexSince69, false, false},
-		{"linux-6.18", "linux-6.18", "linux-6.18", "linux-6.18", NetdevIndexSince69, false, false},
-		{" linux-6.4 ", "linux-6.4", "linux-6.4", "linux-6.18", NetdevIndexBefore65, false, false},
-		{"+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", NetdevIndexSince69, true, false},
-		{"linux-6.18+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", NetdevIndexSince69, true, false},
-		{"linux-6.4+ifa-flush+bulk-ifindex", "linux-6.4+bulk-ifindex+ifa-flush", "linux-6.4", "linux-6.18", NetdevIndexBefore65, true, true},
+		{"", "linux-6.18", "linux-6.18", "linux-6.18", netdevindex.Since69, false, false},
+		{"linux-6.18", "linux-6.18", "linux-6.18", "linux-6.18", netdevindex.Since69, false, false},
+		{" linux-6.4 ", "linux-6.4", "linux-6.4", "linux-6.18", netdevindex.Before65, false, false},
+		{"+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", netdevindex.Since69, true, false},
+		{"linux-6.18+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", netdevindex.Since69, true, false},
+		{"linux-6.4+ifa-flush+bulk-ifindex", "linux-6.4+bulk-ifindex+ifa-flush", "linux-6.4", "linux-6.18", netdevindex.Before65, true, true},
 	} {
 		p, err := ParseProfile(c.in)
 		require.NoError(t, err, c.in)
@@ -128,7 +129,7 @@ func TestProfileDumpOrder(t *testing.T) {
 	require.Len(t, devs, 601)
 	want := append([]*Device(nil), devs...)
 	sort.SliceStable(want, func(i, j int) bool {
-		bi, bj := netdevIdxHash(want[i].ifindex), netdevIdxHash(want[j].ifindex)
+		bi, bj := netdevindex.Bucket(want[i].ifindex), netdevindex.Bucket(want[j].ifindex)
 		if bi != bj {
 			return bi < bj
 		}

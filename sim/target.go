@@ -13,6 +13,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/netdevindex"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/uapi"
 )
@@ -22,9 +23,9 @@ type Options struct {
 	// Seed drives every value the kernel would pick at random (MAC
 	// addresses): the same seed and script give the same State.
 	Seed int64
-	// Index is the netdev index era; the zero value is NetdevIndexSince69,
+	// Index is the netdev index era; the zero value is netdevindex.Since69,
 	// the kernel of this machine (6.18).
-	Index NetdevIndexOptions
+	Index netdevindex.Options
 	// Cost prices the kernel's steps in virtual ns; the zero value takes
 	// the seed 000 fit (FitSeed000), the only calibrated set so far.
 	Cost *cost.Params
@@ -86,8 +87,8 @@ type Target struct {
 
 // New makes a sim target with one namespace holding its loopback.
 func New(opts Options) *Target {
-	if opts.Index == (NetdevIndexOptions{}) {
-		opts.Index = NetdevIndexSince69
+	if opts.Index == (netdevindex.Options{}) {
+		opts.Index = netdevindex.Since69
 	}
 	seed := uint64(opts.Seed)
 	t := &Target{opts: opts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), namespaces: map[string]*Netns{}}

@@ -6,7 +6,7 @@ package seed002
 //     and through the xarray, for 2..8192 devices (Jakub Kicinski's
 //     microbenchmark on Skylake, ifindexes looked up in order). The model
 //     counts lookup work but has no per-lookup price: hash chain entries
-//     visited and xarray node visits per lookup (sim/index*.go). One price
+//     visited and xarray node visits per lookup (package netdevindex). One price
 //     per method, fixed + per step, is fitted to the seed's table at two
 //     sizes (2 and 1024 devices: both in the regime where the kernel's
 //     structures stay in cache, and the seed's crossover is near 1024);
@@ -32,8 +32,8 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/internal/repro"
 	"github.com/rtnlsim/rtnlsim/kernel"
+	"github.com/rtnlsim/rtnlsim/netdevindex"
 	"github.com/rtnlsim/rtnlsim/rtnl"
-	"github.com/rtnlsim/rtnlsim/sim"
 	"github.com/rtnlsim/rtnlsim/xarray"
 )
 
@@ -81,8 +81,8 @@ var seed002FitDevs = [2]int{2, 1024}
 // looked up once in ifindex order: hash chain entries visited, xarray
 // node visits.
 func Steps(devs int) (hash, xa float64, err error) {
-	h := sim.NewHashIndex[int]()
-	x := sim.NewXarrayIndex[int]()
+	h := netdevindex.NewHash[int]()
+	x := netdevindex.NewXarray[int]()
 	for i := 0; i <= devs; i++ {
 		if _, err := h.Add(0, i); err != nil {
 			return 0, 0, err
@@ -132,8 +132,8 @@ type seed002Dump struct {
 	after []string // "del NAME" or "add NAME IFINDEX"
 }
 
-func (d seed002Dump) run(opts sim.NetdevIndexOptions) ([][]string, error) {
-	idx := sim.NewNetdevIndex[string](opts)
+func (d seed002Dump) run(opts netdevindex.Options) ([][]string, error) {
+	idx := netdevindex.NewTable[string](opts)
 	ix := map[string]uint32{}
 	for _, a := range d.adds {
 		id, err := idx.Add(a.ifindex, a.name)
@@ -142,7 +142,7 @@ func (d seed002Dump) run(opts sim.NetdevIndexOptions) ([][]string, error) {
 		}
 		ix[a.name] = id
 	}
-	dd := sim.NewIndexDump[string](idx, nil)
+	dd := netdevindex.NewDump[string](idx, nil)
 	var out [][]string
 	for chunk := 0; ; chunk++ {
 		ch := dd.Next(d.k)
@@ -226,7 +226,7 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 		fits[m] = f
 	}
 	t.Profile = fmt.Sprintf("per-lookup prices fitted to the seed's table at %d and %d devices: hash %.2f ns + %.2f ns per chain entry, xarray %.2f ns + %.2f ns per node visit "+
-		"(the model counts the work, sim/index_hash.go and xarray/; it has no per-lookup price of its own)",
+		"(the model counts the work, netdevindex/hash.go and xarray/; it has no per-lookup price of its own)",
 		seed002FitDevs[0], seed002FitDevs[1], fits[0].fixed, fits[0].perStep, fits[1].fixed, fits[1].perStep)
 	const gLookup = "dev_get_by_index, ns per lookup, 1M lookups in ifindex order (Jakub Kicinski, Skylake)"
 	notMeasurable := "not measurable from user space: __dev_get_by_index is an in-kernel call of 20-540 ns; the nearest request, RTM_GETLINK by ifindex, adds a syscall, locking and a message built and copied, microseconds that bury it"
@@ -310,11 +310,11 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	// The gopter counterexample of sim's TestDumpHashMissesShrinksToSeedCase:
 	// B and C share bucket 4 (C first, so B is ahead of it in the chain).
 	abc.adds = []namedIfindex{{"C", 260}, {"B", 4}, {"A", 2}}
-	hashRun, err := abc.run(sim.NetdevIndexBefore65)
+	hashRun, err := abc.run(netdevindex.Before65)
 	if err != nil {
 		return nil, err
 	}
-	xaRun, err := abc.run(sim.NetdevIndexSince69)
+	xaRun, err := abc.run(netdevindex.Since69)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	}
 	never := seed002Dump{k: 1, after: []string{"add C 3", "del B"}}
 	never.adds = []namedIfindex{{"A", 2}, {"B", 4}}
-	neverRun, err := never.run(sim.NetdevIndexSince69)
+	neverRun, err := never.run(netdevindex.Since69)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	dumpRows := []repro.Row{
 		{Group: gDump, Scenario: "hash (linux-6.4): [A,B,C], del B after chunk 1", Seed: seed002Fig("with the hash table we may dump [A, B], missing C completely even", "[A B]: C missed"),
 			Model: repro.Cell{Text: showChunks(hashRun) + ": " + missed(hashRun)}, Role: repro.Qualitative, Agrees: repro.Agrees(!slices.Contains(flat(hashRun), "C")),
-			Note: "A=2, B=4, C=260 (B and C share bucket 4, B at the chain's head), chunks of 2: the case sim's gopter property shrinks to (go test ./sim -run Dump -v)"},
+			Note: "A=2, B=4, C=260 (B and C share bucket 4, B at the chain's head), chunks of 2: the case the netdevindex gopter property shrinks to (go test ./netdevindex -run Dump -v)"},
 		{Group: gDump, Scenario: "xarray (linux-6.18): the same", Seed: seed002Fig("can iterate ifindexes in order, without the worry that we'll", "no device skipped"),
 			Model: repro.Cell{Text: showChunks(xaRun) + ": " + missed(xaRun)}, Role: repro.Qualitative, Agrees: repro.Agrees(slices.Contains(flat(xaRun), "C"))},
 		{Group: gDump, Scenario: "xarray: [A,B], add C between A and B, del B, after chunk 1", Seed: seed002Fig("we may generate a dump of [A], if C got an index between A and B.", "dump [A]"),

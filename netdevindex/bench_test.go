@@ -1,4 +1,4 @@
-package sim
+package netdevindex
 
 import (
 	"fmt"
@@ -79,9 +79,9 @@ func benchLookup(b *testing.B, kind string, n int, random bool) {
 	var steps func() uint64
 	switch kind {
 	case "hash", "xarray":
-		var idx Index[*benchNetdev] = NewHashIndex[*benchNetdev]()
+		var idx Index[*benchNetdev] = NewHash[*benchNetdev]()
 		if kind == "xarray" {
-			idx = NewXarrayIndex[*benchNetdev]()
+			idx = NewXarray[*benchNetdev]()
 		}
 		for i := 0; i < n; i++ {
 			idx.Add(0, &benchNetdev{ifindex: uint32(i + 1)})

@@ -1,4 +1,4 @@
-package sim
+package netdevindex
 
 import (
 	"math"
@@ -10,13 +10,13 @@ import (
 )
 
 func TestHashChainHeadInsertion(t *testing.T) {
-	h := NewHashIndex[string]()
+	h := NewHash[string]()
 	for _, i := range []uint32{2, 258, 514, 3} {
 		_, err := h.Add(i, "x")
 		require.NoError(t, err)
 	}
 	require.Equal(t, []uint32{514, 258, 2}, h.Chain(2))
-	require.Equal(t, 2, netdevIdxHash(514))
+	require.Equal(t, 2, Bucket(514))
 	h.ResetSteps()
 	_, ok := h.Lookup(2) // last in its chain
 	require.True(t, ok)
@@ -39,8 +39,8 @@ func addAuto(t *testing.T, idx Index[string], names ...string) []uint32 {
 }
 
 func TestIfindexAllocation(t *testing.T) {
-	for _, opts := range []NetdevIndexOptions{NetdevIndexSince69, NetdevIndexSince65, NetdevIndexBefore65} {
-		n := NewNetdevIndex[string](opts)
+	for _, opts := range []Options{Since69, Since65, Before65} {
+		n := NewTable[string](opts)
 		got := addAuto(t, n, "lo", "a", "b")
 		require.Equal(t, []uint32{1, 2, 3}, got, "%+v", opts)
 		n.Del(2)
@@ -65,7 +65,7 @@ func TestIfindexAllocation(t *testing.T) {
 
 func TestIfindexWrap(t *testing.T) {
 	// Start the cursor just below INT_MAX (as after 2^31 allocations).
-	n := NewNetdevIndex[string](NetdevIndexSince69)
+	n := NewTable[string](Since69)
 	addAuto(t, n, "lo", "a", "b")
 	n.Del(2)
 	n.Xarray().next = IfindexMax - 1
@@ -82,7 +82,7 @@ func TestIfindexWrap(t *testing.T) {
 	require.Equal(t, uint32(2), id, "after the wrap the lowest free ifindex, 0 never")
 	require.Equal(t, uint64(1), n.Xarray().Wraps())
 
-	h := NewNetdevIndex[string](NetdevIndexBefore65)
+	h := NewTable[string](Before65)
 	addAuto(t, h, "lo", "a", "b")
 	h.Del(2)
 	h.Hash().last = IfindexMax - 1
@@ -93,13 +93,13 @@ func TestIfindexWrap(t *testing.T) {
 }
 
 func TestReserveRelease(t *testing.T) {
-	x := NewXarrayIndex[string]()
+	x := NewXarray[string]()
 	id, err := x.Reserve(0)
 	require.NoError(t, err)
 	require.Equal(t, uint32(1), id)
 	_, err = x.Reserve(1)
 	require.ErrorIs(t, err, uapi.EBUSY, "reserved, not listed")
-	devs, _, done := x.DumpChunk(IndexCursor{}, 10, nil)
+	devs, _, done := x.DumpChunk(Cursor{}, 10, nil)
 	require.True(t, done)
 	require.Empty(t, devs, "dumps skip reservations")
 	x.Release(1)
@@ -114,7 +114,7 @@ func TestReserveRelease(t *testing.T) {
 // dumpAll runs a dump to the end with k devices per chunk, calling between
 // chunks (after chunk number i, 0-based).
 func dumpAll(idx Index[string], k int, between func(i int)) (got []string, intr bool) {
-	d := NewIndexDump[string](idx, nil)
+	d := NewDump[string](idx, nil)
 	for i := 0; ; i++ {
 		ch := d.Next(k)
 		intr = intr || ch.Interrupted
@@ -134,8 +134,8 @@ func dumpAll(idx Index[string], k int, between func(i int)) (got []string, intr 
 // and B, then B is deleted: the hash dump resumes at chain position 2 of
 // [A, C] and misses C. The xarray dump resumes at C's ifindex.
 func TestSeedCaseDelBMissesC(t *testing.T) {
-	build := func(opts NetdevIndexOptions) *NetdevIndex[string] {
-		n := NewNetdevIndex[string](opts)
+	build := func(opts Options) *Table[string] {
+		n := NewTable[string](opts)
 		// Chains grow at the head: create C first so the chain reads A, B, C.
 		for _, dv := range []struct {
 			name string
@@ -146,13 +146,13 @@ func TestSeedCaseDelBMissesC(t *testing.T) {
 		}
 		return n
 	}
-	hash := build(NetdevIndexSince65)
+	hash := build(Since65)
 	require.Equal(t, []uint32{514, 258, 2}, hash.Hash().Chain(2))
 	got, intr := dumpAll(hash, 2, func(int) { hash.Del(258) })
 	require.Equal(t, []string{"A", "B"}, got, "C missed")
 	require.True(t, intr, "NLM_F_DUMP_INTR set on the chunk after the change")
 
-	xa := build(NetdevIndexSince69)
+	xa := build(Since69)
 	got, intr = dumpAll(xa, 2, func(int) { xa.Del(258) })
 	require.Equal(t, []string{"C", "B", "A"}, got, "ifindex order; nothing missed")
 	require.True(t, intr)
@@ -161,7 +161,7 @@ func TestSeedCaseDelBMissesC(t *testing.T) {
 // With one device per chunk two devices are enough: the first chunk returns
 // A, A is deleted, position 1 of the chain [B] is past B.
 func TestHashMissWithOneDevicePerChunk(t *testing.T) {
-	n := NewNetdevIndex[string](NetdevIndexSince65)
+	n := NewTable[string](Since65)
 	n.Add(2, "B")
 	n.Add(258, "A")
 	got, _ := dumpAll(n, 1, func(int) { n.Del(258) })
@@ -171,7 +171,7 @@ func TestHashMissWithOneDevicePerChunk(t *testing.T) {
 // An add at the head of the bucket being dumped shifts the chain: the hash
 // dump returns a device twice.
 func TestHashDuplicateOnAdd(t *testing.T) {
-	n := NewNetdevIndex[string](NetdevIndexSince65)
+	n := NewTable[string](Since65)
 	n.Add(2, "B")
 	n.Add(258, "A")
 	got, _ := dumpAll(n, 1, func(i int) {
@@ -183,23 +183,23 @@ func TestHashDuplicateOnAdd(t *testing.T) {
 }
 
 func TestDumpFilterAndCursor(t *testing.T) {
-	for _, opts := range []NetdevIndexOptions{NetdevIndexSince69, NetdevIndexSince65} {
-		n := NewNetdevIndex[string](opts)
+	for _, opts := range []Options{Since69, Since65} {
+		n := NewTable[string](opts)
 		for _, name := range []string{"lo", "a", "b", "c", "d"} {
 			n.Add(0, name)
 		}
 		notB := func(d string) bool { return d != "b" }
-		d := NewIndexDump[string](n, notB)
+		d := NewDump[string](n, notB)
 		ch := d.Next(2)
-		require.Equal(t, []IndexEntry[string]{{1, "lo"}, {2, "a"}}, ch.Devs)
+		require.Equal(t, []Entry[string]{{1, "lo"}, {2, "a"}}, ch.Devs)
 		require.False(t, ch.Done)
-		if opts.DumpVia == IndexXarray {
-			require.Equal(t, IndexCursor{Ifindex: 4}, ch.Cursor, "cursor at the first device that did not fit")
+		if opts.DumpVia == KindXarray {
+			require.Equal(t, Cursor{Ifindex: 4}, ch.Cursor, "cursor at the first device that did not fit")
 		} else {
-			require.Equal(t, IndexCursor{Bucket: 4, Pos: 0}, ch.Cursor)
+			require.Equal(t, Cursor{Bucket: 4, Pos: 0}, ch.Cursor)
 		}
 		ch = d.Next(2)
-		require.Equal(t, []IndexEntry[string]{{4, "c"}, {5, "d"}}, ch.Devs)
+		require.Equal(t, []Entry[string]{{4, "c"}, {5, "d"}}, ch.Devs)
 		require.True(t, ch.Done)
 		require.False(t, ch.Interrupted)
 		require.True(t, d.Next(2).Done)
@@ -207,7 +207,7 @@ func TestDumpFilterAndCursor(t *testing.T) {
 }
 
 func TestXarrayIndexLookupSteps(t *testing.T) {
-	x := NewXarrayIndex[int]()
+	x := NewXarray[int]()
 	for i := 0; i < 5000; i++ {
 		x.Add(0, i)
 	}

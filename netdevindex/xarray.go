@@ -1,4 +1,4 @@
-package sim
+package netdevindex
 
 import (
 	"errors"
@@ -6,13 +6,13 @@ import (
 	"github.com/rtnlsim/rtnlsim/xarray"
 )
 
-// XarrayIndex models net->dev_by_index: an xarray with XA_FLAGS_ALLOC1 from
+// Xarray models net->dev_by_index: an xarray with XA_FLAGS_ALLOC1 from
 // which ifindexes are reserved (dev_index_reserve) and in which registered
 // devices are stored (list_netdevice); dumps walk it in ifindex order
 // (for_each_netdev_dump).
 
-// XarrayIndex is the xarray netdev index. Use NewXarrayIndex.
-type XarrayIndex[D any] struct {
+// Xarray is the xarray netdev index. Use NewXarray.
+type Xarray[D any] struct {
 	xa     *xarray.XArray[D]
 	next   uint32 // net->ifindex: the AllocCyclic cursor
 	seq    uint32
@@ -21,35 +21,35 @@ type XarrayIndex[D any] struct {
 	base   uint64 // node visits at the last ResetSteps
 }
 
-// NewXarrayIndex returns an empty xarray index.
-func NewXarrayIndex[D any]() *XarrayIndex[D] {
-	return &XarrayIndex[D]{xa: xarray.New[D](xarray.FlagsAlloc1), seq: 1}
+// NewXarray returns an empty xarray index.
+func NewXarray[D any]() *Xarray[D] {
+	return &Xarray[D]{xa: xarray.New[D](xarray.FlagsAlloc1), seq: 1}
 }
 
-// Kind reports IndexXarray.
-func (x *XarrayIndex[D]) Kind() IndexKind { return IndexXarray }
+// Kind reports KindXarray.
+func (x *Xarray[D]) Kind() Kind { return KindXarray }
 
 // Len is the number of listed devices (reservations not counted).
-func (x *XarrayIndex[D]) Len() int { return x.listed }
+func (x *Xarray[D]) Len() int { return x.listed }
 
 // Seq is dev_base_seq.
-func (x *XarrayIndex[D]) Seq() uint32 { return x.seq }
+func (x *Xarray[D]) Seq() uint32 { return x.seq }
 
 // Steps is the number of xarray node visits since the last ResetSteps
 // (Lookup, Reserve, List, Unlist and DumpChunk all count).
-func (x *XarrayIndex[D]) Steps() uint64 { return x.xa.Counters().NodeVisits - x.base }
+func (x *Xarray[D]) Steps() uint64 { return x.xa.Counters().NodeVisits - x.base }
 
 // ResetSteps clears the step counter.
-func (x *XarrayIndex[D]) ResetSteps() { x.base = x.xa.Counters().NodeVisits }
+func (x *Xarray[D]) ResetSteps() { x.base = x.xa.Counters().NodeVisits }
 
 // XArray exposes the underlying array (height, node count, counters).
-func (x *XarrayIndex[D]) XArray() *xarray.XArray[D] { return x.xa }
+func (x *Xarray[D]) XArray() *xarray.XArray[D] { return x.xa }
 
 // NextIfindex is net->ifindex, where the next cyclic allocation starts.
-func (x *XarrayIndex[D]) NextIfindex() uint32 { return x.next }
+func (x *Xarray[D]) NextIfindex() uint32 { return x.next }
 
 // Wraps counts allocations for which xa_alloc_cyclic returned 1 (wrapped).
-func (x *XarrayIndex[D]) Wraps() uint64 { return x.wraps }
+func (x *Xarray[D]) Wraps() uint64 { return x.wraps }
 
 // Reserve is dev_index_reserve. ifindex 0: xa_alloc_cyclic in xa_limit_31b
 // from net->ifindex (0 is never handed out, freed ifindexes are not reused
@@ -58,7 +58,7 @@ func (x *XarrayIndex[D]) Wraps() uint64 { return x.wraps }
 // listed device has it (rtnl_newlink finds that device before
 // register_netdevice and, with NLM_F_EXCL as `ip link add` sends, fails with
 // EEXIST); EBUSY when it is only reserved; EBUSY when no ifindex is free.
-func (x *XarrayIndex[D]) Reserve(ifindex uint32) (uint32, error) {
+func (x *Xarray[D]) Reserve(ifindex uint32) (uint32, error) {
 	if ifindex > IfindexMax {
 		return 0, errIfindexInvalid
 	}
@@ -82,14 +82,14 @@ func (x *XarrayIndex[D]) Reserve(ifindex uint32) (uint32, error) {
 }
 
 // Release is dev_index_release: give up a reservation that was not listed.
-func (x *XarrayIndex[D]) Release(ifindex uint32) {
+func (x *Xarray[D]) Release(ifindex uint32) {
 	if x.xa.Reserved(ifindex) {
 		x.xa.Erase(ifindex)
 	}
 }
 
 // List is the xarray half of list_netdevice: store d over its reservation.
-func (x *XarrayIndex[D]) List(ifindex uint32, d D) {
+func (x *Xarray[D]) List(ifindex uint32, d D) {
 	if _, had, err := x.xa.Store(ifindex, d); err == nil && !had {
 		x.listed++
 	}
@@ -97,7 +97,7 @@ func (x *XarrayIndex[D]) List(ifindex uint32, d D) {
 }
 
 // Unlist is the xarray half of unlist_netdevice (xa_erase).
-func (x *XarrayIndex[D]) Unlist(ifindex uint32) (D, bool) {
+func (x *Xarray[D]) Unlist(ifindex uint32) (D, bool) {
 	d, ok := x.xa.Erase(ifindex)
 	if ok {
 		x.listed--
@@ -107,7 +107,7 @@ func (x *XarrayIndex[D]) Unlist(ifindex uint32) (D, bool) {
 }
 
 // Add reserves ifindex (or allocates one when 0) and lists d there.
-func (x *XarrayIndex[D]) Add(ifindex uint32, d D) (uint32, error) {
+func (x *Xarray[D]) Add(ifindex uint32, d D) (uint32, error) {
 	id, err := x.Reserve(ifindex)
 	if err != nil {
 		return 0, err
@@ -117,35 +117,35 @@ func (x *XarrayIndex[D]) Add(ifindex uint32, d D) (uint32, error) {
 }
 
 // Del unregisters the device at ifindex.
-func (x *XarrayIndex[D]) Del(ifindex uint32) (D, bool) { return x.Unlist(ifindex) }
+func (x *Xarray[D]) Del(ifindex uint32) (D, bool) { return x.Unlist(ifindex) }
 
 // Lookup is xa_load(&net->dev_by_index, ifindex). (The kernel looks devices
 // up through the hash; this is the xarray's own lookup, for comparison.)
-func (x *XarrayIndex[D]) Lookup(ifindex uint32) (D, bool) { return x.xa.Load(ifindex) }
+func (x *Xarray[D]) Lookup(ifindex uint32) (D, bool) { return x.xa.Load(ifindex) }
 
 // DumpChunk walks devices in ifindex order from c.Ifindex (xa_find, which
 // skips reservations). The chunk ends at the first device that does not fit,
 // and the cursor is its ifindex; at the end the cursor is one past the last
 // device returned.
-func (x *XarrayIndex[D]) DumpChunk(c IndexCursor, k int, filter func(D) bool) ([]IndexEntry[D], IndexCursor, bool) {
+func (x *Xarray[D]) DumpChunk(c Cursor, k int, filter func(D) bool) ([]Entry[D], Cursor, bool) {
 	if k < 1 {
 		k = 1
 	}
-	var out []IndexEntry[D]
+	var out []Entry[D]
 	i := c.Ifindex
 	for {
 		id, d, ok := x.xa.Find(i, ^uint32(0))
 		if !ok {
-			return out, IndexCursor{Ifindex: i}, true
+			return out, Cursor{Ifindex: i}, true
 		}
 		if filter == nil || filter(d) {
 			if len(out) == k {
-				return out, IndexCursor{Ifindex: id}, false
+				return out, Cursor{Ifindex: id}, false
 			}
-			out = append(out, IndexEntry[D]{id, d})
+			out = append(out, Entry[D]{id, d})
 		}
 		if id == ^uint32(0) {
-			return out, IndexCursor{Ifindex: id}, true
+			return out, Cursor{Ifindex: id}, true
 		}
 		i = id + 1
 	}

@@ -1,6 +1,5 @@
-package sim
-
-// The netdev index of a namespace and its resumable chunked dumps.
+// Package netdevindex models the netdev index of a network namespace and
+// its resumable chunked link dumps, per kernel era.
 //
 // What the kernel keeps (net/core/dev.c, net/core/rtnetlink.c):
 //   - dev_index_head: 256 hlist buckets, bucket = ifindex & 255 (netdev_idx_hash
@@ -16,8 +15,14 @@ package sim
 //     rtnl_dump_ifinfo()", which is after 6.5: kernels 6.5 to 6.8 allocate
 //     through the xarray but still dump the hash.
 //
-// The types here are generic over the device type D so this file does not
-// depend on the rest of package sim.
+//
+// Table is what a namespace keeps in each era (Options: Before65, Since65,
+// Since69); Hash and Xarray are the two structures; Dump resumes a dump
+// chunk by chunk the way rtnl_dump_ifinfo does, so that what a dump misses
+// or repeats when devices come and go between chunks can be studied. The
+// types are generic over the device type D: package sim stores its devices
+// in them.
+package netdevindex
 
 import (
 	"math"
@@ -25,36 +30,36 @@ import (
 	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
-// IndexKind names the structure an index walks for dumps.
-type IndexKind string
+// Kind names the structure an index walks for dumps.
+type Kind string
 
 const (
-	IndexHash   IndexKind = "hash"   // dev_index_head, 256 buckets
-	IndexXarray IndexKind = "xarray" // net->dev_by_index
+	KindHash   Kind = "hash"   // dev_index_head, 256 buckets
+	KindXarray Kind = "xarray" // net->dev_by_index
 )
 
 // Hash geometry (NETDEV_HASHBITS, NETDEV_HASHENTRIES) and the largest
 // ifindex (dev_index_reserve refuses anything above INT_MAX).
 const (
-	NetdevHashBits    = 8
-	NetdevHashEntries = 1 << NetdevHashBits
-	IfindexMax        = math.MaxInt32
+	HashBits    = 8
+	HashEntries = 1 << HashBits
+	IfindexMax  = math.MaxInt32
 )
 
-// netdevIdxHash is the bucket of an ifindex: ifindex & (NETDEV_HASHENTRIES-1).
-func netdevIdxHash(ifindex uint32) int { return int(ifindex & (NetdevHashEntries - 1)) }
+// Bucket is the bucket of an ifindex: ifindex & (NETDEV_HASHENTRIES-1).
+func Bucket(ifindex uint32) int { return int(ifindex & (HashEntries - 1)) }
 
-// IndexEntry is one device returned by a dump.
-type IndexEntry[D any] struct {
+// Entry is one device returned by a dump.
+type Entry[D any] struct {
 	Ifindex uint32
 	Dev     D
 }
 
-// IndexCursor is where a dump resumes. Xarray dumps use Ifindex (ctx->ifindex:
+// Cursor is where a dump resumes. Xarray dumps use Ifindex (ctx->ifindex:
 // the ifindex of the first device not yet returned). Hash dumps use Bucket
 // and Pos (cb->args[0] = s_h, cb->args[1] = s_idx: the position in the bucket
 // chain, counting filtered-out devices too). The zero cursor starts a dump.
-type IndexCursor struct {
+type Cursor struct {
 	Ifindex uint32
 	Bucket  int
 	Pos     int
@@ -64,7 +69,7 @@ type IndexCursor struct {
 // one that dumps walk.
 type Index[D any] interface {
 	// Kind is the structure dumps walk.
-	Kind() IndexKind
+	Kind() Kind
 	// Add registers d. ifindex 0 asks for one to be allocated; an explicit
 	// one is honoured. Errors: EEXIST (ifindex in use), EINVAL (above
 	// IfindexMax), EBUSY (no free ifindex, or reserved but not listed).
@@ -81,17 +86,17 @@ type Index[D any] interface {
 	// devices that pass filter (nil: all) until k devices fit (k is how many
 	// the reader's buffer holds; k < 1 counts as 1), and the cursor to resume
 	// from. done is true when the walk reached the end.
-	DumpChunk(c IndexCursor, k int, filter func(D) bool) (devs []IndexEntry[D], next IndexCursor, done bool)
+	DumpChunk(c Cursor, k int, filter func(D) bool) (devs []Entry[D], next Cursor, done bool)
 	// Steps counts lookup and dump work since the last ResetSteps: bucket
 	// chain entries visited for the hash, xarray node visits for the xarray.
 	Steps() uint64
 	ResetSteps()
 }
 
-// IndexChunk is what one chunk of a dump returned.
-type IndexChunk[D any] struct {
-	Devs   []IndexEntry[D]
-	Cursor IndexCursor // where the next chunk resumes
+// Chunk is what one chunk of a dump returned.
+type Chunk[D any] struct {
+	Devs   []Entry[D]
+	Cursor Cursor // where the next chunk resumes
 	Done   bool
 	// Interrupted is NLM_F_DUMP_INTR: dev_base_seq differed from its value at
 	// the end of the previous chunk (nl_dump_check_consistent), and the
@@ -99,32 +104,32 @@ type IndexChunk[D any] struct {
 	Interrupted bool
 }
 
-// IndexDump is a dump in progress (the netlink_callback state between
+// Dump is a dump in progress (the netlink_callback state between
 // recvmsg calls). The index may change between calls to Next.
-type IndexDump[D any] struct {
+type Dump[D any] struct {
 	idx     Index[D]
 	Filter  func(D) bool
-	Cursor  IndexCursor
+	Cursor  Cursor
 	Done    bool
 	Chunks  int
 	prevSeq uint32
 	started bool
 }
 
-// NewIndexDump starts a dump of idx.
-func NewIndexDump[D any](idx Index[D], filter func(D) bool) *IndexDump[D] {
-	return &IndexDump[D]{idx: idx, Filter: filter}
+// NewDump starts a dump of idx.
+func NewDump[D any](idx Index[D], filter func(D) bool) *Dump[D] {
+	return &Dump[D]{idx: idx, Filter: filter}
 }
 
 // Next returns the next chunk of at most k devices. After the dump is done it
 // returns an empty, done chunk.
-func (d *IndexDump[D]) Next(k int) IndexChunk[D] {
+func (d *Dump[D]) Next(k int) Chunk[D] {
 	if d.Done {
-		return IndexChunk[D]{Cursor: d.Cursor, Done: true}
+		return Chunk[D]{Cursor: d.Cursor, Done: true}
 	}
 	devs, next, done := d.idx.DumpChunk(d.Cursor, k, d.Filter)
 	seq := d.idx.Seq()
-	ch := IndexChunk[D]{Devs: devs, Cursor: next, Done: done}
+	ch := Chunk[D]{Devs: devs, Cursor: next, Done: done}
 	// Since 6.9 rtnl_dump_ifinfo checks consistency once per call, on the
 	// first message of the chunk (nl_dump_check_consistent on
 	// nlmsg_hdr(skb)), even when it filled nothing; the closing NLMSG_DONE
@@ -134,7 +139,7 @@ func (d *IndexDump[D]) Next(k int) IndexChunk[D] {
 	// after each filled device, so there an empty last chunk leaves the
 	// check to NLMSG_DONE, which carries the flag (read in the pre-6.9
 	// code; no such kernel is at hand to check it against).
-	if d.started && seq != d.prevSeq && (len(devs) > 0 || d.idx.Kind() == IndexHash) {
+	if d.started && seq != d.prevSeq && (len(devs) > 0 || d.idx.Kind() == KindHash) {
 		ch.Interrupted = true
 	}
 	d.prevSeq, d.started = seq, true

@@ -1,4 +1,4 @@
-package sim
+package netdevindex
 
 import (
 	"fmt"
@@ -62,7 +62,7 @@ type dpStep struct {
 	dev     string
 	ifindex uint32
 	devs    []string // chunk: devices returned
-	cursor  IndexCursor
+	cursor  Cursor
 	chain   []string // add, del: the bucket chain afterwards
 }
 
@@ -79,8 +79,8 @@ type dpRun struct {
 // runScenario builds the index, dumps it with the scenario's chunk sizes and
 // mutations and reports misses and duplicates. Device values are unique
 // names d0, d1, ... in creation order.
-func runScenario(s dpScenario, opts NetdevIndexOptions) dpRun {
-	n := NewNetdevIndex[string](opts)
+func runScenario(s dpScenario, opts Options) dpRun {
+	n := NewTable[string](opts)
 	r := dpRun{ifindex: map[string]uint32{}}
 	seq := 0
 	add := func(ifindex uint32) {
@@ -104,7 +104,7 @@ func runScenario(s dpScenario, opts NetdevIndexOptions) dpRun {
 	}
 	seen := map[string]int{}
 	var returned []string
-	dump := NewIndexDump[string](n, nil)
+	dump := NewDump[string](n, nil)
 	for chunk := 0; ; chunk++ {
 		k := s.Chunks[len(s.Chunks)-1]
 		if chunk < len(s.Chunks) {
@@ -175,9 +175,9 @@ func runScenario(s dpScenario, opts NetdevIndexOptions) dpRun {
 }
 
 // chainNames lists the devices of ifindex's bucket chain in chain order.
-func chainNames(n *NetdevIndex[string], ifindex uint32) []string {
+func chainNames(n *Table[string], ifindex uint32) []string {
 	var out []string
-	for _, i := range n.Hash().Chain(netdevIdxHash(ifindex)) {
+	for _, i := range n.Hash().Chain(Bucket(ifindex)) {
 		d, _ := n.Hash().Lookup(i)
 		out = append(out, d)
 	}
@@ -185,9 +185,9 @@ func chainNames(n *NetdevIndex[string], ifindex uint32) []string {
 }
 
 // dumpOrder is the order a dump without changes returns now.
-func dumpOrder(n *NetdevIndex[string]) []string {
+func dumpOrder(n *Table[string]) []string {
 	var out []string
-	devs, _, _ := n.DumpChunk(IndexCursor{}, n.Len()+1, nil)
+	devs, _, _ := n.DumpChunk(Cursor{}, n.Len()+1, nil)
 	for _, e := range devs {
 		out = append(out, e.Dev)
 	}
@@ -366,19 +366,19 @@ func shrinkScenario(v interface{}) gopter.Shrink {
 	}
 }
 
-func propNoMiss(opts NetdevIndexOptions) gopter.Prop {
+func propNoMiss(opts Options) gopter.Prop {
 	return prop.ForAll(func(s dpScenario) bool {
 		return len(runScenario(s, opts).missed) == 0
 	}, genScenario())
 }
 
-func propNoDup(opts NetdevIndexOptions) gopter.Prop {
+func propNoDup(opts Options) gopter.Prop {
 	return prop.ForAll(func(s dpScenario) bool {
 		return len(runScenario(s, opts).dups) == 0
 	}, genScenario())
 }
 
-func propConsistent(opts NetdevIndexOptions) gopter.Prop {
+func propConsistent(opts Options) gopter.Prop {
 	return prop.ForAll(func(s dpScenario) bool {
 		r := runScenario(s, opts)
 		return len(r.missed) == 0 && len(r.dups) == 0
@@ -398,17 +398,17 @@ func dumpPropParams(seed int64) *gopter.TestParameters {
 func TestDumpXarrayNeverMissesNorRepeats(t *testing.T) {
 	seed := dumpPropSeed(t)
 	props := gopter.NewProperties(dumpPropParams(seed))
-	props.Property("xarray dump: no miss, no repeat", propConsistent(NetdevIndexSince69))
+	props.Property("xarray dump: no miss, no repeat", propConsistent(Since69))
 	props.TestingRun(t)
 }
 
 func TestDumpHashMissesShrinksToSeedCase(t *testing.T) {
 	seed := dumpPropSeed(t)
-	res := propNoMiss(NetdevIndexSince65).Check(dumpPropParams(seed))
+	res := propNoMiss(Since65).Check(dumpPropParams(seed))
 	require.Equal(t, gopter.TestFailed, res.Status, "gopter should find a missed device over the hash")
 	require.Len(t, res.Args, 1)
 	s := res.Args[0].Arg.(dpScenario)
-	r := runScenario(s, NetdevIndexSince65)
+	r := runScenario(s, Since65)
 	t.Logf("shrunk after %d shrinks from %v", res.Args[0].Shrinks, res.Args[0].OrigArg)
 	t.Logf("counterexample as an rtnlsim script:\n%s", scenarioScript(s, r, seed, "never misses a device"))
 	require.NotEmpty(t, r.missed)
@@ -431,10 +431,10 @@ func TestDumpHashMissesShrinksToSeedCase(t *testing.T) {
 	require.Equal(t, "C", missed)
 
 	// The hash also repeats devices; show the smallest case gopter finds.
-	res = propNoDup(NetdevIndexSince65).Check(dumpPropParams(seed))
+	res = propNoDup(Since65).Check(dumpPropParams(seed))
 	require.Equal(t, gopter.TestFailed, res.Status, "gopter should find a repeated device over the hash")
 	s = res.Args[0].Arg.(dpScenario)
-	r = runScenario(s, NetdevIndexSince65)
+	r = runScenario(s, Since65)
 	t.Logf("repeat counterexample as an rtnlsim script:\n%s", scenarioScript(s, r, seed, "never returns a device twice"))
 	require.NotEmpty(t, r.dups)
 	// Usually 3 devices and 1 add; the greedy shrink can stop at 2 adds and
@@ -487,9 +487,9 @@ func scenarioScript(s dpScenario, r dpRun, seed int64, property string) string {
 		switch st.op {
 		case "add":
 			fmt.Fprintf(&b, "link add %s type dummy index %d\t# bucket %d chain: %s\n", names[st.dev], st.ifindex,
-				netdevIdxHash(st.ifindex), strings.Join(mapNames(st.chain, names), " "))
+				Bucket(st.ifindex), strings.Join(mapNames(st.chain, names), " "))
 		case "del":
-			fmt.Fprintf(&b, "link del %s\t# bucket %d chain: %s\n", names[st.dev], netdevIdxHash(st.ifindex),
+			fmt.Fprintf(&b, "link del %s\t# bucket %d chain: %s\n", names[st.dev], Bucket(st.ifindex),
 				strings.Join(mapNames(st.chain, names), " "))
 		case "chunk":
 			if !dumping {
@@ -498,7 +498,7 @@ func scenarioScript(s dpScenario, r dpRun, seed int64, property string) string {
 			}
 			chunk++
 			fmt.Fprintf(&b, "# chunk %d returns: %s", chunk, strings.Join(mapNames(st.devs, names), " "))
-			if st.cursor.Bucket < NetdevHashEntries {
+			if st.cursor.Bucket < HashEntries {
 				fmt.Fprintf(&b, "; cursor s_h=%d s_idx=%d (bucket %d, chain position %d)\n", st.cursor.Bucket, st.cursor.Pos, st.cursor.Bucket, st.cursor.Pos)
 			} else {
 				b.WriteString("; dump done\n")
