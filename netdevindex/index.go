@@ -15,7 +15,6 @@
 //     rtnl_dump_ifinfo()", which is after 6.5: kernels 6.5 to 6.8 allocate
 //     through the xarray but still dump the hash.
 //
-//
 // Table is what a namespace keeps in each era (Options: Before65, Since65,
 // Since69); Hash and Xarray are the two structures; Dump resumes a dump
 // chunk by chunk the way rtnl_dump_ifinfo does, so that what a dump misses
