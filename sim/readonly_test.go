@@ -46,3 +46,23 @@ func TestNamesFollowRequestsOnly(t *testing.T) {
 	}
 	require.Equal(t, []string{"lo", "x", "d0"}, names)
 }
+
+// A request the model refuses as not modelled (or of a type it does not
+// take) did not happen: the next request's notifications and its cost
+// entry carry the same number.
+func TestRefusedRequestTakesNoNumber(t *testing.T) {
+	tg := New(Options{Events: true, Sysctls: map[string]string{"net.ipv6.conf.default.disable_ipv6": "1"}})
+	ctx := context.Background()
+	reqs, err := script.ParseString("link add d0 type ifb\naddr add 2001:db8::1/64 dev d0\nlink set d0 up\n")
+	require.NoError(t, err)
+	require.NoError(t, tg.Apply(ctx, reqs[0]))
+	require.ErrorIs(t, tg.Apply(ctx, reqs[1]), ErrNotModelled)
+	require.NoError(t, tg.Apply(ctx, reqs[2]))
+	evs, err := tg.Events(ctx)
+	require.NoError(t, err)
+	last := evs[len(evs)-1]
+	src := tg.CostSources()
+	require.Len(t, src, 2)
+	require.Equal(t, 2, last.Request, "the notifications of `link set d0 up`")
+	require.EqualValues(t, 1, src[1].Request, "its cost entry (0-based)")
+}

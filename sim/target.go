@@ -149,14 +149,21 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteFlush:
 		err = n.route(op)
 	default:
-		return fmt.Errorf("sim target: %T is not supported", req.Op)
+		err = fmt.Errorf("%w: %T", errUnsupported, req.Op)
 	}
-	if errors.Is(err, ErrNotModelled) {
+	if errors.Is(err, ErrNotModelled) || errors.Is(err, errUnsupported) {
+		// Refused before it changed anything: the request did not happen,
+		// so it takes no number (its notifications' and its cost entry's
+		// numbering stay in step).
+		t.ev.req--
 		return err
 	}
 	t.finish(n, cost.Work{})
 	return err
 }
+
+// errUnsupported is an Op type the sim target does not take.
+var errUnsupported = errors.New("sim target: request type not supported")
 
 // errIPv6NotModelled refuses IPv6 address and route requests: the model
 // has only the IPv6 the kernel configures by itself (sim/addrconf.go).
