@@ -87,7 +87,7 @@ link set group 0 down
 	for _, r := range reqs {
 		require.NoError(t, tg.Apply(context.Background(), r), r.Text)
 		require.Empty(t, n.checkIPv6Estimate(), "after %q", r.Text)
-		for _, d := range n.devs {
+		for d := range n.listed() {
 			if d.in6 != nil {
 				for _, a := range d.in6.addrs {
 					require.False(t, a.flags&uapi.IFA_F_TENTATIVE != 0, "%s: %s still tentative after its request", d.name, a.addr)
@@ -197,7 +197,7 @@ func TestIPv6CarrierWindow(t *testing.T) {
 // flush, addr flush): it counts them still.
 func (n *Netns) checkIPv6Estimate() string {
 	var addrs int64
-	for _, d := range n.devs {
+	for d := range n.listed() {
 		if d.in6 != nil {
 			addrs += int64(len(d.in6.addrs))
 		}

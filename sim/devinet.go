@@ -18,6 +18,16 @@ import (
 //
 // Read from Linux ~6.15-6.17 net/ipv4/devinet.c and checked against this
 // machine's kernel by props/devinet_test.go.
+//
+// No ordered index (a B-tree per subnet or per local address) stands in
+// for these walks. Each search stops at the first match in list order, and
+// WalkSteps (StepIfaWalk) counts the elements up to it (all of them when
+// none matches): the match's position in the list, set by the insertion
+// rule and by promotions, not by the order of any key. An index would find the address but not that
+// count: github.com/google/btree keeps no ranks, and counting up to the
+// match in list order is the walk itself. The insert and delete walks also
+// carry state along the way (last_primary, last_prim, prev_prom), and
+// inet_ifa_byprefix in fib.go (IfaScanSteps) is the same kind of search.
 
 // Ifaddr is one struct in_ifaddr. Addresses are IPv4 in host byte order;
 // zero means "not set" where the kernel tests for zero (ifa_broadcast).

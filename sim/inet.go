@@ -243,14 +243,14 @@ func (n *Netns) promoteSysctl(dev string, on bool) {
 	switch dev {
 	case "all":
 		n.promoteAll = on
-		for _, d := range n.devs {
+		for d := range n.listed() {
 			if d.in != nil {
 				d.in.PromoteAll = on
 			}
 		}
 	case "default":
 		n.promoteDefault = on
-		for _, d := range n.devs {
+		for d := range n.listed() {
 			if d.in != nil && !d.in.setAll && !d.in.promoteSet {
 				d.in.Promote = on
 			}

@@ -420,7 +420,7 @@ func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 		n.v6.dfltOff = off
 	case "all":
 		n.v6.dfltOff = off
-		for _, x := range append([]*Device(nil), n.devs...) {
+		for _, x := range n.devSnapshot() {
 			if n.alive(x) && x.in6 != nil {
 				n.v6Disable(x, off)
 			}

@@ -257,7 +257,7 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 	if op.DstPort != nil {
 		d.dstPort = *op.DstPort
 	}
-	for _, x := range n.devs {
+	for x := range n.listed() {
 		if x.kind == rtnl.KindVxlan && x.vni == d.vni && x.dstPort == d.dstPort {
 			return rtnl.Errf(uapi.EEXIST, "A VXLAN device with the specified VNI already exists")
 		}
@@ -547,7 +547,7 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 		// order, until one fails.
 		a := op.LinkAttrs
 		a.Group = op.GroupSel
-		for _, d := range append([]*Device(nil), n.devs...) {
+		for _, d := range n.devSnapshot() {
 			if !n.alive(d) || d.group != *op.GroupSel {
 				continue
 			}
@@ -704,7 +704,7 @@ func (n *Netns) linkDelGroup(op rtnl.LinkDelGroup) error {
 		return rtnl.Errf(uapi.EPERM, "")
 	}
 	var devs []*Device
-	for _, d := range n.devs {
+	for d := range n.listed() {
 		if d.group != op.Group {
 			continue
 		}

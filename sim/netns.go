@@ -17,7 +17,7 @@ import (
 type Netns struct {
 	name    string
 	index   *netdevindex.Table[*Device]
-	devs    []*Device // dev_base_head order
+	devs    *devList // dev_base_head (devlist.go)
 	byName  map[string]*Device
 	lw      []*Device // linkwatch queue, oldest first
 	sysctls map[string]string
@@ -54,7 +54,7 @@ type Netns struct {
 }
 
 func newNetns(name string, rng *rand.Rand, opts netdevindex.Options, fib fibtrie.Options, ev *eventLog, macs MACOracle) *Netns {
-	n := &Netns{name: name, index: netdevindex.NewTable[*Device](opts), byName: map[string]*Device{},
+	n := &Netns{name: name, index: netdevindex.NewTable[*Device](opts), byName: map[string]*Device{}, devs: newDevList(),
 		sysctls: map[string]string{}, rng: rng, ev: ev, macs: macs, fib: fibtrie.New(fib)}
 	lo := n.newLoopback()
 	if err := n.register(lo, 0); err != nil {
@@ -155,7 +155,7 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	n.index.List(id, d)
 	n.nextSeq++
 	d.seq = n.nextSeq
-	n.devs = append(n.devs, d)
+	n.listDev(d)
 	n.byName[d.name] = d
 	if d.addr == nil {
 		d.addr = n.randomAddr(d.name)
@@ -182,7 +182,7 @@ func (n *Netns) unlist(d *Device) {
 	n.unregistered = append(n.unregistered, UnregDev{Ifindex: int32(d.ifindex), Up: up,
 		IPv6LLA: up && d.v6AtUnregister, NoQueue: up && !d.queueAtUnregister})
 	n.index.Unlist(d.ifindex)
-	n.devs = removeDev(n.devs, d)
+	n.unlistDev(d)
 	if n.byName[d.name] == d {
 		delete(n.byName, d.name)
 	}

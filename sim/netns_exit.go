@@ -25,13 +25,12 @@ func (t *Target) ExitNetns() error {
 		return err
 	}
 	var b unregBatch
-	for _, d := range n.devs {
+	for d := range n.listed() {
 		if d.kind == rtnl.KindBridge {
 			n.dellink(d, &b)
 		}
 	}
-	for i := len(n.devs) - 1; i >= 0; i-- {
-		d := n.devs[i]
+	for d := range n.listedReverse() {
 		if !b.has(d) {
 			n.dellink(d, &b)
 		}
