@@ -161,6 +161,9 @@ var ErrNeedsBulkIfindex = errors.New("sim target: RTM_DELLINK with IFLA_IFINDEX 
 // `link del list NAME...` resolves names to it). The request is priced
 // like any other; a refusal returns an *rtnl.Error.
 func (t *Target) DelLinkIfindex(ifindexes []int32, group *uint32) error {
+	if t.closed {
+		return ErrClosed
+	}
 	if !t.opts.BulkIfindex {
 		return ErrNeedsBulkIfindex
 	}
