@@ -169,7 +169,7 @@ func MustParseProfile(s string) Profile {
 func (p Profile) String() string { return p.Name }
 
 // Options turns the profile into sim Options with the given seed, with
-// the profile's prices (nil: the seed 000 fit).
+// the profile's prices (nil: DefaultPrices).
 func (p Profile) Options(seed int64) Options {
 	steps := p.Unregister
 	var cost *cost.Params

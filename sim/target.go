@@ -26,8 +26,9 @@ type Options struct {
 	// Index is the netdev index era; the zero value is netdevindex.Since69,
 	// the kernel of this machine (6.18).
 	Index netdevindex.Options
-	// Cost prices the kernel's steps in virtual ns; the zero value takes
-	// the seed 000 fit (FitSeed000), the only calibrated set so far.
+	// Cost prices the kernel's steps in virtual ns; nil takes
+	// DefaultPrices (a profile file from `rtnlsim calibrate` brings this
+	// machine's).
 	Cost *cost.Params
 	// Unregister is the batch structure of unregister_netdevice_many; the
 	// zero value is UnregisterStepsV618.
@@ -346,9 +347,9 @@ func (n *Netns) Sysctl(key string) (string, bool) {
 	return v, ok
 }
 
-// State returns the links, IPv4 addresses and routes in `ip -j` shape and
-// dump order, and the FIB's /proc texts. (The model has no IPv6: an UP
-// device on a kernel with IPv6 on has link-local addresses it lacks.)
+// State returns the links, addresses and routes (IPv4, and the IPv6 the
+// kernel configures by itself) in `ip -j` shape and dump order, and the
+// FIB's /proc texts.
 func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) {
 	if err := ctx.Err(); err != nil {
 		return rtnl.State{}, err
@@ -400,4 +401,12 @@ var _ rtnl.Target = (*Target)(nil)
 
 // Work is each request's cost work so far, in request order (a copy):
 // what calibration and traces price.
-func (t *Target) Work() []cost.Work { return append([]cost.Work(nil), t.work...) }
+func (t *Target) Work() []cost.Work {
+	out := make([]cost.Work, len(t.work))
+	for i, w := range t.work {
+		// Requests share step arrays (plainWork): a caller's edit must
+		// not reach the target's record.
+		out[i] = cost.Work{Locked: slices.Clone(w.Locked), Unlocked: slices.Clone(w.Unlocked)}
+	}
+	return out
+}
