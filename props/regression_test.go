@@ -15,7 +15,7 @@ import (
 // TestRegressionScriptsMatchKernel replays, comparing everything as
 // `rtnlsim diff [--ipv6]` does, the scripts that once found a difference
 // between the model and this kernel (props/testdata: ipv6-* with IPv6 on,
-// nhscope-* with it off) and the 56 IPv6 corner scripts of an
+// nhscope-* and reg-* with it off) and the 56 IPv6 corner scripts of an
 // adversarial pass (testdata/ipv6corners, IPv6 on: macvlan modes, vxlan,
 // bridge ports, MAC changes, renames, groups, list deletes, mtus around
 // 1280 and 68, lo, disable_ipv6, accept_dad, flushes). The sim's own
@@ -33,7 +33,7 @@ func TestRegressionScriptsMatchKernel(t *testing.T) {
 		if strings.HasPrefix(f, "testdata/ipv6corners/") {
 			name = "ipv6-corner-" + name
 		}
-		if !strings.HasPrefix(name, "ipv6-") && !strings.HasPrefix(name, "nhscope-") {
+		if !strings.HasPrefix(name, "ipv6-") && !strings.HasPrefix(name, "nhscope-") && !strings.HasPrefix(name, "reg-") {
 			continue
 		}
 		t.Run(strings.TrimSuffix(name, ".ip"), func(t *testing.T) {
