@@ -26,9 +26,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-# go.mod and go.sum are what go mod tidy would make them.
+# go.mod and go.sum are what go mod tidy would make them, in the module
+# and in the bench/ module (which must also build).
 tidy-check:
 	$(GO) mod tidy -diff
+	cd bench && $(GO) mod tidy -diff && $(GO) vet ./...
 
 portable:
 	@set -e; for t in $(CROSS); do \

@@ -8,4 +8,6 @@ require (
 	github.com/yl2chen/cidranger v1.0.2
 )
 
+require golang.org/x/sys v0.50.0 // indirect
+
 replace github.com/rtnlsim/rtnlsim => ../
