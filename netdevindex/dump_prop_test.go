@@ -398,17 +398,17 @@ func dumpPropParams(seed int64) *gopter.TestParameters {
 func TestDumpXarrayNeverMissesNorRepeats(t *testing.T) {
 	seed := dumpPropSeed(t)
 	props := gopter.NewProperties(dumpPropParams(seed))
-	props.Property("xarray dump: no miss, no repeat", propConsistent(Since69))
+	props.Property("xarray dump: no miss, no repeat", propConsistent(Since69()))
 	props.TestingRun(t)
 }
 
 func TestDumpHashMissesShrinksToSeedCase(t *testing.T) {
 	seed := dumpPropSeed(t)
-	res := propNoMiss(Since65).Check(dumpPropParams(seed))
+	res := propNoMiss(Since65()).Check(dumpPropParams(seed))
 	require.Equal(t, gopter.TestFailed, res.Status, "gopter should find a missed device over the hash")
 	require.Len(t, res.Args, 1)
 	s := res.Args[0].Arg.(dpScenario)
-	r := runScenario(s, Since65)
+	r := runScenario(s, Since65())
 	t.Logf("shrunk after %d shrinks from %v", res.Args[0].Shrinks, res.Args[0].OrigArg)
 	t.Logf("counterexample as an rtnlsim script:\n%s", scenarioScript(s, r, seed, "never misses a device"))
 	require.NotEmpty(t, r.missed)
@@ -431,10 +431,10 @@ func TestDumpHashMissesShrinksToSeedCase(t *testing.T) {
 	require.Equal(t, "C", missed)
 
 	// The hash also repeats devices; show the smallest case gopter finds.
-	res = propNoDup(Since65).Check(dumpPropParams(seed))
+	res = propNoDup(Since65()).Check(dumpPropParams(seed))
 	require.Equal(t, gopter.TestFailed, res.Status, "gopter should find a repeated device over the hash")
 	s = res.Args[0].Arg.(dpScenario)
-	r = runScenario(s, Since65)
+	r = runScenario(s, Since65())
 	t.Logf("repeat counterexample as an rtnlsim script:\n%s", scenarioScript(s, r, seed, "never returns a device twice"))
 	require.NotEmpty(t, r.dups)
 	// Usually 3 devices and 1 add; the greedy shrink can stop at 2 adds and

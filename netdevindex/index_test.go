@@ -39,7 +39,7 @@ func addAuto(t *testing.T, idx Index[string], names ...string) []uint32 {
 }
 
 func TestIfindexAllocation(t *testing.T) {
-	for _, opts := range []Options{Since69, Since65, Before65} {
+	for _, opts := range []Options{Since69(), Since65(), Before65()} {
 		n := NewTable[string](opts)
 		got := addAuto(t, n, "lo", "a", "b")
 		require.Equal(t, []uint32{1, 2, 3}, got, "%+v", opts)
@@ -65,7 +65,7 @@ func TestIfindexAllocation(t *testing.T) {
 
 func TestIfindexWrap(t *testing.T) {
 	// Start the cursor just below INT_MAX (as after 2^31 allocations).
-	n := NewTable[string](Since69)
+	n := NewTable[string](Since69())
 	addAuto(t, n, "lo", "a", "b")
 	n.Del(2)
 	n.Xarray().next = IfindexMax - 1
@@ -82,7 +82,7 @@ func TestIfindexWrap(t *testing.T) {
 	require.Equal(t, uint32(2), id, "after the wrap the lowest free ifindex, 0 never")
 	require.Equal(t, uint64(1), n.Xarray().Wraps())
 
-	h := NewTable[string](Before65)
+	h := NewTable[string](Before65())
 	addAuto(t, h, "lo", "a", "b")
 	h.Del(2)
 	h.Hash().last = IfindexMax - 1
@@ -146,13 +146,13 @@ func TestSeedCaseDelBMissesC(t *testing.T) {
 		}
 		return n
 	}
-	hash := build(Since65)
+	hash := build(Since65())
 	require.Equal(t, []uint32{514, 258, 2}, hash.Hash().Chain(2))
 	got, intr := dumpAll(hash, 2, func(int) { hash.Del(258) })
 	require.Equal(t, []string{"A", "B"}, got, "C missed")
 	require.True(t, intr, "NLM_F_DUMP_INTR set on the chunk after the change")
 
-	xa := build(Since69)
+	xa := build(Since69())
 	got, intr = dumpAll(xa, 2, func(int) { xa.Del(258) })
 	require.Equal(t, []string{"C", "B", "A"}, got, "ifindex order; nothing missed")
 	require.True(t, intr)
@@ -161,7 +161,7 @@ func TestSeedCaseDelBMissesC(t *testing.T) {
 // With one device per chunk two devices are enough: the first chunk returns
 // A, A is deleted, position 1 of the chain [B] is past B.
 func TestHashMissWithOneDevicePerChunk(t *testing.T) {
-	n := NewTable[string](Since65)
+	n := NewTable[string](Since65())
 	n.Add(2, "B")
 	n.Add(258, "A")
 	got, _ := dumpAll(n, 1, func(int) { n.Del(258) })
@@ -171,7 +171,7 @@ func TestHashMissWithOneDevicePerChunk(t *testing.T) {
 // An add at the head of the bucket being dumped shifts the chain: the hash
 // dump returns a device twice.
 func TestHashDuplicateOnAdd(t *testing.T) {
-	n := NewTable[string](Since65)
+	n := NewTable[string](Since65())
 	n.Add(2, "B")
 	n.Add(258, "A")
 	got, _ := dumpAll(n, 1, func(i int) {
@@ -183,7 +183,7 @@ func TestHashDuplicateOnAdd(t *testing.T) {
 }
 
 func TestDumpFilterAndCursor(t *testing.T) {
-	for _, opts := range []Options{Since69, Since65} {
+	for _, opts := range []Options{Since69(), Since65()} {
 		n := NewTable[string](opts)
 		for _, name := range []string{"lo", "a", "b", "c", "d"} {
 			n.Add(0, name)

@@ -16,15 +16,15 @@ type Options struct {
 }
 
 // Kernel eras of the netdev index.
-var (
-	// Since69: xarray allocation and xarray dumps (the rtnetlink
-	// dump moved to for_each_netdev_dump in the 6.9 development cycle).
-	Since69 = Options{Xarray: true, DumpVia: KindXarray}
-	// Since65: xarray allocation, dumps still walk the hash.
-	Since65 = Options{Xarray: true, DumpVia: KindHash}
-	// Before65: hash only (the linux-6.4 profile).
-	Before65 = Options{Xarray: false, DumpVia: KindHash}
-)
+// Since69 is xarray allocation and xarray dumps (the rtnetlink dump moved
+// to for_each_netdev_dump in the 6.9 development cycle).
+func Since69() Options { return Options{Xarray: true, DumpVia: KindXarray} }
+
+// Since65 is xarray allocation with dumps that still walk the hash.
+func Since65() Options { return Options{Xarray: true, DumpVia: KindHash} }
+
+// Before65 is the hash alone (the linux-6.4 profile).
+func Before65() Options { return Options{Xarray: false, DumpVia: KindHash} }
 
 // Table is a namespace's netdev index. It implements Index.
 type Table[D any] struct {

@@ -107,7 +107,7 @@ func newKernelAndModel() (*kernel.Target, *netdevindex.Table[string], error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	model := netdevindex.NewTable[string](netdevindex.Since69)
+	model := netdevindex.NewTable[string](netdevindex.Since69())
 	if _, err := model.Add(0, "lo"); err != nil {
 		tg.Close()
 		return nil, nil, err

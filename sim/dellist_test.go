@@ -146,7 +146,7 @@ func TestSeed000ListRowOnTarget(t *testing.T) {
 		bulk             bool
 		barriers, virtNs int64
 	}{{true, 1, 30e9}, {false, n, 243e9}} {
-		steps := UnregisterStepsV516
+		steps := UnregisterStepsV516()
 		tg := New(Options{Cost: &fit, Unregister: &steps, BulkIfindex: c.bulk})
 		res, err := rtnl.Run(context.Background(), tg, reqs, rtnl.Show{}, nil)
 		require.NoError(t, err)

@@ -397,7 +397,7 @@ func TestUnregisterBuildersIPv6MatchSimTarget(t *testing.T) {
 	}
 	tg, _ := runProfile(t, "linux-6.18", b.String()+"link del group 10\n")
 	got := sumLastWork(tg, 1)
-	want := UnregisterBatch(UnregisterStepsV618, devs)[0][0]
+	want := UnregisterBatch(UnregisterStepsV618(), devs)[0][0]
 	require.Positive(t, want.Count(cost.StepIPv6Walk))
 	require.Equal(t, want.Count(cost.StepIPv6Walk), got.Count(cost.StepIPv6Walk))
 	require.Positive(t, want.Count(cost.StepIPv6WalkCold))
@@ -412,7 +412,7 @@ func TestUnregisterBuildersIPv6MatchSimTarget(t *testing.T) {
 		fmt.Fprintf(&b, "link del g%d\n", i)
 	}
 	tg, _ = runProfile(t, "linux-6.18", b.String())
-	one := UnregisterOneByOne(UnregisterStepsV618, devs, 1)[0]
+	one := UnregisterOneByOne(UnregisterStepsV618(), devs, 1)[0]
 	for i, w := range tg.work[len(tg.work)-n:] {
 		require.Equal(t, one[i].Count(cost.StepIPv6Walk), w.Count(cost.StepIPv6Walk), "deletion %d", i+1)
 		require.Equal(t, one[i].Count(cost.StepIPv6WalkCold), w.Count(cost.StepIPv6WalkCold), "deletion %d", i+1)

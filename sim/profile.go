@@ -73,7 +73,7 @@ type profileBase struct {
 
 // profileBases are the bases the link model has.
 var profileBases = []profileBase{
-	{DefaultProfile, netdevindex.Since69, UnregisterStepsV618, fibtrie.Linux618},
+	{DefaultProfile, netdevindex.Since69(), UnregisterStepsV618(), fibtrie.Linux618},
 	// linux-6.4 is netdevindex.Before65: net->dev_by_index came with "net:
 	// store netdevs in an xarray" (seed 002), posted to net-next on 21
 	// July 2023, after 6.4 was released (25 June 2023), so 6.4 has the hash
@@ -86,14 +86,14 @@ var profileBases = []profileBase{
 	// synchronize_net rule is the same approximation as 6.18's. The FIB
 	// trie has no 6.4 variant in fibtrie; 6.18's stands in (both have the
 	// 4.2 flush fix).
-	{"linux-6.4", netdevindex.Before65, UnregisterStepsV618, fibtrie.Linux618},
+	{"linux-6.4", netdevindex.Before65(), UnregisterStepsV618(), fibtrie.Linux618},
 	// Seed 003's kernels, for their FIB only (see the package comment).
-	{"linux-4.2-rc3", netdevindex.Since69, UnregisterStepsV618, fibtrie.Linux42rc3},
-	{"linux-4.2", netdevindex.Since69, UnregisterStepsV618, fibtrie.Linux42},
+	{"linux-4.2-rc3", netdevindex.Since69(), UnregisterStepsV618(), fibtrie.Linux42rc3},
+	{"linux-4.2", netdevindex.Since69(), UnregisterStepsV618(), fibtrie.Linux42},
 }
 
 // ProfileSwitches are the behaviour switches, in canonical order.
-var ProfileSwitches = []string{"bulk-ifindex", "ifa-flush"}
+func ProfileSwitches() []string { return []string{"bulk-ifindex", "ifa-flush"} }
 
 // ProfileNames lists the bases and switches ParseProfile knows, for
 // messages and help texts.
@@ -103,7 +103,7 @@ func ProfileNames() string {
 		bases = append(bases, b.name)
 	}
 	return fmt.Sprintf("bases %s (default %s); switches +%s; compose as %s+bulk-ifindex",
-		strings.Join(bases, ", "), DefaultProfile, strings.Join(ProfileSwitches, ", +"), DefaultProfile)
+		strings.Join(bases, ", "), DefaultProfile, strings.Join(ProfileSwitches(), ", +"), DefaultProfile)
 }
 
 // ParseProfile parses base[+switch...]. An empty string, or one that starts

@@ -23,12 +23,12 @@ func TestParseProfile(t *testing.T) {
 		index               netdevindex.Options
 		bulk, ifa           bool
 	}{
-		{"", "linux-6.18", "linux-6.18", "linux-6.18", netdevindex.Since69, false, false},
-		{"linux-6.18", "linux-6.18", "linux-6.18", "linux-6.18", netdevindex.Since69, false, false},
-		{" linux-6.4 ", "linux-6.4", "linux-6.4", "linux-6.18", netdevindex.Before65, false, false},
-		{"+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", netdevindex.Since69, true, false},
-		{"linux-6.18+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", netdevindex.Since69, true, false},
-		{"linux-6.4+ifa-flush+bulk-ifindex", "linux-6.4+bulk-ifindex+ifa-flush", "linux-6.4", "linux-6.18", netdevindex.Before65, true, true},
+		{"", "linux-6.18", "linux-6.18", "linux-6.18", netdevindex.Since69(), false, false},
+		{"linux-6.18", "linux-6.18", "linux-6.18", "linux-6.18", netdevindex.Since69(), false, false},
+		{" linux-6.4 ", "linux-6.4", "linux-6.4", "linux-6.18", netdevindex.Before65(), false, false},
+		{"+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", netdevindex.Since69(), true, false},
+		{"linux-6.18+bulk-ifindex", "linux-6.18+bulk-ifindex", "linux-6.18", "linux-6.18", netdevindex.Since69(), true, false},
+		{"linux-6.4+ifa-flush+bulk-ifindex", "linux-6.4+bulk-ifindex+ifa-flush", "linux-6.4", "linux-6.18", netdevindex.Before65(), true, true},
 	} {
 		p, err := ParseProfile(c.in)
 		require.NoError(t, err, c.in)
@@ -42,7 +42,7 @@ func TestParseProfile(t *testing.T) {
 		require.Equal(t, int64(5), o.Seed)
 		require.Equal(t, c.index, o.Index)
 		require.Equal(t, c.bulk, o.BulkIfindex)
-		require.Equal(t, UnregisterStepsV618, *o.Unregister)
+		require.Equal(t, UnregisterStepsV618(), *o.Unregister)
 		want := map[string]fibtrie.Options{"linux-6.18": fibtrie.Linux618(), "linux-4.2": fibtrie.Linux42(), "linux-4.2-rc3": fibtrie.Linux42rc3()}[c.fib]
 		require.Equal(t, want, p.FIB, c.in)
 		require.Equal(t, want, o.FIB, c.in)

@@ -66,3 +66,20 @@ func TestRefusedRequestTakesNoNumber(t *testing.T) {
 	require.Equal(t, 2, last.Request, "the notifications of `link set d0 up`")
 	require.EqualValues(t, 1, src[1].Request, "its cost entry (0-based)")
 }
+
+// Options are copied by New: editing the prices a target was made with
+// afterwards does not change its costs.
+func TestOptionsAreCopied(t *testing.T) {
+	p := DefaultPrices()
+	tg := New(Options{Cost: &p})
+	reqs, err := script.ParseString("link add d0 type ifb\nlink del d0\n")
+	require.NoError(t, err)
+	_, err = rtnl.Run(context.Background(), tg, reqs, rtnl.Show{}, nil)
+	require.NoError(t, err)
+	before, err := tg.Cost(1)
+	require.NoError(t, err)
+	p.RCUBarrierNs = 1
+	after, err := tg.Cost(1)
+	require.NoError(t, err)
+	require.Equal(t, before.VirtualNs, after.VirtualNs)
+}

@@ -89,8 +89,19 @@ type Target struct {
 // New makes a sim target with one namespace holding its loopback.
 func New(opts Options) *Target {
 	if opts.Index == (netdevindex.Options{}) {
-		opts.Index = netdevindex.Since69
+		opts.Index = netdevindex.Since69()
 	}
+	// The target keeps its own copies: a caller's later edits of what the
+	// options point to must not change a running model.
+	if opts.Cost != nil {
+		c := *opts.Cost
+		opts.Cost = &c
+	}
+	if opts.Unregister != nil {
+		u := *opts.Unregister
+		opts.Unregister = &u
+	}
+	opts.Sysctls = maps.Clone(opts.Sysctls)
 	seed := uint64(opts.Seed)
 	t := &Target{opts: opts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), namespaces: map[string]*Netns{}}
 	t.ev = &eventLog{record: opts.Events}
@@ -223,7 +234,7 @@ func (t *Target) requestWork(n *Netns) cost.Work {
 		iw.addTo(&w)
 		return w
 	}
-	steps := UnregisterStepsV618
+	steps := UnregisterStepsV618()
 	if t.opts.Unregister != nil {
 		steps = *t.opts.Unregister
 	}

@@ -272,7 +272,7 @@ func (t *Target) StartTrace() {
 	if t.ev.trace != nil {
 		return
 	}
-	steps := UnregisterStepsV618
+	steps := UnregisterStepsV618()
 	if t.opts.Unregister != nil {
 		steps = *t.opts.Unregister
 	}

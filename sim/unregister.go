@@ -79,20 +79,22 @@ type UnregisterSteps struct {
 	PreUninit bool
 }
 
-var (
-	// UnregisterStepsV516 is the era of net-next in December 2021 (the 5.16
-	// cycle), when the bulk-deletion thread measured its figures.
-	UnregisterStepsV516 = UnregisterSteps{DeactivateSync: true}
-	// UnregisterStepsV618 is the kernel of this machine: 6.17's
-	// unregister_netdevice_many_notify read (two netif_close_many passes,
-	// the first over ops-locked devices, empty for the kinds modelled;
-	// flush_all_backlogs; synchronize_net after unlisting and after the
-	// per-device loop), dev_deactivate_many's wait only for devices with
-	// a queue, NETDEV_PRE_UNINIT per device; netdev_run_todo's
-	// rcu_barrier after __rtnl_unlock.
-	UnregisterStepsV618 = UnregisterSteps{DeactivateSync: true, DeactivateSyncOnlyIfUp: true,
+// UnregisterStepsV516 is the era of net-next in December 2021 (the 5.16
+// cycle), when the bulk-deletion thread measured its figures.
+func UnregisterStepsV516() UnregisterSteps { return UnregisterSteps{DeactivateSync: true} }
+
+// UnregisterStepsV618 is the kernel of this machine: 6.17's
+// unregister_netdevice_many_notify read (two netif_close_many passes, the
+// first over ops-locked devices, empty for the kinds modelled;
+// flush_all_backlogs; synchronize_net after unlisting and after the
+// per-device loop), dev_deactivate_many's wait only for devices with a
+// queue, NETDEV_PRE_UNINIT per device; netdev_run_todo's rcu_barrier after
+// __rtnl_unlock. Confirmed on this machine's 6.18 by the differential
+// suites' notifications.
+func UnregisterStepsV618() UnregisterSteps {
+	return UnregisterSteps{DeactivateSync: true, DeactivateSyncOnlyIfUp: true,
 		DeactivateSyncNeedsQueue: true, PreUninit: true}
-)
+}
 
 // UnregisterRequestWork is the work of one RTM_DELLINK request whose
 // dellink calls queue devs into one unregister_netdevice_many batch. Each

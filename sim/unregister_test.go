@@ -26,7 +26,7 @@ func TestListDeleteBatchENODEV(t *testing.T) {
 }
 
 func TestUnregisterRequestWorkEmptyBatch(t *testing.T) {
-	w := UnregisterRequestWork(UnregisterStepsV516, nil)
+	w := UnregisterRequestWork(UnregisterStepsV516(), nil)
 	require.Zero(t, w.Count(cost.StepRCUBarrier), "empty todo list: no rcu_barrier")
 	require.Zero(t, w.Count(cost.StepSynchronizeNetExpedited))
 	require.Equal(t, int64(1), w.Count(cost.StepRequest))
@@ -106,7 +106,7 @@ func TestPropListDeleteOneBarrier(t *testing.T) {
 			if len(got) != len(want) {
 				return "the batch misses a device or a peer"
 			}
-			for _, st := range []UnregisterSteps{UnregisterStepsV516, UnregisterStepsV618} {
+			for _, st := range []UnregisterSteps{UnregisterStepsV516(), UnregisterStepsV618()} {
 				w := UnregisterRequestWork(st, batch)
 				if w.Count(cost.StepRCUBarrier) != 1 {
 					return "not exactly one rcu_barrier"
@@ -147,9 +147,9 @@ func TestPropOneByOneNBarriers(t *testing.T) {
 					devs[i].Up, devs[i].IPv6LLA = up[i], up[i]
 				}
 			}
-			st := UnregisterStepsV516
+			st := UnregisterStepsV516()
 			if v618 {
-				st = UnregisterStepsV618
+				st = UnregisterStepsV618()
 			}
 			in := UnregisterOneByOne(st, devs, 1)
 			var sum int64

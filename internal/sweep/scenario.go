@@ -276,7 +276,7 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 		steps := pr.p.Unregister
 		if pr.seedEr {
 			// The seed's kernel (net-next, December 2021).
-			steps = sim.UnregisterStepsV516
+			steps = sim.UnregisterStepsV516()
 		}
 		prices := pr.prices
 		add := func(method string, build func(devs []sim.UnregDev) ([][]cost.Work, error)) {

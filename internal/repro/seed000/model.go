@@ -86,7 +86,7 @@ var DefaultFit = FitOptions{
 	OneThreadNs:          243e9,
 	GroupNs:              30e9,
 	ExpeditedOverBarrier: 1.0 / 11,
-	Steps:                sim.UnregisterStepsV516,
+	Steps:                sim.UnregisterStepsV516(),
 }
 
 // Fit solves for rcu_barrier (with the expedited grace period at the

@@ -76,7 +76,7 @@ func TestSeed000FitRefusesWhatItCannotSolve(t *testing.T) {
 }
 
 func TestSeed000OneByOneSplit(t *testing.T) {
-	in := sim.UnregisterOneByOne(sim.UnregisterStepsV516, Devices(103), 10)
+	in := sim.UnregisterOneByOne(sim.UnregisterStepsV516(), Devices(103), 10)
 	require.Len(t, in, 10)
 	total := 0
 	for i, th := range in {
@@ -102,7 +102,7 @@ func BenchmarkSeed000OneByOne10K(b *testing.B) {
 		b.Run(map[int]string{1: "threads=1", 10: "threads=10", 50: "threads=50"}[threads], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				in := sim.UnregisterOneByOne(sim.UnregisterStepsV516, devs, threads)
+				in := sim.UnregisterOneByOne(sim.UnregisterStepsV516(), devs, threads)
 				if _, err := cost.Simulate(p, in); err != nil {
 					b.Fatal(err)
 				}

@@ -121,7 +121,7 @@ func seed000Group(n int) (kmeasure.Scenario, error) {
 // seed000SimRun runs s on the sim with the seed-era unregister steps.
 func seed000SimRun(s kmeasure.Scenario) (calib.SimRun, error) {
 	prof := sim.MustParseProfile(sim.DefaultProfile)
-	prof.Unregister = sim.UnregisterStepsV516
+	prof.Unregister = sim.UnregisterStepsV516()
 	return calib.SimWork(prof, s)
 }
 

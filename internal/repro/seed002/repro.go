@@ -310,11 +310,11 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	// The gopter counterexample of sim's TestDumpHashMissesShrinksToSeedCase:
 	// B and C share bucket 4 (C first, so B is ahead of it in the chain).
 	abc.adds = []namedIfindex{{"C", 260}, {"B", 4}, {"A", 2}}
-	hashRun, err := abc.run(netdevindex.Before65)
+	hashRun, err := abc.run(netdevindex.Before65())
 	if err != nil {
 		return nil, err
 	}
-	xaRun, err := abc.run(netdevindex.Since69)
+	xaRun, err := abc.run(netdevindex.Since69())
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	}
 	never := seed002Dump{k: 1, after: []string{"add C 3", "del B"}}
 	never.adds = []namedIfindex{{"A", 2}, {"B", 4}}
-	neverRun, err := never.run(netdevindex.Since69)
+	neverRun, err := never.run(netdevindex.Since69())
 	if err != nil {
 		return nil, err
 	}
