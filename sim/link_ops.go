@@ -45,9 +45,11 @@ func validateAddr(a net.HardwareAddr) error {
 	return nil
 }
 
-// validateMTU is dev_validate_mtu.
+// validateMTU is dev_validate_mtu. Its new_mtu is an int: IFLA_MTU's
+// u32 above INT_MAX is negative there, below every minimum, whatever the
+// kind's range (a loopback or an ifb, without a maximum, included).
 func validateMTU(d *Device, mtu uint32) error {
-	if mtu < d.minMTU {
+	if int32(mtu) < 0 || mtu < d.minMTU {
 		return rtnl.Errf(uapi.EINVAL, "mtu less than device minimum")
 	}
 	if d.maxMTU > 0 && mtu > d.maxMTU {

@@ -229,3 +229,17 @@ func TestDeterministic(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotModelled)
 	require.Zero(t, rtnl.Errno(err), "not a refusal the kernel would make")
 }
+
+func TestMTUAboveIntMax(t *testing.T) {
+	// dev_validate_mtu's int: above 2147483647 is below every minimum.
+	tg, errs := applyScript(t, `link add i0 type ifb
+link set i0 mtu 2147483647
+link set i0 mtu 2147483648
+link add i1 mtu 4294967295 type ifb
+link set lo mtu 4294967295
+link set group 0 mtu 2147483648
+`)
+	require.Equal(t, []string{"", "", "EINVAL", "EINVAL", "EINVAL", "EINVAL"}, errs)
+	require.Equal(t, uint32(2147483647), tg.Netns().ByName("i0").MTU())
+	require.Equal(t, uint32(65536), tg.Netns().ByName("lo").MTU())
+}
