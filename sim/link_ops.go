@@ -255,8 +255,10 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	d.vni = *op.VNI
+	// vxlan_config_apply: a port not given, or given as 0, is the
+	// module's default.
 	d.dstPort = vxlanDefaultPort
-	if op.DstPort != nil {
+	if op.DstPort != nil && *op.DstPort != 0 {
 		d.dstPort = *op.DstPort
 	}
 	for x := range n.listed() {

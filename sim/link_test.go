@@ -243,3 +243,11 @@ link set group 0 mtu 2147483648
 	require.Equal(t, uint32(2147483647), tg.Netns().ByName("i0").MTU())
 	require.Equal(t, uint32(65536), tg.Netns().ByName("lo").MTU())
 }
+
+func TestVxlanDstPortZeroIsDefault(t *testing.T) {
+	_, errs := applyScript(t, `link add x0 type vxlan id 5 dstport 0
+link add x1 type vxlan id 5
+link add x2 type vxlan id 5 dstport 4789
+`)
+	require.Equal(t, []string{"", "EEXIST", ""}, errs)
+}
