@@ -529,8 +529,25 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 		}
 	}
 	if a.TxQueueLen != nil && *a.TxQueueLen != d.txQLen {
-		d.txQLen = *a.TxQueueLen
-		n.linkEvent(d) // NETDEV_CHANGE_TX_QUEUE_LEN
+		return n.changeTxQueueLen(d, *a.TxQueueLen)
+	}
+	return nil
+}
+
+// changeTxQueueLen is dev_change_tx_queue_len: the new length, its
+// NETDEV_CHANGE_TX_QUEUE_LEN (an RTM_NEWLINK), then the qdisc's resize
+// (dev_qdisc_change_tx_queue_len), up or down, of the qdisc the device
+// got at its first activation: pfifo_fast's rings cannot take more than
+// pfifoFastMaxLen, and the old length comes back (ENOMEM; no second
+// notification). noop (never activated) and noqueue have nothing to
+// resize.
+func (n *Netns) changeTxQueueLen(d *Device, qlen uint32) error {
+	old := d.txQLen
+	d.txQLen = qlen
+	n.linkEvent(d) // NETDEV_CHANGE_TX_QUEUE_LEN
+	if d.qdisc == "pfifo_fast" && qlen > pfifoFastMaxLen {
+		d.txQLen = old
+		return rtnl.Errf(uapi.ENOMEM, "")
 	}
 	return nil
 }

@@ -251,3 +251,20 @@ link add x2 type vxlan id 5 dstport 4789
 `)
 	require.Equal(t, []string{"", "EEXIST", ""}, errs)
 }
+
+func TestTxQueueLenPfifoFastLimit(t *testing.T) {
+	tg, errs := applyScript(t, `link add i0 type ifb
+link add i1 txqueuelen 524289 type ifb
+link set i0 up
+link set i0 txqueuelen 524288
+link set i0 txqueuelen 524289
+link set i1 up
+link set i1 txqueuelen 4294967295
+`)
+	require.Equal(t, []string{"", "", "", "", "ENOMEM", "", ""}, errs)
+	i0, i1 := tg.Netns().ByName("i0"), tg.Netns().ByName("i1")
+	require.Equal(t, uint32(524288), i0.TxQLen())
+	require.Equal(t, "pfifo_fast", i0.qdisc)
+	require.Equal(t, uint32(4294967295), i1.TxQLen())
+	require.Equal(t, "noqueue", i1.qdisc) // attach_default_qdiscs' fallback
+}

@@ -275,20 +275,28 @@ func (n *Netns) runLinkwatch() {
 }
 
 // activate is dev_activate: the first activation attaches the default
-// qdisc (noqueue for IFF_NO_QUEUE devices, and the noqueue fallback when
-// the default qdisc cannot work with a zero tx_queue_len; pfifo_fast, this
-// machine's net.core.default_qdisc, otherwise). It stays after the device
-// goes down.
+// qdisc (noqueue for IFF_NO_QUEUE devices; pfifo_fast, this machine's
+// net.core.default_qdisc, otherwise). attach_default_qdiscs falls back to
+// noqueue when pfifo_fast cannot be made: with a zero tx_queue_len, and
+// with one its rings cannot hold (pfifoFastMaxLen). It stays after the
+// device goes down.
 func (n *Netns) activate(d *Device) {
 	if d.qdisc != "noop" {
 		return
 	}
-	if d.noQueue || d.txQLen == 0 {
+	if d.noQueue || d.txQLen == 0 || d.txQLen > pfifoFastMaxLen {
 		d.qdisc = "noqueue"
 	} else {
 		d.qdisc = "pfifo_fast"
 	}
 }
+
+// pfifoFastMaxLen is the longest tx_queue_len pfifo_fast's ptr_rings
+// take: __ptr_ring_init_queue_alloc refuses more than KMALLOC_MAX_SIZE /
+// sizeof(void *) entries (4 MiB of 8-byte pointers on this machine), so
+// pfifo_fast_init fails (the device gets the noqueue fallback) and
+// pfifo_fast_change_tx_queue_len is ENOMEM.
+const pfifoFastMaxLen = 1 << 19
 
 // Netdevice notifier events the modelled listeners react to (the bridge's
 // br_device_event, macvlan_device_event, inetdev_event).
