@@ -161,14 +161,15 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 }
 
 // vethNewlink is veth_newlink: the peer (named, or veth%d) registers
-// first, then the device; both start without carrier.
+// first, then the device (so a template of the device counts the peer's
+// name); both start without carrier.
 func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 	peerName := op.Peer
 	if peerName == "" {
-		peerName = n.allocName("veth")
+		peerName = "veth%d"
 	}
 	p := n.newDevice(peerName, rtnl.KindVeth)
-	p.addr = n.randomAddr(p.name)
+	p.addr = n.randomAddr(n.previewName(p.name))
 	if err := n.register(p, 0); err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 	// so its first RTM_NEWLINK has no link yet.
 	n.configured(p)
 	if d.addr == nil {
-		d.addr = n.randomAddr(d.name)
+		d.addr = n.randomAddr(n.previewName(d.name))
 	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
 		n.unregisterMany([]*Device{p})
@@ -203,7 +204,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	}
 	d.minMTU, d.maxMTU = ethMinMTU, lower.maxMTU
 	if d.addr == nil {
-		d.addr = n.randomAddr(d.name)
+		d.addr = n.randomAddr(n.previewName(d.name))
 	}
 	if len(lower.vlans) == 0 {
 		// macvlan_port_create
@@ -448,13 +449,15 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 	return nil
 }
 
-// rename is netif_change_name.
+// rename is netif_change_name: a template (validName) counts the
+// device's own name among those in use.
 func (n *Netns) rename(d *Device, name string) error {
 	if name == d.name {
 		return nil
 	}
-	if n.byName[name] != nil {
-		return rtnl.Errf(uapi.EEXIST, "")
+	name, err := n.validName(name)
+	if err != nil {
+		return err
 	}
 	delete(n.byName, d.name)
 	d.name = name

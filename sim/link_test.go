@@ -268,3 +268,39 @@ link set i1 txqueuelen 4294967295
 	require.Equal(t, uint32(4294967295), i1.TxQLen())
 	require.Equal(t, "noqueue", i1.qdisc) // attach_default_qdiscs' fallback
 }
+
+func TestNameTemplates(t *testing.T) {
+	tg, errs := applyScript(t, `link add x%d type ifb
+link add x%d type ifb
+link add x05 type ifb
+link del x0
+link add x%d type ifb
+link add v%d type veth peer name v%d
+link add q%d type veth
+link add a%d%d type ifb
+link add a%x type ifb
+link set lo name x%d
+`)
+	require.Equal(t, []string{"", "", "", "", "", "", "", "EINVAL", "EINVAL", ""}, errs)
+	require.Equal(t, "1:x2 3:x1 4:x05 5:x0 6:v0 7:v1 8:veth0 9:q0", ifnames(tg))
+
+	// A template cut to 15 bytes can print a name in use (EEXIST); with
+	// every number taken, ENFILE.
+	n := tg.Netns()
+	long := "abcdefghijklm%d"
+	for range 100 {
+		name, err := n.allocName(long)
+		require.NoError(t, err)
+		n.byName[name] = &Device{}
+	}
+	name, err := n.allocName(long)
+	require.NoError(t, err)
+	require.Equal(t, "abcdefghijklm10", name)
+	_, err = n.validName(long)
+	require.Equal(t, "EEXIST", rtnl.ErrnoName(rtnl.Errno(err)))
+	for i := range maxNetdevices {
+		n.byName["f"+itoa(i)] = &Device{}
+	}
+	_, err = n.allocName("f%d")
+	require.Equal(t, "ENFILE", rtnl.ErrnoName(rtnl.Errno(err)))
+}
