@@ -213,3 +213,26 @@ func (n *Netns) checkIPv6Estimate() string {
 	}
 	return ""
 }
+
+// The loopback below an mtu of 1280, up: each NETDEV_CHANGE (a group set)
+// adds ::1 and takes it away again; down, nothing.
+func TestIPv6LoopbackLowMTUChange(t *testing.T) {
+	tg, evs := runIPv6Script(t, "ipv6-lo-low-mtu-change.ip")
+	var lo []string
+	for _, s := range inet6AddrEvents(evs) {
+		if strings.HasSuffix(s, " lo") {
+			lo = append(lo, s)
+		}
+	}
+	// up (::1 stays), mtu 1000 (goes); then group 0 twice, mtu 1000
+	// again after 1280 (the mtu change only: no NETDEV_CHANGE), group 3,
+	// group 3 with mtu 1100 (one NETDEV_CHANGE), and up again at 1000:
+	// ::1 comes and goes at each. Back to 1500 it stays away (the
+	// inet6_dev is there: rt6_mtu_change only).
+	want := []string{"RTM_NEWADDR lo", "RTM_DELADDR lo"}
+	for range 5 {
+		want = append(want, "RTM_NEWADDR lo", "RTM_DELADDR lo")
+	}
+	require.Equal(t, want, lo)
+	require.Empty(t, tg.Netns().ByName("lo").in6.addrs)
+}

@@ -300,7 +300,12 @@ func (n *Netns) v6Config(d *Device) {
 
 // v6Change is addrconf_notify's NETDEV_CHANGE (sent for UP devices only):
 // a link no longer ready marks the device's routes linkdown; one ready and
-// configured clears that; one that becomes ready is configured now.
+// configured clears that; one that becomes ready is configured now. The
+// loopback below an mtu of 1280 keeps its inet6_dev but is never left
+// IF_READY: each NETDEV_CHANGE (a group or other do_setlink change,
+// netdev_state_change) gives it ::1 again (init_loopback) and takes it
+// away at once (the handler's closing addrconf_ifdown for an mtu below
+// IPV6_MIN_MTU), as v6Up does.
 func (n *Netns) v6Change(d *Device) {
 	if d.v6Off {
 		return
@@ -319,6 +324,9 @@ func (n *Netns) v6Change(d *Device) {
 			n.v6Config(d)
 		}
 		n.syncUp6(d)
+		if d.mtu < ipv6MinMTU {
+			n.addrconfIfdown(d, false)
+		}
 	}
 	n.v6.cleanAll() // rt6_sync_up, or rt6_sync_down_dev when not ready
 }

@@ -45,9 +45,11 @@ func validateAddr(a net.HardwareAddr) error {
 	return nil
 }
 
-// validateMTU is dev_validate_mtu.
+// validateMTU is dev_validate_mtu. Its new_mtu is an int: IFLA_MTU's
+// u32 above INT_MAX is negative there, below every minimum, whatever the
+// kind's range (a loopback or an ifb, without a maximum, included).
 func validateMTU(d *Device, mtu uint32) error {
-	if mtu < d.minMTU {
+	if int32(mtu) < 0 || mtu < d.minMTU {
 		return rtnl.Errf(uapi.EINVAL, "mtu less than device minimum")
 	}
 	if d.maxMTU > 0 && mtu > d.maxMTU {
@@ -159,14 +161,15 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 }
 
 // vethNewlink is veth_newlink: the peer (named, or veth%d) registers
-// first, then the device; both start without carrier.
+// first, then the device (so a template of the device counts the peer's
+// name); both start without carrier.
 func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 	peerName := op.Peer
 	if peerName == "" {
-		peerName = n.allocName("veth")
+		peerName = "veth%d"
 	}
 	p := n.newDevice(peerName, rtnl.KindVeth)
-	p.addr = n.randomAddr(p.name)
+	p.addr = n.randomAddr(n.previewName(p.name))
 	if err := n.register(p, 0); err != nil {
 		return err
 	}
@@ -175,7 +178,7 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 	// so its first RTM_NEWLINK has no link yet.
 	n.configured(p)
 	if d.addr == nil {
-		d.addr = n.randomAddr(d.name)
+		d.addr = n.randomAddr(n.previewName(d.name))
 	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
 		n.unregisterMany([]*Device{p})
@@ -201,7 +204,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	}
 	d.minMTU, d.maxMTU = ethMinMTU, lower.maxMTU
 	if d.addr == nil {
-		d.addr = n.randomAddr(d.name)
+		d.addr = n.randomAddr(n.previewName(d.name))
 	}
 	if len(lower.vlans) == 0 {
 		// macvlan_port_create
@@ -253,8 +256,10 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	d.vni = *op.VNI
+	// vxlan_config_apply: a port not given, or given as 0, is the
+	// module's default.
 	d.dstPort = vxlanDefaultPort
-	if op.DstPort != nil {
+	if op.DstPort != nil && *op.DstPort != 0 {
 		d.dstPort = *op.DstPort
 	}
 	for x := range n.listed() {
@@ -444,13 +449,15 @@ func (n *Netns) setAddress(d *Device, a net.HardwareAddr) error {
 	return nil
 }
 
-// rename is netif_change_name.
+// rename is netif_change_name: a template (validName) counts the
+// device's own name among those in use.
 func (n *Netns) rename(d *Device, name string) error {
 	if name == d.name {
 		return nil
 	}
-	if n.byName[name] != nil {
-		return rtnl.Errf(uapi.EEXIST, "")
+	name, err := n.validName(name)
+	if err != nil {
+		return err
 	}
 	delete(n.byName, d.name)
 	d.name = name
@@ -525,8 +532,25 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 		}
 	}
 	if a.TxQueueLen != nil && *a.TxQueueLen != d.txQLen {
-		d.txQLen = *a.TxQueueLen
-		n.linkEvent(d) // NETDEV_CHANGE_TX_QUEUE_LEN
+		return n.changeTxQueueLen(d, *a.TxQueueLen)
+	}
+	return nil
+}
+
+// changeTxQueueLen is dev_change_tx_queue_len: the new length, its
+// NETDEV_CHANGE_TX_QUEUE_LEN (an RTM_NEWLINK), then the qdisc's resize
+// (dev_qdisc_change_tx_queue_len), up or down, of the qdisc the device
+// got at its first activation: pfifo_fast's rings cannot take more than
+// pfifoFastMaxLen, and the old length comes back (ENOMEM; no second
+// notification). noop (never activated) and noqueue have nothing to
+// resize.
+func (n *Netns) changeTxQueueLen(d *Device, qlen uint32) error {
+	old := d.txQLen
+	d.txQLen = qlen
+	n.linkEvent(d) // NETDEV_CHANGE_TX_QUEUE_LEN
+	if d.qdisc == "pfifo_fast" && qlen > pfifoFastMaxLen {
+		d.txQLen = old
+		return rtnl.Errf(uapi.ENOMEM, "")
 	}
 	return nil
 }

@@ -229,3 +229,78 @@ func TestDeterministic(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotModelled)
 	require.Zero(t, rtnl.Errno(err), "not a refusal the kernel would make")
 }
+
+func TestMTUAboveIntMax(t *testing.T) {
+	// dev_validate_mtu's int: above 2147483647 is below every minimum.
+	tg, errs := applyScript(t, `link add i0 type ifb
+link set i0 mtu 2147483647
+link set i0 mtu 2147483648
+link add i1 mtu 4294967295 type ifb
+link set lo mtu 4294967295
+link set group 0 mtu 2147483648
+`)
+	require.Equal(t, []string{"", "", "EINVAL", "EINVAL", "EINVAL", "EINVAL"}, errs)
+	require.Equal(t, uint32(2147483647), tg.Netns().ByName("i0").MTU())
+	require.Equal(t, uint32(65536), tg.Netns().ByName("lo").MTU())
+}
+
+func TestVxlanDstPortZeroIsDefault(t *testing.T) {
+	_, errs := applyScript(t, `link add x0 type vxlan id 5 dstport 0
+link add x1 type vxlan id 5
+link add x2 type vxlan id 5 dstport 4789
+`)
+	require.Equal(t, []string{"", "EEXIST", ""}, errs)
+}
+
+func TestTxQueueLenPfifoFastLimit(t *testing.T) {
+	tg, errs := applyScript(t, `link add i0 type ifb
+link add i1 txqueuelen 524289 type ifb
+link set i0 up
+link set i0 txqueuelen 524288
+link set i0 txqueuelen 524289
+link set i1 up
+link set i1 txqueuelen 4294967295
+`)
+	require.Equal(t, []string{"", "", "", "", "ENOMEM", "", ""}, errs)
+	i0, i1 := tg.Netns().ByName("i0"), tg.Netns().ByName("i1")
+	require.Equal(t, uint32(524288), i0.TxQLen())
+	require.Equal(t, "pfifo_fast", i0.qdisc)
+	require.Equal(t, uint32(4294967295), i1.TxQLen())
+	require.Equal(t, "noqueue", i1.qdisc) // attach_default_qdiscs' fallback
+}
+
+func TestNameTemplates(t *testing.T) {
+	tg, errs := applyScript(t, `link add x%d type ifb
+link add x%d type ifb
+link add x05 type ifb
+link del x0
+link add x%d type ifb
+link add v%d type veth peer name v%d
+link add q%d type veth
+link add a%d%d type ifb
+link add a%x type ifb
+link set lo name x%d
+`)
+	require.Equal(t, []string{"", "", "", "", "", "", "", "EINVAL", "EINVAL", ""}, errs)
+	require.Equal(t, "1:x2 3:x1 4:x05 5:x0 6:v0 7:v1 8:veth0 9:q0", ifnames(tg))
+
+	// A template cut to 15 bytes can print a name in use (EEXIST); with
+	// every number taken, ENFILE.
+	n := tg.Netns()
+	long := "abcdefghijklm%d"
+	for range 100 {
+		name, err := n.allocName(long)
+		require.NoError(t, err)
+		n.byName[name] = &Device{}
+	}
+	name, err := n.allocName(long)
+	require.NoError(t, err)
+	require.Equal(t, "abcdefghijklm10", name)
+	_, err = n.validName(long)
+	require.Equal(t, "EEXIST", rtnl.ErrnoName(rtnl.Errno(err)))
+	for i := range maxNetdevices {
+		n.byName["f"+itoa(i)] = &Device{}
+	}
+	_, err = n.allocName("f%d")
+	require.Equal(t, "ENFILE", rtnl.ErrnoName(rtnl.Errno(err)))
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 	"net"
+	"strings"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/netdevindex"
@@ -112,14 +113,85 @@ func (n *Netns) randomAddr(name string) net.HardwareAddr {
 	return a
 }
 
-// allocName is dev_alloc_name for a "%d" pattern: the lowest free number.
-func (n *Netns) allocName(prefix string) string {
-	for i := 0; ; i++ {
-		name := prefix + itoa(i)
-		if n.byName[name] == nil {
-			return name
+// maxNetdevices is __dev_alloc_name's bitmap of numbers: one page of
+// bits.
+const maxNetdevices = 8 * 4096
+
+// validName is dev_get_valid_name (dev_prep_valid_name) for a device
+// being registered or renamed: a name with a '%' is a template that
+// allocName turns into the name to use; any other must be free (EEXIST).
+func (n *Netns) validName(name string) (string, error) {
+	if strings.Contains(name, "%") {
+		var err error
+		if name, err = n.allocName(name); err != nil {
+			return "", err
 		}
 	}
+	if n.byName[name] != nil {
+		return "", rtnl.Errf(uapi.EEXIST, "")
+	}
+	return name, nil
+}
+
+// previewName is the name validName would give now, or the name itself
+// when it would refuse: what the drivers that pick a random MAC address
+// before register_netdevice (veth, macvlan) are known by to the MAC
+// oracle, which holds the names the kernel gave.
+func (n *Netns) previewName(name string) string {
+	if v, err := n.validName(name); err == nil {
+		return v
+	}
+	return name
+}
+
+// allocName is __dev_alloc_name: the template must hold one "%d" and no
+// other '%' (EINVAL). Every device whose name the template prints with
+// some number in [0, maxNetdevices) marks that number used: sscanf reads
+// the number where the "%d" is (greedily, as many digits as follow), and
+// snprintf of the template with it must give the name back, so "x05" or
+// "x1y" marks nothing for "x%d". The lowest number not marked is printed
+// into the template, cut to IFNAMSIZ-1 bytes; none free is ENFILE. The
+// name printed may still be taken (cut short, or one the scan could not
+// read back: "a01" for "a%d1"): validName's EEXIST, as 6.18 answers.
+func (n *Netns) allocName(tmpl string) (string, error) {
+	p := strings.IndexByte(tmpl, '%')
+	if p < 0 || !strings.HasPrefix(tmpl[p:], "%d") || strings.Contains(tmpl[p+2:], "%") {
+		return "", rtnl.Errf(uapi.EINVAL, "")
+	}
+	prefix, suffix := tmpl[:p], tmpl[p+2:]
+	print := func(i int) string {
+		s := prefix + itoa(i) + suffix
+		if len(s) > uapi.IFNAMSIZ-1 {
+			s = s[:uapi.IFNAMSIZ-1]
+		}
+		return s
+	}
+	inuse := map[int]bool{}
+	for name := range n.byName {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		// vsscanf's %d: every digit there (a name has at most 15, so
+		// no overflow), stored into an int.
+		var v int64
+		j := 0
+		for ; j < len(rest) && rest[j] >= '0' && rest[j] <= '9'; j++ {
+			v = v*10 + int64(rest[j]-'0')
+		}
+		if j == 0 {
+			continue // no number: nothing converted
+		}
+		if i := int(int32(v)); i >= 0 && i < maxNetdevices && print(i) == name {
+			inuse[i] = true
+		}
+	}
+	for i := range maxNetdevices {
+		if !inuse[i] {
+			return print(i), nil
+		}
+	}
+	return "", rtnl.Errf(uapi.ENFILE, "")
 }
 
 func itoa(i int) string {
@@ -133,14 +205,17 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// register is register_netdevice: the name must be free (EEXIST), the
+// register is register_netdevice: the name (validName: a template
+// gets its number) must be free (EEXIST), the
 // ifindex is reserved (explicit or cyclic), the device is listed, and a
 // device registered without carrier gets its operstate computed
 // (linkwatch_init_dev).
 func (n *Netns) register(d *Device, ifindex uint32) error {
-	if n.byName[d.name] != nil {
-		return rtnl.Errf(uapi.EEXIST, "")
+	name, err := n.validName(d.name)
+	if err != nil {
+		return err
 	}
+	d.name = name
 	if ifindex != 0 && n.ByIndex(ifindex) != nil {
 		// dev_index_reserve's xa_insert: rtnl_newlink's lookup (EEXIST)
 		// came before, so a device holding the ifindex now was
@@ -275,20 +350,28 @@ func (n *Netns) runLinkwatch() {
 }
 
 // activate is dev_activate: the first activation attaches the default
-// qdisc (noqueue for IFF_NO_QUEUE devices, and the noqueue fallback when
-// the default qdisc cannot work with a zero tx_queue_len; pfifo_fast, this
-// machine's net.core.default_qdisc, otherwise). It stays after the device
-// goes down.
+// qdisc (noqueue for IFF_NO_QUEUE devices; pfifo_fast, this machine's
+// net.core.default_qdisc, otherwise). attach_default_qdiscs falls back to
+// noqueue when pfifo_fast cannot be made: with a zero tx_queue_len, and
+// with one its rings cannot hold (pfifoFastMaxLen). It stays after the
+// device goes down.
 func (n *Netns) activate(d *Device) {
 	if d.qdisc != "noop" {
 		return
 	}
-	if d.noQueue || d.txQLen == 0 {
+	if d.noQueue || d.txQLen == 0 || d.txQLen > pfifoFastMaxLen {
 		d.qdisc = "noqueue"
 	} else {
 		d.qdisc = "pfifo_fast"
 	}
 }
+
+// pfifoFastMaxLen is the longest tx_queue_len pfifo_fast's ptr_rings
+// take: __ptr_ring_init_queue_alloc refuses more than KMALLOC_MAX_SIZE /
+// sizeof(void *) entries (4 MiB of 8-byte pointers on this machine), so
+// pfifo_fast_init fails (the device gets the noqueue fallback) and
+// pfifo_fast_change_tx_queue_len is ENOMEM.
+const pfifoFastMaxLen = 1 << 19
 
 // Netdevice notifier events the modelled listeners react to (the bridge's
 // br_device_event, macvlan_device_event, inetdev_event).

@@ -22,11 +22,13 @@ const (
 	ESRCH         = syscall.ESRCH
 	EINTR         = syscall.EINTR
 	EAGAIN        = syscall.EAGAIN
+	ENOMEM        = syscall.ENOMEM
 	EACCES        = syscall.EACCES
 	EBUSY         = syscall.EBUSY
 	EEXIST        = syscall.EEXIST
 	ENODEV        = syscall.ENODEV
 	EINVAL        = syscall.EINVAL
+	ENFILE        = syscall.ENFILE
 	ELOOP         = syscall.ELOOP
 	EOPNOTSUPP    = syscall.EOPNOTSUPP
 	EADDRINUSE    = syscall.EADDRINUSE

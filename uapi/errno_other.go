@@ -21,11 +21,13 @@ const (
 	ESRCH         Errno = 3
 	EINTR         Errno = 4
 	EAGAIN        Errno = 11
+	ENOMEM        Errno = 12
 	EACCES        Errno = 13
 	EBUSY         Errno = 16
 	EEXIST        Errno = 17
 	ENODEV        Errno = 19
 	EINVAL        Errno = 22
+	ENFILE        Errno = 23
 	ELOOP         Errno = 40
 	EOPNOTSUPP    Errno = 95
 	EADDRINUSE    Errno = 98
@@ -44,11 +46,13 @@ var errnos = map[Errno]struct{ name, text string }{
 	ESRCH:         {"ESRCH", "no such process"},
 	EINTR:         {"EINTR", "interrupted system call"},
 	EAGAIN:        {"EAGAIN", "resource temporarily unavailable"},
+	ENOMEM:        {"ENOMEM", "cannot allocate memory"},
 	EACCES:        {"EACCES", "permission denied"},
 	EBUSY:         {"EBUSY", "device or resource busy"},
 	EEXIST:        {"EEXIST", "file exists"},
 	ENODEV:        {"ENODEV", "no such device"},
 	EINVAL:        {"EINVAL", "invalid argument"},
+	ENFILE:        {"ENFILE", "too many open files in system"},
 	ELOOP:         {"ELOOP", "too many levels of symbolic links"},
 	EOPNOTSUPP:    {"EOPNOTSUPP", "operation not supported"},
 	EADDRINUSE:    {"EADDRINUSE", "address already in use"},
