@@ -136,9 +136,36 @@ func TestKernelGoldens(t *testing.T) {
 		"one child tnode": oneChildTnodeOps(),
 		"address":         addressOps(),
 		"uninflated root": uninflatedRootOps(),
+		"high table ids":  highTableOps(),
 	} {
 		if err := compareWithKernel(kernelTrie, ops, true, nil); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// highTableOps put a route in tables 2^31 and 2^32-1: fib_trie_seq_show and
+// fib_triestat_seq_show print tb_id with %d, so those tables are headed
+// "Id -2147483648:" and "Id -1:".
+func highTableOps() []RouteOp {
+	// ip route add 10.1.0.0/16 dev d0 table 4294967295
+	// ip route add 10.2.0.0/16 dev d0 table 2147483648
+	return []RouteOp{
+		{Route: Route{Dst: ip4(10, 1, 0, 0), Len: 16, Table: 4294967295, Type: TypeUnicast, Scope: ScopeLink, Protocol: 3, OIF: 2}},
+		{Route: Route{Dst: ip4(10, 2, 0, 0), Len: 16, Table: 2147483648, Type: TypeUnicast, Scope: ScopeLink, Protocol: 3, OIF: 2}},
+	}
+}
+
+// TestGoldenHighTableIDs compares with Linux 6.18's text for tables whose
+// ids have the top bit set.
+func TestGoldenHighTableIDs(t *testing.T) {
+	f := modelAfter(t, highTableOps())
+	for file, got := range map[string]string{
+		"testdata/high_table_ids.fib_trie":     f.Render(),
+		"testdata/high_table_ids.fib_triestat": f.RenderStat(),
+	} {
+		if want := golden(t, file); got != want {
+			t.Errorf("%s: %s", file, firstDiff(want, got))
 		}
 	}
 }

@@ -28,7 +28,9 @@ func tableHeader(b *strings.Builder, id uint32) {
 	case TableMain:
 		b.WriteString("Main:\n")
 	default:
-		fmt.Fprintf(b, "Id %d:\n", id)
+		// fib_trie_seq_show and fib_triestat_seq_show print the u32 tb_id
+		// with %d: ids of 2^31 and above come out negative.
+		fmt.Fprintf(b, "Id %d:\n", int32(id))
 	}
 }
 

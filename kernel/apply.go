@@ -522,15 +522,24 @@ func (t *Target) routeFlush(op rtnl.RouteFlush) error {
 	}
 }
 
-// sysctl writes a net.ipv4.conf key inside the namespace.
-func (t *Target) sysctl(op rtnl.Sysctl) error {
-	// net.ipv4.conf.DEV.KEY: DEV may itself hold dots (eth0.100).
-	p := "/proc/sys/" + strings.ReplaceAll(op.Key, ".", "/")
-	if rest, ok := strings.CutPrefix(op.Key, "net.ipv4.conf."); ok {
-		if i := strings.LastIndex(rest, "."); i > 0 {
-			p = "/proc/sys/net/ipv4/conf/" + rest[:i] + "/" + rest[i+1:]
+// sysctlPath is the /proc/sys file of a net.ipv{4,6}.conf.DEV.KEY: DEV is
+// everything between the prefix and the last dot, and the file keeps any
+// dot of DEV as it is (/proc/sys/net/ipv6/conf/eth0.100/accept_dad), where
+// replacing every dot would name net/ipv6/conf/eth0/100/accept_dad.
+func sysctlPath(key string) string {
+	for _, prefix := range []string{"net.ipv4.conf.", "net.ipv6.conf."} {
+		if rest, ok := strings.CutPrefix(key, prefix); ok {
+			if i := strings.LastIndex(rest, "."); i > 0 {
+				return "/proc/sys/" + strings.ReplaceAll(prefix, ".", "/") + rest[:i] + "/" + rest[i+1:]
+			}
 		}
 	}
+	return "/proc/sys/" + strings.ReplaceAll(key, ".", "/")
+}
+
+// sysctl writes a net.ipv4.conf or net.ipv6.conf key inside the namespace.
+func (t *Target) sysctl(op rtnl.Sysctl) error {
+	p := sysctlPath(op.Key)
 	if err := t.ns.writeSysctl(p, op.Value); err != nil {
 		var errno unix.Errno
 		if errors.As(err, &errno) {

@@ -39,6 +39,9 @@ func (t *Target) NetnsPath() string { return "" }
 
 func (t *Target) NetnsInode() uint64 { return 0 }
 
+// StartConf is the compiled-in state off Linux.
+func (t *Target) StartConf() rtnl.StartConf { return rtnl.StartConf{} }
+
 func (t *Target) LinkDumpChunked(recvBuf int, between func(chunk int) error) ([]DumpChunk, error) {
 	return nil, errNeedsLinux
 }

@@ -18,10 +18,11 @@ import (
 
 // Target is a kernel target. It is safe for use by one goroutine at a time.
 type Target struct {
-	opts Options
-	ns   *netns
-	req  *netlink.Conn // requests and dumps
-	ev   *netlink.Conn // multicast subscription
+	opts  Options
+	ns    *netns
+	start rtnl.StartConf // the net.ipv4.conf state ns started from
+	req   *netlink.Conn  // requests and dumps
+	ev    *netlink.Conn  // multicast subscription
 
 	mu        sync.Mutex
 	events    []rtnl.Event
@@ -85,6 +86,9 @@ func newTarget(opts Options, fresh bool) (*Target, error) {
 		})
 	}
 	_ = t.ev.SetOption(netlink.NoENOBUFS, false)
+	if t.start, err = readStartConf(ns); err != nil {
+		return fail(fmt.Errorf("kernel target: starting net.ipv4.conf: %w", err))
+	}
 	for path, v := range opts.Sysctls {
 		if err := ns.writeSysctl("/proc/sys/"+path, v); err != nil {
 			return fail(fmt.Errorf("kernel target: sysctl %s: %w", path, err))

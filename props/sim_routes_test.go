@@ -296,7 +296,7 @@ func runRoutesBoth(reqs []rtnl.Request) (kRes, sRes rtnl.Result, err error) {
 	if !sentinelSeen(kRes.Events) {
 		return kRes, sRes, errors.New("kernel: the last request's notification never came")
 	}
-	st := sim.New(sim.Options{Seed: 1, Events: true, Sysctls: differ.NoIPv6})
+	st := sim.New(sim.Options{Seed: 1, Events: true, Sysctls: differ.NoIPv6, Start: kt.StartConf()})
 	defer st.Close()
 	if sRes, err = rtnl.Run(ctx, st, all, show, nil); err != nil {
 		return kRes, sRes, fmt.Errorf("sim: %w", err)

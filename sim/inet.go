@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,10 +16,13 @@ import (
 
 // inetdevInit is inetdev_init at NETDEV_REGISTER (and when a valid mtu
 // comes back): an empty list whose configuration is a copy of
-// net.ipv4.conf.default.
+// net.ipv4.conf.default, the state bits included: a device made after
+// default's promote_secondaries was written (or with the bit copied set
+// from the host) is not reached by later writes of default.
 func (n *Netns) inetdevInit(d *Device) {
 	in := NewInDevice(d.name)
 	in.Promote = n.promoteDefault
+	in.promoteSet = n.promoteDefaultSet
 	in.PromoteAll = n.promoteAll
 	in.IfaFlush = n.ifaFlush
 	in.Count = &n.inetCount
@@ -236,9 +241,10 @@ func (n *Netns) Addrs() []rtnl.LinkAddrs {
 }
 
 // promoteSysctl applies a write of net.ipv4.conf.KEY.promote_secondaries:
-// all is read as it is (IN_DEV_ORCONF); default is copied to every device
-// whose value was never set (devinet_copy_dflt_conf; adding an address
-// sets them all, ipv4_devconf_setall); a device's own value is set.
+// all is read as it is (IN_DEV_ORCONF); default sets its own state bit
+// (which devices made later copy) and is copied to every device whose
+// bit is clear (devinet_copy_dflt_conf; adding an address sets them all,
+// ipv4_devconf_setall); a device's own value is set.
 func (n *Netns) promoteSysctl(dev string, on bool) {
 	switch dev {
 	case "all":
@@ -250,6 +256,7 @@ func (n *Netns) promoteSysctl(dev string, on bool) {
 		}
 	case "default":
 		n.promoteDefault = on
+		n.promoteDefaultSet = true
 		for d := range n.listed() {
 			if d.in != nil && !d.in.setAll && !d.in.promoteSet {
 				d.in.Promote = on
@@ -260,4 +267,44 @@ func (n *Netns) promoteSysctl(dev string, on bool) {
 		d.in.Promote = on
 		d.in.promoteSet = true
 	}
+}
+
+// startConf sets the net.ipv4.conf state the namespace starts from
+// (rtnl.StartConf): all and default, and the loopback, registered before
+// any request, as inetdev_init made it (a copy of default, bits included)
+// with the value read for it.
+func (n *Netns) startConf(sc rtnl.StartConf) error {
+	val := func(dev string) (bool, error) {
+		k := "net.ipv4.conf." + dev + ".promote_secondaries"
+		v, ok := sc.Values[k]
+		if !ok {
+			return false, nil
+		}
+		i, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return false, fmt.Errorf("%s=%q: %w", k, v, err)
+		}
+		return i != 0, nil
+	}
+	var err error
+	if n.promoteAll, err = val("all"); err != nil {
+		return err
+	}
+	if n.promoteDefault, err = val("default"); err != nil {
+		return err
+	}
+	n.promoteDefaultSet = slices.Contains(sc.DefaultSet, "promote_secondaries")
+	lo := n.ByName("lo")
+	if lo == nil || lo.in == nil {
+		return nil
+	}
+	lo.in.PromoteAll = n.promoteAll
+	lo.in.promoteSet = n.promoteDefaultSet
+	lo.in.Promote = n.promoteDefault
+	if _, ok := sc.Values["net.ipv4.conf.lo.promote_secondaries"]; ok {
+		if lo.in.Promote, err = val("lo"); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -84,6 +84,13 @@ type Device struct {
 	v6, v6Off bool
 	// features is a bridge's feature class (brUpdateFeatures).
 	features uint8
+	// oneForAll: a macvlan has the NETIF_F_ONE_FOR_ALL features that
+	// ifb and veth ports give a bridge and vxlan ports do not
+	// (lowerOneForAll). It takes them from its lower when created and
+	// keeps them: macvlan_fix_features ORs its own ONE_FOR_ALL features
+	// back in (netdev_increment_features), so a lower that loses them
+	// changes nothing and a lower that gains them changes the macvlan.
+	oneForAll bool
 }
 
 // hasEnqueue: the qdisc its tx queue uses has an enqueue function, so

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net"
+	"slices"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/uapi"
@@ -82,7 +83,7 @@ func featureClass(d *Device) uint8 {
 	case rtnl.KindVxlan:
 		return featVxlan
 	case rtnl.KindMacvlan:
-		if d.lower != nil && d.lower.kind == rtnl.KindVxlan {
+		if !d.oneForAll {
 			return featMacvlanVxlan
 		}
 		return featMacvlan
@@ -90,9 +91,35 @@ func featureClass(d *Device) uint8 {
 	return featIfb
 }
 
+// lowerOneForAll is whether d has the ONE_FOR_ALL features a macvlan on
+// it takes (Device.oneForAll): a vxlan has not, a macvlan as it took them,
+// a bridge when any port has them or it has no ports (br_features_recompute
+// ORs them over the ports; a bridge without ports keeps its own), any other
+// kind has. Measured on 6.18 with a macvlan on a bridge as ports come and
+// go: it is notified exactly when the bridge goes from only vxlan ports
+// and macvlans on vxlans to having an ifb, veth or other macvlan port, or
+// none.
+func lowerOneForAll(d *Device) bool {
+	switch d.kind {
+	case rtnl.KindVxlan:
+		return false
+	case rtnl.KindMacvlan:
+		return d.oneForAll
+	case rtnl.KindBridge:
+		if len(d.ports) == 0 {
+			return true
+		}
+		return slices.ContainsFunc(d.ports, lowerOneForAll)
+	}
+	return true
+}
+
 // brUpdateFeatures is netdev_update_features of the bridge
 // (br_features_recompute): a change is NETDEV_FEAT_CHANGE, an
-// RTM_NEWLINK.
+// RTM_NEWLINK, then macvlan_device_event's netdev_update_features of each
+// macvlan on the bridge, in the order they were made: one that gains the
+// ONE_FOR_ALL features (Device.oneForAll) sends NETDEV_FEAT_CHANGE of its
+// own, an RTM_NEWLINK, and, if it is a port, its bridge's update.
 func (n *Netns) brUpdateFeatures(br *Device) {
 	f := featNoPorts
 	if len(br.ports) > 0 {
@@ -101,9 +128,22 @@ func (n *Netns) brUpdateFeatures(br *Device) {
 			f &= featureClass(p)
 		}
 	}
-	if f != br.features {
-		br.features = f
-		n.linkEvent(br)
+	if f == br.features {
+		return
+	}
+	br.features = f
+	n.linkEvent(br)
+	if !lowerOneForAll(br) {
+		return
+	}
+	for _, v := range br.vlans {
+		if !v.oneForAll {
+			v.oneForAll = true
+			n.linkEvent(v)
+			if v.master != nil {
+				n.brUpdateFeatures(v.master)
+			}
+		}
 	}
 }
 

@@ -233,6 +233,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	// linkwatch_init_dev computes its operstate.
 	d.carrier = lower.carrier
 	d.lower = lower
+	d.oneForAll = lowerOneForAll(lower) // macvlan_init copies the lower's features
 	if err := n.register(d, uint32(op.Index)); err != nil {
 		d.lower = nil
 		return err

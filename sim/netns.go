@@ -50,8 +50,10 @@ type Netns struct {
 	// current request.
 	reqDeactivateSyncs int
 	// promoteAll and promoteDefault are net.ipv4.conf.{all,default}.
-	// promote_secondaries; ifaFlush the +ifa-flush profile switch.
-	promoteAll, promoteDefault, ifaFlush bool
+	// promote_secondaries, promoteDefaultSet default's state bit for it
+	// (written, or copied set from the host: rtnl.StartConf); ifaFlush the
+	// +ifa-flush profile switch.
+	promoteAll, promoteDefault, promoteDefaultSet, ifaFlush bool
 }
 
 func newNetns(name string, rng *rand.Rand, opts netdevindex.Options, fib fibtrie.Options, ev *eventLog, macs MACOracle) *Netns {

@@ -52,6 +52,11 @@ type Options struct {
 	// picked, so that everything that depends on their order (a bridge's
 	// id, hence its address and its CHANGEADDR notifications) matches.
 	MACs MACOracle
+	// Start is the net.ipv4.conf state the namespace starts from, as the
+	// kernel target read it in its fresh namespace (kernel.Target.
+	// StartConf): the values of all, default and lo, and default's state
+	// bits. The zero value is the compiled-in state.
+	Start rtnl.StartConf
 	// Sysctls are written before the first request, in key order, as the
 	// kernel target's Options.Sysctls are: keys in the script's dotted
 	// form or as paths under /proc/sys ("net/ipv6/conf/all/disable_ipv6").
@@ -108,6 +113,9 @@ func New(opts Options) *Target {
 	ns := newNetns("", t.rng, opts.Index, opts.FIB, t.ev, opts.MACs)
 	ns.ifaFlush = opts.IfaFlush
 	t.namespaces[""] = ns
+	if err := ns.startConf(opts.Start); err != nil {
+		t.initErr = fmt.Errorf("sim target: Options.Start: %w", err)
+	}
 	for _, k := range slices.Sorted(maps.Keys(opts.Sysctls)) {
 		op := rtnl.Sysctl{Key: strings.ReplaceAll(k, "/", "."), Value: opts.Sysctls[k]}
 		if err := ns.sysctl(op); err != nil && t.initErr == nil {

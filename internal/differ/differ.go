@@ -110,10 +110,12 @@ func (w What) sysctls() map[string]string {
 // request number. Unless what.IPv6 is set, IPv6 is off on both sides.
 // The MAC addresses the kernel picked at random are handed to the sim
 // (opts.MACs), so that what depends on their order, such as which port
-// gives a bridge its address, is the same on both sides.
+// gives a bridge its address, is the same on both sides, and so is the
+// net.ipv4.conf state the kernel's namespace started from (opts.Start).
 func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) (Outcome, error) {
-	return run(ctx, reqs, what, func(kern rtnl.Result) rtnl.Target {
+	return run(ctx, reqs, what, func(kern rtnl.Result, start rtnl.StartConf) rtnl.Target {
 		opts.Events = what.Events || what.EventCounts
+		opts.Start = start
 		opts.MACs = KernelMACs(kern.Events)
 		opts.Sysctls = what.sysctls()
 		return sim.New(opts)
@@ -129,7 +131,7 @@ func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) 
 // appearance (notifications first, then links); a bridge whose address
 // follows the lowest port address may still differ.
 func Kernels(ctx context.Context, reqs []rtnl.Request, what What) (Outcome, error) {
-	return run(ctx, reqs, what, func(rtnl.Result) rtnl.Target {
+	return run(ctx, reqs, what, func(rtnl.Result, rtnl.StartConf) rtnl.Target {
 		kt, err := newKernel(what)
 		if err != nil {
 			return failedTarget{err}
@@ -153,7 +155,7 @@ type side struct {
 	at  map[int]rtnl.State
 }
 
-func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern rtnl.Result) rtnl.Target, canon func(*side)) (Outcome, error) {
+func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern rtnl.Result, start rtnl.StartConf) rtnl.Target, canon func(*side)) (Outcome, error) {
 	var out Outcome
 	show := rtnl.Show{Links: what.Links, Addrs: what.Addrs, Routes: what.Routes, FibTrie: what.FibTrie}
 	events := what.Events || what.EventCounts
@@ -174,7 +176,7 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 	if k.res.Events, err = kt.Events(ctx); err != nil && events {
 		return out, fmt.Errorf("kernel: %w", err)
 	}
-	st := second(k.res)
+	st := second(k.res, kt.StartConf())
 	defer st.Close()
 	if f, ok := st.(failedTarget); ok {
 		return out, f.err
