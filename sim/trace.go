@@ -293,7 +293,7 @@ func (t *Target) Prices() (cost.Params, error) {
 // short enough to look up (net/core/dev.c, rtnetlink.c, net/ipv4/devinet.c,
 // fib_frontend.c, fib_trie.c, net/ipv6/route.c, addrconf.c,
 // net/netlink/af_netlink.c, net/core/net_namespace.c). Keyed by name, not
-// by constant, so that steps added to cost.go need no change here; a step
+// by constant, so that steps added to package cost need no change here; a step
 // without an entry shows its name.
 var stepFunctions = map[string]string{
 	"request":                   "rtnetlink_rcv_msg",

@@ -32,7 +32,7 @@ type UnregDev struct {
 	// queue (ifb's pfifo_fast, the seed's devices).
 	NoQueue bool
 	// IPv6Walks asks UnregisterRequestWork to count the IPv6 walks and
-	// notifications of the batch itself (BatchIPv6Work), from the devices'
+	// notifications of the batch itself (batchIPv6Work), from the devices'
 	// IPv6LLA and IPv6Rest: for the seed 000 builders, which have no
 	// namespace. The sim target leaves it false: its IPv6 estimate counts
 	// them as the requests run (sim/ipv6cost.go).

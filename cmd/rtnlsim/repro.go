@@ -26,8 +26,8 @@ func newReproCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "repro SEED",
 		Short: "Print a seed's published figures beside the model's prediction, with each cell's error",
-		Long: `repro prints the figures a seed thread published (each with the file and
-line of the seed document it comes from) beside the model's prediction under
+		Long: `repro prints the figures a seed thread published (each with the words that
+publish it; the thread is cited by list, date, subject and author) beside the model's prediction under
 the seed-era profile: the prices fitted to that seed's own figures. Each row
 says whether it was fitted (its error only shows the fit reproduces it) or
 predicted, or why the model has no number for it. Large model errors are

@@ -22,8 +22,9 @@ import (
 // thread's requests, in order.
 type SimRun struct {
 	Threads [][]cost.Work
-	// Ignored lists the scenario's sysctls the sim does not model (IPv6
-	// configuration: the model has no IPv6 addresses or routes).
+	// Ignored lists the scenario's net.ipv6 sysctls the sim does not take
+	// (it has the sysctls of the IPv6 the kernel configures by itself:
+	// disable_ipv6, accept_dad).
 	Ignored []string
 }
 

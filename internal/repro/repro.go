@@ -60,7 +60,7 @@ import (
 
 // Seed is one registered seed.
 type Seed struct {
-	// ID is the seed's number as the seed files name it: "000".
+	// ID is the seed's number, the name of its package: "000".
 	ID string
 	// Source cites the mailing-list thread the figures come from.
 	Source Source

@@ -50,7 +50,7 @@ func parseQuote(q string) (float64, bool) {
 }
 
 // slowSeeds take long to model (seed 003: about 30 s on an idle
-// machine, minutes under load; sim's TestSeed003Table covers that model):
+// machine, minutes under load; seed003's TestSeed003Table covers that model):
 // the tests run them with FiguresOnly unless RTNLSIM_REPRO_FULL=1.
 var slowSeeds = map[string]bool{"003": true}
 
@@ -85,7 +85,7 @@ func TestSeedsRegistered(t *testing.T) {
 	}
 }
 
-// Every figure the brief names is a row, and the rows say what they are.
+// Every figure the threads publish is a row, and the rows say what they are.
 func TestSeedRows(t *testing.T) {
 	want := map[string][]float64{
 		"000": {243, 70, 54, 30, 1.91, 6.15, 0.640, 5.324, 48.605, 73.219},

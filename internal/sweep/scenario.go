@@ -114,7 +114,7 @@ var Scenarios = []Scenario{
 		curves: seed000Curves,
 		seedPrices: func() (cost.Params, string, error) {
 			p, err := seed000.Fit(seed000.DefaultFit)
-			return p, "seed 000 fit (FitSeed000)", err
+			return p, "seed 000 fit (seed000.Fit)", err
 		},
 	},
 	{
@@ -251,16 +251,14 @@ func curveLimit(flag string, v, def int) (int, error) {
 
 // seed000Curves: one-by-one from each thread count, group, list.
 //
-// The points are built with the seed 000 work builders (seed000.Devices,
-// Seed000OneByOne, Seed000Batch, ListDeleteBatch, UnregisterRequestWork)
-// and priced by cost.Simulate, not by running a script on the sim
-// target: the seed's devices hold an IPv6 link-local address, whose
-// RTM_DELADDR is part of the work, and the sim target has no IPv6; the
-// builders are also exactly what the seed 000 table (seed000.Rows)
-// prices, so the curves pass through its rows at N = 10,000. They are
-// cheap (100,000 one-by-one requests: about 60 ms). The test
-// TestSeed000BuildersMatchSimTarget checks that, for devices without the
-// IPv6 address, the sim target records the same work.
+// The points are built with the unregister work builders (seed000.Devices,
+// sim.UnregisterOneByOne, UnregisterBatch, ListDeleteBatch,
+// UnregisterRequestWork) and priced by cost.Simulate, not by running a
+// script on the sim target: the builders are exactly what the seed 000
+// table (seed000.Rows) prices, so the curves pass through its rows at
+// N = 10,000, and they are cheap (100,000 one-by-one requests: about
+// 60 ms). sim's TestUnregisterBuildersIPv6MatchSimTarget checks that the
+// sim target records the same work for UP devices with IPv6.
 func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 	threads := o.Threads
 	if len(threads) == 0 {

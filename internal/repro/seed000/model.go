@@ -72,7 +72,7 @@ type FitOptions struct {
 	// about 11; an rcu_barrier waits for callbacks queued behind a normal
 	// grace period, so it is taken as one normal grace period.
 	ExpeditedOverBarrier float64
-	// Steps is the kernel era (UnregisterStepsSeed000).
+	// Steps is the kernel era (sim.UnregisterStepsV516).
 	Steps sim.UnregisterSteps
 }
 

@@ -155,7 +155,7 @@ func seed000Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 			row.Role = repro.Fitted
 		}
 		if i == 4 {
-			row.Note = `the seed gives no number for the list delete: "the same as" the group row (line 38, 30 s)`
+			row.Note = `the seed gives no number for the list delete: "the same as" the group row (30 s)`
 		}
 		row.SetError()
 		t.Rows = append(t.Rows, row)

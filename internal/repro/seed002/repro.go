@@ -47,7 +47,7 @@ func init() {
 	})
 }
 
-// seed002Lookup is one line of the seed's table (lines 56-62).
+// seed002Lookup is one line of the thread's lookup-cost table.
 type seed002Lookup struct {
 	devs     int
 	line     int
@@ -290,7 +290,7 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 			}
 		}
 		t.Notes = append(t.Notes, fmt.Sprintf("crossover: with the fitted prices the hash costs more than the xarray from %d devices on, in ifindex order "+
-			"(the seed: 26.6 vs 26.7 ns at 1024, line 61; \"if the pattern is more random xa starts to win at 512 devices already\", lines 65-66)", hi))
+			"(the seed: 26.6 vs 26.7 ns at 1024; \"if the pattern is more random xa starts to win at 512 devices already\")", hi))
 	} else {
 		t.Notes = append(t.Notes, "crossover: with the fitted prices the hash never costs more than the xarray at the table's sizes")
 	}
@@ -307,7 +307,7 @@ func seed002Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	// Dump consistency on the model.
 	const gDump = "chunked link dumps with a device deleted between chunks"
 	abc := seed002Dump{k: 2, after: []string{"del B"}}
-	// The gopter counterexample of sim's TestDumpHashMissesShrinksToSeedCase:
+	// The gopter counterexample of netdevindex's TestDumpHashMissesShrinksToSeedCase:
 	// B and C share bucket 4 (C first, so B is ahead of it in the chain).
 	abc.adds = []namedIfindex{{"C", 260}, {"B", 4}, {"A", 2}}
 	hashRun, err := abc.run(netdevindex.Before65())

@@ -186,7 +186,7 @@ func seed003Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 		{Group: figs[4].group, Scenario: figs[4].scenario, Unit: "s",
 			Seed:  figs[4].fig,
 			Model: repro.Num(perRc3 * 2178), Role: repro.Extrapolated,
-			Note: fmt.Sprintf("2178 = 10000 - 7822 left (line 100); model: the mean of the first %d rc3 deletions x 2178 (Table extrapolates to 2.2K: %.1f s)",
+			Note: fmt.Sprintf("2178 = 10000 - 7822 left; model: the mean of the first %d rc3 deletions x 2178 (Table extrapolates to 2.2K: %.1f s)",
 				rc3Some.Deleted, float64(rc3Some.Ns)/1e9)},
 		{Group: figs[5].group, Scenario: figs[5].scenario, Unit: "s", Seed: figs[5].fig,
 			Model: repro.Cell{Text: seed003AddsText},

@@ -143,7 +143,7 @@ func seed004Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	t.Notes = append(t.Notes,
 		"IFA_TARGET_NETNSID needs NETLINK_GET_STRICT_CHK on 6.18 (inet_dump_addr parses the request only when cb->strict_check); "+
 			"RTM_GETLINK honours IFLA_TARGET_NETNSID on any socket. internal/kmeasure checks both on this kernel.",
-		"The model's dump rounds and bytes equal the kernel's at every size measured (kmeasure.TestSeed004KernelTiny checks three sizes in CI).")
+		"The model's dump rounds and bytes equal the kernel's at every size measured (TestSeed004KernelTiny checks three sizes in CI).")
 	if o.Kernel {
 		if err := seed004Kernel(ctx, o, t); err != nil {
 			return nil, err
