@@ -7,20 +7,6 @@ import (
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
-// Every step has a cost.Params field Params.Set can reach (FitPrices sets
-// every price with it).
-func TestSetCostEveryStep(t *testing.T) {
-	var p cost.Params
-	for i, s := range cost.Steps() {
-		if err := p.Set(s, int64(1000+i)); err != nil {
-			t.Fatal(err)
-		}
-		if p.Cost(s) != int64(1000+i) {
-			t.Fatalf("%s: %d", s, p.Cost(s))
-		}
-	}
-}
-
 // exactRows makes rows whose time is exactly their counts at the truth
 // prices.
 func exactRows(truth map[cost.Step]int64) func(name string, c map[cost.Step]int64) Row {
