@@ -129,7 +129,7 @@ func TestParseForms(t *testing.T) {
 		{"route add 10.0.0.5/24 dev eth0", rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("10.0.0.5/24"), Dev: "eth0"}}},
 		{"route add 2001:db8::/32 dev eth0", rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("2001:db8::/32"), Dev: "eth0"}}},
 		{"route del 10.1.0.0/16", rtnl.RouteDel{Route: rtnl.Route{Dst: pfx("10.1.0.0/16")}}},
-		{"route delete default table 0", rtnl.RouteDel{Route: rtnl.Route{Dst: pfx("0.0.0.0/0")}}},
+		{"route delete default table 0", rtnl.RouteDel{Route: rtnl.Route{Dst: pfx("0.0.0.0/0"), TableUnspec: true}}},
 		{"route replace 10.1.0.0/16 dev eth0", rtnl.RouteReplace{Route: rtnl.Route{Dst: pfx("10.1.0.0/16"), Dev: "eth0"}}},
 		{"route append 10.1.0.0/16 dev eth1", rtnl.RouteAppend{Route: rtnl.Route{Dst: pfx("10.1.0.0/16"), Dev: "eth1"}}},
 		{"r ap 10.1.0.0/16 dev eth1", rtnl.RouteAppend{Route: rtnl.Route{Dst: pfx("10.1.0.0/16"), Dev: "eth1"}}},

@@ -178,6 +178,7 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 	}
 	if r.Intn(2) == 0 {
 		rt.Table = genU32(r)
+		rt.TableUnspec = rt.Table == 0
 	}
 	rt.Proto = maybeU8(r)
 	rt.Scope = maybeU8(r)

@@ -157,7 +157,7 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			if err != nil {
 				return r, err
 			}
-			r.Table = uint32(v)
+			r.Table, r.TableUnspec = uint32(v), v == 0
 		case ok && k.id == "proto":
 			v, err := p.namedOnce("proto", protos, once)
 			if err != nil {

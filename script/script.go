@@ -41,7 +41,11 @@
 // G is a number 0..2^32-1 or `default`; numbers are read as strtoul base 0
 // reads them (0x hex, leading-0 octal); IPv4 addresses as iproute2 reads
 // them (10/8 is 10.0.0.0/8); interface names must pass the kernel's
-// dev_valid_name. Duplicate keywords are refused.
+// dev_valid_name. Duplicate keywords are refused. As in iproute2: an IPv4 `addr del` without /LEN and
+// without a peer deletes the first address with that local address,
+// whatever its prefix length; `broadcast +` derives from the peer's prefix
+// when a peer is given; and local, broadcast and anycast routes default to
+// the local table only when no `table` is given (`table 0` is main).
 package script
 
 import (
