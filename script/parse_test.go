@@ -56,8 +56,8 @@ func TestParseForms(t *testing.T) {
 				TxQueueLen: u32(10), Up: bp(true)}}},
 		{"link add d0 group default qlen 0x10 down type dummy",
 			rtnl.LinkAdd{Name: "d0", Kind: "dummy", LinkAttrs: rtnl.LinkAttrs{Group: u32(0), TxQueueLen: u32(16), Up: bp(false)}}},
-		{"link add name d0 mtu 4294967295 type dummy",
-			rtnl.LinkAdd{Name: "d0", Kind: "dummy", LinkAttrs: rtnl.LinkAttrs{MTU: u32(4294967295)}}},
+		{"link add name d0 mtu 2147483647 type dummy",
+			rtnl.LinkAdd{Name: "d0", Kind: "dummy", LinkAttrs: rtnl.LinkAttrs{MTU: u32(2147483647)}}},
 		{"link add v0 type veth", rtnl.LinkAdd{Name: "v0", Kind: "veth"}},
 		{"link add v0 type veth peer", rtnl.LinkAdd{Name: "v0", Kind: "veth"}},
 		{"link add v0 type veth peer v1", rtnl.LinkAdd{Name: "v0", Kind: "veth", Peer: "v1"}},
@@ -85,7 +85,7 @@ func TestParseForms(t *testing.T) {
 		{"link del dummy0", rtnl.LinkDel{Dev: "dummy0"}},
 		{"link delete dev dummy0", rtnl.LinkDel{Dev: "dummy0"}},
 		{"ip link d dev dummy0", rtnl.LinkDel{Dev: "dummy0"}},
-		{"link del group 4294967295", rtnl.LinkDelGroup{Group: 4294967295}},
+		{"link del group 2147483647", rtnl.LinkDelGroup{Group: 2147483647}},
 		{"link del list a b a", rtnl.LinkDelList{Devs: []string{"a", "b", "a"}}},
 
 		// addr
@@ -135,7 +135,7 @@ func TestParseForms(t *testing.T) {
 		{"r ap 10.1.0.0/16 dev eth1", rtnl.RouteAppend{Route: rtnl.Route{Dst: pfx("10.1.0.0/16"), Dev: "eth1"}}},
 		{"route prepend 10.1.0.0/16 dev eth1 tos 0x10", rtnl.RoutePrepend{Route: rtnl.Route{Dst: pfx("10.1.0.0/16"), Dev: "eth1", TOS: 0x10}}},
 		{"route add throw 10.2.0.0/16 dsfield 1c", rtnl.RouteAdd{Route: rtnl.Route{Type: "throw", Dst: pfx("10.2.0.0/16"), TOS: 0x1c}}},
-		{"route flush", rtnl.RouteFlush{}},
+		{"route flush dev eth0", rtnl.RouteFlush{Dev: "eth0"}},
 		{"route flush table all", rtnl.RouteFlush{Table: rtnl.TableAll}},
 		{"route flush table 0", rtnl.RouteFlush{Table: rtnl.TableAll}},
 		{"route flush table main dev eth0 proto boot", rtnl.RouteFlush{Table: 254, Dev: "eth0", Proto: u8(3)}},
