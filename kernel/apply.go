@@ -317,8 +317,8 @@ func (t *Target) addrModify(typ uint16, flags netlink.HeaderFlags, a rtnl.Addr) 
 	}
 	if a.Broadcast.IsValid() {
 		m.Attributes.Broadcast = ipOf(a.Broadcast)
-	} else if a.BroadcastAuto && local.Is4() && a.Prefix.Bits() < 31 {
-		m.Attributes.Broadcast = ipOf(broadcastOf(a.Prefix))
+	} else if a.BroadcastAuto && local.Is4() && typ == unix.RTM_NEWADDR && brdBase(a).Bits() < 31 {
+		m.Attributes.Broadcast = ipOf(broadcastOf(brdBase(a)))
 	}
 	if a.NoPrefixRoute {
 		m.Attributes.Flags |= unix.IFA_F_NOPREFIXROUTE
@@ -327,8 +327,39 @@ func (t *Target) addrModify(typ uint16, flags netlink.HeaderFlags, a rtnl.Addr) 
 	if err != nil {
 		return err
 	}
+	if a.Wildcard && !a.Peer.IsValid() && typ == unix.RTM_DELADDR {
+		b = dropAttr(b, unix.SizeofIfAddrmsg, unix.IFA_ADDRESS) // IFA_LOCAL alone
+	}
 	_, err = t.execute(typ, flags, b)
 	return err
+}
+
+// dropAttr returns msg (a fixed header of hdr bytes, then attributes)
+// without its attributes of type typ. The encoder always writes
+// IFA_ADDRESS; a wildcard delete must not send it.
+func dropAttr(msg []byte, hdr int, typ uint16) []byte {
+	out := append([]byte(nil), msg[:hdr]...)
+	for b := msg[hdr:]; len(b) >= 4; {
+		n := int(nativeEndian.Uint16(b[0:2]))
+		if n < 4 || n > len(b) {
+			break
+		}
+		step := min((n+3)&^3, len(b))
+		if nativeEndian.Uint16(b[2:4])&^0xc000 != typ {
+			out = append(out, b[:step]...)
+		}
+		b = b[step:]
+	}
+	return out
+}
+
+// brdBase is the prefix iproute2 derives `broadcast +` from: the peer's
+// when a peer is given, else the local address's.
+func brdBase(a rtnl.Addr) netip.Prefix {
+	if a.Peer.IsValid() {
+		return a.Peer
+	}
+	return a.Prefix
 }
 
 func broadcastOf(p netip.Prefix) netip.Addr {

@@ -89,6 +89,11 @@ type Addr struct {
 	BroadcastAuto bool       // `broadcast +`
 	Scope         *uint8
 	NoPrefixRoute bool
+	// Wildcard marks an IPv4 `addr del` written without /LEN and without
+	// a peer: iproute2 then sends IFA_LOCAL alone (no IFA_ADDRESS), so the
+	// kernel deletes the first address with that local address, whatever
+	// its prefix length. Prefix has length 32 then.
+	Wildcard bool
 }
 
 // AddrAdd is `addr add PREFIX dev NAME ...`.
@@ -121,16 +126,20 @@ const (
 
 // Route is the body of route add/del/replace/append.
 type Route struct {
-	Type   string // "" means unicast (or, for del, any)
-	Dst    netip.Prefix
-	Via    netip.Addr
-	Dev    string
-	Table  uint32 // 0: main (or, for del, any)
-	Proto  *uint8 // nil: boot for add, any for del
-	Scope  *uint8 // nil: the kernel's default for the type
-	Metric *uint32
-	Src    netip.Addr
-	TOS    uint8 // `tos`/`dsfield`, hex as iproute2 reads it
+	Type  string // "" means unicast (or, for del, any)
+	Dst   netip.Prefix
+	Via   netip.Addr
+	Dev   string
+	Table uint32 // 0: main (or, for del, any)
+	// TableUnspec marks `table 0` (or `table unspec`) as written: rtm_table
+	// 0, which the kernel reads as main, even for the local, broadcast and
+	// anycast types that go to the local table when no table is given.
+	TableUnspec bool
+	Proto       *uint8 // nil: boot for add, any for del
+	Scope       *uint8 // nil: the kernel's default for the type
+	Metric      *uint32
+	Src         netip.Addr
+	TOS         uint8 // `tos`/`dsfield`, hex as iproute2 reads it
 }
 
 // RouteAdd is `route add`, exclusive create.

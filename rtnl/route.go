@@ -10,7 +10,7 @@ import (
 type RouteHeader struct {
 	Family uint8
 	Type   uint8  // RTN_*; 0 on a delete without a type matches any
-	Table  uint32 // main, or local for local/broadcast/anycast/nat routes
+	Table  uint32 // main, or local for local/broadcast/anycast/nat routes; 0 for `table 0`
 	Scope  uint8
 	Proto  uint8 // boot for a request that creates, 0 (any) for a delete
 }
@@ -37,7 +37,7 @@ func (r Route) Header(del bool) (RouteHeader, error) {
 		h.Proto = *r.Proto
 	}
 	switch {
-	case r.Table != 0:
+	case r.Table != 0 || r.TableUnspec:
 		h.Table = r.Table
 	case h.Type == uapi.RTN_LOCAL || h.Type == uapi.RTN_BROADCAST || h.Type == uapi.RTN_NAT || h.Type == uapi.RTN_ANYCAST:
 		h.Table = uapi.RT_TABLE_LOCAL

@@ -27,13 +27,17 @@ func parseAddrCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	if err := noFamily(family, p.ctx); err != nil {
 		return nil, err
 	}
-	a, err := parseAddrArgs(p)
+	a, localLen, err := parseAddrArgs(p)
 	if err != nil {
 		return nil, err
 	}
 	if v == "add" {
 		return rtnl.AddrAdd{Addr: a}, nil
 	}
+	// ipaddr_modify: an IPv4 delete whose local address has no /LEN and
+	// no peer sends no IFA_ADDRESS (iproute2 warns of a "wildcard
+	// deletion"); the kernel then matches the local address alone.
+	a.Wildcard = a.Prefix.Addr().Is4() && !localLen && !a.Peer.IsValid()
 	return rtnl.AddrDel{Addr: a}, nil
 }
 
@@ -58,9 +62,9 @@ func validLabel(s string) bool {
 	return !strings.ContainsAny(s, blanks+"\v\f\x00")
 }
 
-// parseAddrArgs is ipaddr_modify's argument loop.
-func parseAddrArgs(p *words) (rtnl.Addr, *LineError) {
-	var a rtnl.Addr
+// parseAddrArgs is ipaddr_modify's argument loop; localLen says whether
+// the local address was written with /LEN.
+func parseAddrArgs(p *words) (a rtnl.Addr, localLen bool, err *LineError) {
 	var localWord, peerWord, brdWord string
 	seen := keywords{}
 	once := seen.once
@@ -70,123 +74,123 @@ func parseAddrArgs(p *words) (rtnl.Addr, *LineError) {
 		case w == "peer" || w == "remote":
 			s, err := p.arg(w)
 			if err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			if err := once("peer", s); err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			pf, _, ok := parsePrefix(s)
 			if !ok {
-				return a, errf(s, "invalid peer prefix")
+				return a, localLen, errf(s, "invalid peer prefix")
 			}
 			a.Peer, peerWord = pf, s
 		case matches(w, "broadcast") || w == "brd":
 			s, err := p.arg("broadcast")
 			if err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			if err := once("broadcast", s); err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			switch s {
 			case "+":
 				a.BroadcastAuto = true
 			case "-":
-				return a, errf(s, `"broadcast -" is not supported`)
+				return a, localLen, errf(s, `"broadcast -" is not supported`)
 			default:
 				b, ok := parseAddr(s)
 				if !ok {
-					return a, errf(s, "invalid broadcast address")
+					return a, localLen, errf(s, "invalid broadcast address")
 				}
 				a.Broadcast = b
 			}
 			brdWord = s
 		case w == "anycast":
-			return a, p.unsupported(w)
+			return a, localLen, p.unsupported(w)
 		case w == "scope":
 			v, err := p.namedOnce("scope", scopes, once)
 			if err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			sc := uint8(v)
 			a.Scope = &sc
 		case w == "dev":
 			n, err := p.name(w)
 			if err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			if err := once("dev", n); err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			a.Dev = n
 		case w == "label":
 			l, err := p.arg(w)
 			if err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			if !validLabel(l) {
-				return a, errf(l, "invalid label (1..15 bytes, no blanks)")
+				return a, localLen, errf(l, "invalid label (1..15 bytes, no blanks)")
 			}
 			if err := once("label", l); err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			a.Label = l
 		case matches(w, "valid_lft") || matches(w, "preferred_lft"):
-			return a, p.unsupported(w)
+			return a, localLen, p.unsupported(w)
 		case w == "home" || w == "nodad" || w == "optimistic" || w == "mngtmpaddr" || w == "autojoin":
-			return a, p.unsupported(w)
+			return a, localLen, p.unsupported(w)
 		case w == "noprefixroute":
 			if err := once("noprefixroute", w); err != nil {
-				return a, err
+				return a, localLen, err
 			}
 			a.NoPrefixRoute = true
 		case w == "metric" || w == "priority" || w == "preference" || w == "proto" || w == "protocol":
-			return a, p.unsupported(w)
+			return a, localLen, p.unsupported(w)
 		default:
 			if w == "local" {
 				s, err := p.arg(w)
 				if err != nil {
-					return a, err
+					return a, localLen, err
 				}
 				w = s
 			} else if localWord != "" {
-				return a, p.unknown(w)
+				return a, localLen, p.unknown(w)
 			}
 			if localWord != "" {
-				return a, dup("local", w)
+				return a, localLen, dup("local", w)
 			}
-			pf, _, ok := parsePrefix(w)
+			pf, explicit, ok := parsePrefix(w)
 			if !ok {
 				if looksLikeWord(w) {
-					return a, p.unknown(w)
+					return a, localLen, p.unknown(w)
 				}
-				return a, errf(w, "invalid address prefix")
+				return a, localLen, errf(w, "invalid address prefix")
 			}
-			a.Prefix, localWord = pf, w
+			a.Prefix, localLen, localWord = pf, explicit, w
 		}
 	}
 	if a.Dev == "" {
-		return a, errf(p.ctx, `missing "dev NAME"`)
+		return a, localLen, errf(p.ctx, `missing "dev NAME"`)
 	}
 	if localWord == "" {
-		return a, errf(p.ctx, "missing address")
+		return a, localLen, errf(p.ctx, "missing address")
 	}
 	fam := familyOf(a.Prefix.Addr())
 	if peerWord != "" && familyOf(a.Peer.Addr()) != fam {
-		return a, errf(peerWord, "address family differs from the local address")
+		return a, localLen, errf(peerWord, "address family differs from the local address")
 	}
 	if brdWord != "" {
 		if fam != 4 {
-			return a, errf(brdWord, "broadcast can be set only for IPv4 addresses")
+			return a, localLen, errf(brdWord, "broadcast can be set only for IPv4 addresses")
 		}
 		if a.Broadcast.IsValid() && !a.Broadcast.Is4() {
-			return a, errf(brdWord, "address family differs from the local address")
+			return a, localLen, errf(brdWord, "address family differs from the local address")
 		}
 	}
 	if a.Label != "" && !strings.HasPrefix(a.Label, a.Dev) {
-		return a, errf(a.Label, `"label" must begin with the "dev" name`)
+		return a, localLen, errf(a.Label, `"label" must begin with the "dev" name`)
 	}
-	return a, nil
+	return a, localLen, nil
 }
 
 // parseAddrFlush is ipaddr_list_flush_or_save's arguments for flush.

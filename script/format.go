@@ -191,7 +191,11 @@ func (l *line) linkAttrs(a rtnl.LinkAttrs) {
 }
 
 func (l *line) addr(a rtnl.Addr) {
-	l.add(a.Prefix.String())
+	if a.Wildcard {
+		l.add(a.Prefix.Addr().String())
+	} else {
+		l.add(a.Prefix.String())
+	}
 	if a.Peer.IsValid() {
 		l.add("peer", a.Peer.String())
 	}
@@ -233,7 +237,7 @@ func (l *line) route(r rtnl.Route) {
 		l.add("dev")
 		l.word(r.Dev)
 	}
-	if r.Table != 0 {
+	if r.Table != 0 || r.TableUnspec {
 		l.add("table", tables.format(uint64(r.Table)))
 	}
 	if r.Proto != nil {

@@ -27,10 +27,15 @@ func parseLink(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	}
 }
 
+// ethAlen is ETH_ALEN, the addr_len of every device kind the language knows
+// (ifb, dummy, veth, bridge, macvlan, vxlan) and of lo.
+const ethAlen = 6
+
 // linkArgs is what iplink_parse collects before `type`.
 type linkArgs struct {
 	dev, name, lower string
 	index            int32
+	addrWord         string // the address as written
 	group            *uint32
 	attrs            rtnl.LinkAttrs
 	kind             string
@@ -97,17 +102,18 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 				return nil, err
 			}
 			a.attrs.Address = hw
+			a.addrWord = s
 		case matches(w, "broadcast") || w == "brd":
 			return nil, p.unsupported(w)
 		case matches(w, "txqueuelen") || w == "qlen" || matches(w, "txqlen"):
-			v, err := p.numberOnce("txqueuelen", 0, 0xffffffff, once)
+			v, err := p.numberOnce("txqueuelen", 0, maxInt, once)
 			if err != nil {
 				return nil, err
 			}
 			q := uint32(v)
 			a.attrs.TxQueueLen = &q
 		case w == "mtu":
-			v, err := p.numberOnce("mtu", 0, 0xffffffff, once)
+			v, err := p.numberOnce("mtu", 0, maxInt, once)
 			if err != nil {
 				return nil, err
 			}
@@ -307,6 +313,14 @@ func parseLinkSet(p *words) (rtnl.Op, *LineError) {
 	}
 	op.Dev = a.dev
 	op.Group = a.group
+	if n := len(a.attrs.Address); n != 0 && n != ethAlen {
+		// iplink_parse compares the length with the named device's
+		// addr_len (nl_get_ll_addr_len) before sending. Every device the
+		// language can make, and lo, has Ethernet's 6 bytes, so the check
+		// is made here; a device that does not exist fails this way too
+		// instead of with iproute2's "Cannot find device".
+		return nil, errf(a.addrWord, "Invalid address length %d - must be %d bytes", n, ethAlen)
+	}
 	return op, nil
 }
 

@@ -57,6 +57,18 @@ func genU32(r *rand.Rand) uint32 {
 	return r.Uint32()
 }
 
+// genInt is a uint32 iproute2 reads as an int (mtu, txqueuelen, group):
+// at most 2^31-1.
+func genInt(r *rand.Rand) uint32 { return genU32(r) & maxInt }
+
+func maybeInt(r *rand.Rand) *uint32 {
+	if r.Intn(2) == 0 {
+		return nil
+	}
+	v := genInt(r)
+	return &v
+}
+
 func maybeU32(r *rand.Rand) *uint32 {
 	if r.Intn(2) == 0 {
 		return nil
@@ -104,9 +116,9 @@ func genFamily(r *rand.Rand) int {
 
 func genLinkAttrs(r *rand.Rand) rtnl.LinkAttrs {
 	var a rtnl.LinkAttrs
-	a.MTU = maybeU32(r)
-	a.Group = maybeU32(r)
-	a.TxQueueLen = maybeU32(r)
+	a.MTU = maybeInt(r)
+	a.Group = maybeInt(r)
+	a.TxQueueLen = maybeInt(r)
 	if r.Intn(3) == 0 {
 		a.Address = make(net.HardwareAddr, 1+r.Intn(32))
 		if r.Intn(2) == 0 {
@@ -178,6 +190,7 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 	}
 	if r.Intn(2) == 0 {
 		rt.Table = genU32(r)
+		rt.TableUnspec = rt.Table == 0
 	}
 	rt.Proto = maybeU8(r)
 	rt.Scope = maybeU8(r)
@@ -219,19 +232,22 @@ func genOp(r *rand.Rand) rtnl.Op {
 		op := rtnl.LinkSet{LinkAttrs: genLinkAttrs(r)}
 		if r.Intn(4) == 0 {
 			op.Group = nil
-			g := genU32(r)
+			g := genInt(r)
 			op.GroupSel = &g
 		} else {
 			op.Dev = genName(r)
 			if r.Intn(3) == 0 {
 				op.NewName = genName(r)
 			}
+			if len(op.Address) != 0 {
+				op.Address = append(op.Address, make(net.HardwareAddr, 6)...)[:6] // a named device's length
+			}
 		}
 		return op
 	case 2:
 		return rtnl.LinkDel{Dev: genName(r)}
 	case 3:
-		return rtnl.LinkDelGroup{Group: genU32(r)}
+		return rtnl.LinkDelGroup{Group: genInt(r)}
 	case 4:
 		op := rtnl.LinkDelList{}
 		for n := 1 + r.Intn(5); n > 0; n-- {
@@ -284,6 +300,9 @@ func genOp(r *rand.Rand) rtnl.Op {
 			}
 			op.Dst = genPrefix(r, f)
 			op.Root = r.Intn(2) == 0
+		}
+		if op.Table == 0 && op.Dev == "" && op.Proto == nil && !op.Dst.IsValid() {
+			op.Table = rtnl.TableAll // iproute2 refuses a flush without a selector
 		}
 		return op
 	}

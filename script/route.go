@@ -157,7 +157,7 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			if err != nil {
 				return r, err
 			}
-			r.Table = uint32(v)
+			r.Table, r.TableUnspec = uint32(v), v == 0
 		case ok && k.id == "proto":
 			v, err := p.namedOnce("proto", protos, once)
 			if err != nil {
@@ -278,6 +278,10 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 // parseRouteFlush is iproute_list_flush_or_save's selector for flush.
 func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 	op := rtnl.RouteFlush{Family: family}
+	if !p.more() {
+		// iproute_list_flush_or_save refuses a flush of everything.
+		return nil, errf("route flush", `"ip route flush" requires arguments`)
+	}
 	var dstWord string
 	seen := keywords{}
 	once := seen.once

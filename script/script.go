@@ -35,13 +35,21 @@
 //	    TYPE: unicast | local | broadcast | blackhole | unreachable | prohibit |
 //	          throw | anycast | multicast
 //	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [[to] [root|exact] PREFIX]
+//	    (at least one of them: iproute2 refuses a bare `route flush`)
 //	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
 //	sysctl [-w] net.ipv6.conf.DEV|all|default.KEY=VALUE   (keys: Conf6Keys)
 //
-// G is a number 0..2^32-1 or `default`; numbers are read as strtoul base 0
+// G, and the mtu and txqueuelen N, are numbers 0..2^31-1 (iproute2 reads
+// them as ints; G may be `default`); numbers are read as strtoul base 0
 // reads them (0x hex, leading-0 octal); IPv4 addresses as iproute2 reads
 // them (10/8 is 10.0.0.0/8); interface names must pass the kernel's
-// dev_valid_name. Duplicate keywords are refused.
+// dev_valid_name. Duplicate keywords are refused. As in iproute2: an
+// LLADDR for a named device in `link set` must be 6 bytes long (every
+// kind above has Ethernet addresses); an IPv4 `addr del` without /LEN and
+// without a peer deletes the first address with that local address,
+// whatever its prefix length; `broadcast +` derives from the peer's prefix
+// when a peer is given; and local, broadcast and anycast routes default to
+// the local table only when no `table` is given (`table 0` is main).
 package script
 
 import (

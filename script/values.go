@@ -240,7 +240,12 @@ var protos = table("proto", 255,
 var tables = table("table", 0xffffffff, "main", 254, "local", 255, "default", 253, "unspec", 0)
 
 // /etc/iproute2/group.
-var groups = table("group", 0xffffffff, "default", 0)
+// Groups are ints to iproute2 (rtnl_group_a2n), as mtu and txqueuelen are
+// (get_integer): it refuses numbers above maxInt before sending.
+var groups = table("group", maxInt, "default", 0)
+
+// maxInt is INT_MAX, the largest value get_integer takes.
+const maxInt = 1<<31 - 1
 
 // Route types: the ones the model knows, and the rest of rtnl_rtntype_a2n's
 // names, which are recognised only to be refused.

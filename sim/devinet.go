@@ -192,9 +192,11 @@ func addrOfU32(v uint32) netip.Addr {
 // IfaRequestOf builds the request iproute2's ipaddr_modify sends for an
 // IPv4 `addr add` / `addr del` (as kernel/apply.go addrModify does):
 // IFA_LOCAL and IFA_ADDRESS (the peer when given, with the peer's prefix
-// length), IFA_LABEL when a label is given, scope host for 127/8 on add
-// when no scope is given, IFA_BROADCAST when given or `broadcast +` (for
-// prefix lengths below 31), IFA_FLAGS always. add selects NLM_F_CREATE|EXCL.
+// length; none for a wildcard delete), IFA_LABEL when a label is given,
+// scope host for 127/8 on add when no scope is given, IFA_BROADCAST when
+// given or, on add, for `broadcast +` (the peer's prefix, else the local
+// one, with the host bits set, for prefix lengths below 31), IFA_FLAGS
+// always. add selects NLM_F_CREATE|EXCL.
 func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 	local := u32Of(a.Prefix.Addr())
 	r := IfaRequest{
@@ -204,9 +206,13 @@ func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 		Label: a.Label, HasLabel: a.Label != "",
 		Excl: add,
 	}
+	brd := a.Prefix // what `broadcast +` derives from
 	if a.Peer.IsValid() {
 		r.Address = u32Of(a.Peer.Addr())
 		r.Prefixlen = a.Peer.Bits()
+		brd = a.Peer
+	} else if a.Wildcard && !add {
+		r.Address, r.HasAddress = 0, false
 	}
 	if a.Scope != nil {
 		r.Scope = *a.Scope
@@ -215,8 +221,8 @@ func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 	}
 	if a.Broadcast.IsValid() {
 		r.Broadcast = u32Of(a.Broadcast)
-	} else if a.BroadcastAuto && a.Prefix.Bits() < 31 {
-		r.Broadcast = local | ^inetMakeMask(a.Prefix.Bits())
+	} else if a.BroadcastAuto && add && brd.Bits() < 31 {
+		r.Broadcast = u32Of(brd.Addr()) | ^inetMakeMask(brd.Bits())
 	}
 	if a.NoPrefixRoute {
 		r.Flags |= uapi.IFA_F_NOPREFIXROUTE
