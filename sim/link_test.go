@@ -12,11 +12,17 @@ import (
 )
 
 // applyScript applies a script on a fresh target and returns it with the errno
-// name of every line ("" for success).
+// name of every line ("" for success). The language refuses numbers above
+// 2147483647 as iproute2 does, but the kernel takes any u32 from other
+// clients: a value 2000000000+K in an mtu, group or txqueuelen stands for
+// bigU32[K].
 func applyScript(t *testing.T, src string) (*Target, []string) {
 	t.Helper()
 	reqs, err := script.ParseString(src)
 	require.NoError(t, err)
+	for i := range reqs {
+		reqs[i].Op = withBigU32(reqs[i].Op)
+	}
 	tg := New(Options{Seed: 7})
 	var errs []string
 	for _, r := range reqs {
@@ -234,10 +240,10 @@ func TestMTUAboveIntMax(t *testing.T) {
 	// dev_validate_mtu's int: above 2147483647 is below every minimum.
 	tg, errs := applyScript(t, `link add i0 type ifb
 link set i0 mtu 2147483647
-link set i0 mtu 2147483648
-link add i1 mtu 4294967295 type ifb
-link set lo mtu 4294967295
-link set group 0 mtu 2147483648
+link set i0 mtu 2000000000
+link add i1 mtu 2000000001 type ifb
+link set lo mtu 2000000001
+link set group 0 mtu 2000000000
 `)
 	require.Equal(t, []string{"", "", "EINVAL", "EINVAL", "EINVAL", "EINVAL"}, errs)
 	require.Equal(t, uint32(2147483647), tg.Netns().ByName("i0").MTU())
@@ -259,7 +265,7 @@ link set i0 up
 link set i0 txqueuelen 524288
 link set i0 txqueuelen 524289
 link set i1 up
-link set i1 txqueuelen 4294967295
+link set i1 txqueuelen 2000000001
 `)
 	require.Equal(t, []string{"", "", "", "", "ENOMEM", "", ""}, errs)
 	i0, i1 := tg.Netns().ByName("i0"), tg.Netns().ByName("i1")
@@ -303,4 +309,29 @@ link set lo name x%d
 	}
 	_, err = n.allocName("f%d")
 	require.Equal(t, "ENFILE", rtnl.ErrnoName(rtnl.Errno(err)))
+}
+
+// bigU32 are the values above 2147483647 the tests send.
+var bigU32 = []uint32{2147483648, 4294967295}
+
+// withBigU32 replaces the stand-ins of bigU32 in a link request's mtu,
+// group and txqueuelen.
+func withBigU32(op rtnl.Op) rtnl.Op {
+	fix := func(a *rtnl.LinkAttrs) {
+		for _, p := range []**uint32{&a.MTU, &a.Group, &a.TxQueueLen} {
+			if *p != nil && **p >= 2000000000 && int(**p-2000000000) < len(bigU32) {
+				v := bigU32[**p-2000000000]
+				*p = &v
+			}
+		}
+	}
+	switch o := op.(type) {
+	case rtnl.LinkAdd:
+		fix(&o.LinkAttrs)
+		return o
+	case rtnl.LinkSet:
+		fix(&o.LinkAttrs)
+		return o
+	}
+	return op
 }
