@@ -130,3 +130,32 @@ func TestRoutesIPv6NodeListOrder(t *testing.T) {
 		t.Error("IPv4 routes swapped compared equal")
 	}
 }
+
+// A device whose carrier came and went in one request: the kernel's
+// linkwatch may have run it in between (operstate UP), once, before its
+// deferred run; nothing else extra is accepted.
+func TestEventsCarrierBlip(t *testing.T) {
+	br := func(state string, flags ...string) rtnl.Link {
+		l := link(2, "br0", "aa:00:00:00:00:01")
+		l.Flags, l.Operstate = flags, state
+		return l
+	}
+	ev := func(l rtnl.Link, deferred bool) rtnl.Event {
+		return rtnl.Event{Type: "RTM_NEWLINK", Family: "link", Request: 1, Object: l, Deferred: deferred}
+	}
+	on := ev(br("UNKNOWN", "UP", "LOWER_UP"), false)
+	off := ev(br("DOWN", "NO-CARRIER", "UP"), true)
+	blip := ev(br("UP", "UP", "LOWER_UP"), false)
+	sim := []rtnl.Event{on, off}
+	require.Empty(t, Events(sim, []rtnl.Event{on, off}))
+	require.Empty(t, Events(sim, []rtnl.Event{on, blip, off}))
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, off, blip}), "after the deferred run")
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, blip, blip, off}), "twice")
+	other := ev(br("UP", "UP", "LOWER_UP"), false)
+	other.Object = func() rtnl.Link { l := br("UP", "UP", "LOWER_UP"); l.MTU = 1400; return l }()
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, other, off}), "not the device as the sim sent it")
+	// No carrier loss in the window: no blip.
+	require.NotEmpty(t, Events([]rtnl.Event{on}, []rtnl.Event{on, blip}))
+	// The sim's notifications must all come.
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, blip}))
+}
