@@ -27,7 +27,8 @@ import (
 // target and a fresh kernel target, and must give the same errno for every
 // line and the same links: ifindex, name, flags, operstate, mtu, group,
 // master, link, qdisc, txqlen, link type, broadcast, dump order, and MAC
-// addresses up to a consistent renaming (see compare.Links). dummy is left out:
+// addresses by their rules (the kernel's random picks renamed to the
+// model's: differ.Run). dummy is left out:
 // this kernel has no dummy module. Scripts have 8 to 28 lines after their
 // prologue; half start from a running topology (two bridges with ports,
 // macvlans, everything up), the others from bare devices; TestLinkScriptGenTakesEveryBranch checks that every

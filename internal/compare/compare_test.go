@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"net"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -158,4 +159,27 @@ func TestEventsCarrierBlip(t *testing.T) {
 	require.NotEmpty(t, Events([]rtnl.Event{on}, []rtnl.Event{on, blip}))
 	// The sim's notifications must all come.
 	require.NotEmpty(t, Events(sim, []rtnl.Event{on, blip}))
+}
+
+// A renaming maps the random addresses and the link-local addresses
+// derived from them, and nothing else.
+func TestMACRenaming(t *testing.T) {
+	from, _ := net.ParseMAC("aa:00:00:00:00:01")
+	to, _ := net.ParseMAC("06:11:22:00:00:00")
+	m := MACRenaming{}
+	m.Add(from, to)
+	require.Equal(t, "fe80::a800:ff:fe00:1", EUI64LinkLocal(from).String())
+	l := m.Link(link(2, "i0", "aa:00:00:00:00:01"))
+	require.Equal(t, "06:11:22:00:00:00", l.Address)
+	require.Equal(t, "ff:ff:ff:ff:ff:ff", l.Broadcast)
+	require.Equal(t, "02:00:00:00:00:42", m.Link(link(3, "i1", "02:00:00:00:00:42")).Address)
+	ev := m.Event(rtnl.Event{Type: "RTM_NEWADDR", Family: "inet6", Object: rtnl.AddrEvent{Ifindex: 2, AddrInfo: rtnl.AddrInfo{Local: "fe80::a800:ff:fe00:1"}}})
+	require.Equal(t, "fe80::411:22ff:fe00:0", ev.Object.(rtnl.AddrEvent).Local)
+	st := m.State(rtnl.State{Routes: []rtnl.RouteEntry{{Dst: "fe80::a800:ff:fe00:1", Type: "local"}, {Dst: "fe80::/64"}}})
+	require.Equal(t, "fe80::411:22ff:fe00:0", st.Routes[0].Dst)
+	require.Equal(t, "fe80::/64", st.Routes[1].Dst)
+	require.Empty(t, LinksExact([]rtnl.Link{l}, []rtnl.Link{l}))
+	k := l
+	k.Address = "06:11:22:00:00:01"
+	require.Contains(t, LinksExact([]rtnl.Link{l}, []rtnl.Link{k}), "address sim 06:11:22:00:00:00")
 }
