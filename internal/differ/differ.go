@@ -265,9 +265,10 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 		return out, fmt.Errorf("kernel: %w", err)
 	}
 	out.KernelWall = time.Since(start)
-	// The kernel target records notifications in any case; the sim's MAC
-	// oracle reads them even when they are not compared (then a socket
-	// that overflowed is no matter).
+	// The kernel target records notifications in any case; Run finds
+	// the kernel's random MAC picks in them even when they are not
+	// compared (then a socket that overflowed is no matter: devices are
+	// made before the floods that overflow it).
 	if k.res.Events, err = kt.Events(ctx); err != nil && events {
 		return out, fmt.Errorf("kernel: %w", err)
 	}
