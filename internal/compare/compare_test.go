@@ -155,6 +155,10 @@ func TestEventsCarrierBlip(t *testing.T) {
 	other := ev(br("UP", "UP", "LOWER_UP"), false)
 	other.Object = func() rtnl.Link { l := br("UP", "UP", "LOWER_UP"); l.MTU = 1400; return l }()
 	require.NotEmpty(t, Events(sim, []rtnl.Event{on, other, off}), "not the device as the sim sent it")
+	// A device whose operstate was DOWN when its carrier came: the blip
+	// is without NO-CARRIER.
+	onDown := ev(br("DOWN", "NO-CARRIER", "UP", "LOWER_UP"), false)
+	require.Empty(t, Events([]rtnl.Event{onDown, off}, []rtnl.Event{onDown, blip, off}))
 	// No carrier loss in the window: no blip.
 	require.NotEmpty(t, Events([]rtnl.Event{on}, []rtnl.Event{on, blip}))
 	// The sim's notifications must all come.

@@ -111,7 +111,8 @@ func window(simW, kernW []rtnl.Event) (at int, msg string) {
 // LOWER_UP (carrier on) and then, deferred, without it (linkwatch's run
 // after the carrier went). The kernel's linkwatch work may also have run
 // the device while its carrier was on, in between, and sent it then with
-// operstate UP; whether it did is a race (the linkwatch work against the
+// operstate UP (so without NO-CARRIER, which ip shows for an up device
+// that is not IFF_RUNNING); whether it did is a race (the linkwatch work against the
 // rest of the request). Each such notification, keyed by its EventLine,
 // names the EventLine of the deferred notification it must precede.
 func carrierBlips(simW []rtnl.Event) map[string]string {
@@ -125,7 +126,8 @@ func carrierBlips(simW []rtnl.Event) map[string]string {
 			dl, ok := d.Object.(rtnl.Link)
 			if d.Deferred && ok && d.Type == "RTM_NEWLINK" && d.Family == "link" && dl.Ifindex == l.Ifindex && !slices.Contains(dl.Flags, "LOWER_UP") {
 				up := l
-				up.Operstate = "UP"
+				up.Operstate = "UP" // IFF_RUNNING now: ip's NO-CARRIER goes
+				up.Flags = slices.DeleteFunc(slices.Clone(l.Flags), func(f string) bool { return f == "NO-CARRIER" })
 				out[EventLine(rtnl.Event{Type: e.Type, Family: e.Family, Object: up})] = EventLine(d)
 				break
 			}
