@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -26,8 +27,12 @@ import (
 // target and a fresh kernel target, and must give the same errno for every
 // line and the same links: ifindex, name, flags, operstate, mtu, group,
 // master, link, qdisc, txqlen, link type, broadcast, dump order, and MAC
-// addresses up to a consistent renaming (see compare.Links). dummy is left out:
-// this kernel has no dummy module. A third of the scripts keep IPv6 on
+// addresses by their rules (the kernel's random picks renamed to the
+// model's: differ.Run). dummy is left out:
+// this kernel has no dummy module. Scripts have 8 to 28 lines after their
+// prologue; half start from a running topology (two bridges with ports,
+// macvlans, everything up), the others from bare devices; TestLinkScriptGenTakesEveryBranch checks that every
+// branch of the generators is taken. A third of the scripts keep IPv6 on
 // (arIPv6Prologue) and compare everything: then the link-local addresses
 // and IPv6 routes of every kind of device, as ups, downs, carrier changes
 // (veth peers, bridge ports, macvlan lowers), mtus across 1280 and
@@ -86,43 +91,58 @@ func linkAddLine(r *rand.Rand) string {
 	var name, kindPart, pre string
 	switch r.IntN(12) {
 	case 0, 1:
+		hit("add ifb")
 		name, kindPart = pick(r, []string{"i0", "i1", "i2"}), "type ifb"
 	case 2:
+		hit("add veth v0 v1")
 		name, kindPart = "v0", "type veth peer name v1"
 	case 3:
+		hit("add veth v2 v3")
 		name, kindPart = "v2", "type veth peer name v3"
 	case 4:
+		hit("add veth unnamed peer")
 		name, kindPart = pick(r, []string{"v2", "v1"}), "type veth"
 	case 5, 6:
+		hit("add bridge")
 		name, kindPart = pick(r, []string{"br0", "br1"}), "type bridge"
 	case 7, 8:
+		hit("add macvlan")
 		name = pick(r, []string{"mv0", "mv1"})
 		pre = " link " + pick(r, simLowers)
 		kindPart = "type macvlan" + pick(r, []string{"", " mode bridge", " mode private", " mode vepa", " mode passthru", " mode source"})
 	case 9:
+		hit("add vxlan")
 		name, kindPart = pick(r, []string{"vx0", "vx1"}), "type vxlan id "+pick(r, []string{"42", "42", "7"})+pick(r, []string{"", " dstport 4789"})
 	case 10:
+		hit("add veth peer of its own name")
 		name, kindPart = "v0", "type veth peer name v0"
 	default:
+		hit("add ifb on another kind's name")
 		name, kindPart = pick(r, []string{"i0", "br0", "v0"}), "type ifb"
 	}
 	var opts []string
 	if r.IntN(6) == 0 {
+		hit("add with index")
 		opts = append(opts, "index "+pick(r, []string{"2", "5", "9", "10", "12", "40"}))
 	}
 	if r.IntN(6) == 0 {
+		hit("add with mtu")
 		opts = append(opts, "mtu "+pick(r, []string{"60", "1400", "1500", "9000"}))
 	}
 	if r.IntN(8) == 0 {
+		hit("add with address")
 		opts = append(opts, "address "+pick(r, simAddrs))
 	}
 	if r.IntN(6) == 0 {
+		hit("add with group")
 		opts = append(opts, "group "+pick(r, []string{"7", "8"}))
 	}
 	if r.IntN(3) == 0 {
+		hit("add with up")
 		opts = append(opts, "up")
 	}
 	if r.IntN(6) == 0 {
+		hit("add with master")
 		opts = append(opts, "master "+pick(r, simMasters))
 	}
 	o := ""
@@ -144,30 +164,43 @@ func linkOtherLine(r *rand.Rand) string {
 	}
 	switch r.IntN(22) {
 	case 0, 1, 2, 3:
+		hit("set up")
 		return fmt.Sprintf("link set %s up", dev)
 	case 4, 5:
+		hit("set down")
 		return fmt.Sprintf("link set %s down", dev)
 	case 6, 7:
+		hit("set mtu")
 		return fmt.Sprintf("link set %s mtu %s", notLo(), pick(r, simMTUs))
 	case 8:
+		hit("set group")
 		return fmt.Sprintf("link set %s group %s", dev, pick(r, []string{"0", "7", "8"}))
 	case 9, 10, 11:
+		hit("set master")
 		return fmt.Sprintf("link set %s master %s", dev, pick(r, simMasters))
 	case 12:
+		hit("set nomaster")
 		return fmt.Sprintf("link set %s nomaster", dev)
 	case 13:
+		hit("set address")
 		return fmt.Sprintf("link set %s address %s", notLo(), pick(r, simAddrs))
 	case 14:
+		hit("set txqlen")
 		return fmt.Sprintf("link set %s txqlen %s", dev, pick(r, []string{"0", "5", "1000"}))
 	case 15:
+		hit("set name")
 		return pick(r, []string{"link set i0 name i2", "link set i2 name i0", "link set v1 name v3", "link set br1 name br0", "link set mv0 name mv1", "link set i1 name i1"})
 	case 16:
+		hit("group form")
 		return pick(r, []string{"link set group 7 up", "link set group 7 down", "link set group 7 mtu 1400", "link set group 8 master br0", "link set group 0 up", "link set group 8 nomaster"})
 	case 17, 18:
+		hit("del")
 		return fmt.Sprintf("link del %s", dev)
 	case 19:
+		hit("del group")
 		return fmt.Sprintf("link del group %s", pick(r, []string{"0", "7", "8"}))
 	case 20:
+		hit("del list")
 		n := 1 + r.IntN(3)
 		var devs []string
 		for range n {
@@ -175,12 +208,15 @@ func linkOtherLine(r *rand.Rand) string {
 		}
 		return "link del list " + strings.Join(devs, " ")
 	default:
+		hit("sysctl promote_secondaries")
 		return fmt.Sprintf("sysctl net.ipv4.conf.%s.promote_secondaries=1", pick(r, []string{"i0", "v0", "br0", "mv0", "all", "default", "nope"}))
 	}
 }
 
-// linkScriptGen makes scripts of minLen..maxLen lines as line slices (so
-// gopter shrinks by removing lines), starting with a few devices.
+// linkScriptGen makes scripts as line slices (so that a failure shrinks
+// by removing lines): a prologue, then minLen..maxLen lines. Each choice
+// is its own generator: the length, whether the script starts from a
+// running topology (half of them), whether it keeps IPv6 on (a third).
 func linkScriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.UInt64().Map(func(v uint64) string {
 		r := rand.New(rand.NewPCG(v, v>>7))
@@ -189,22 +225,66 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 		}
 		return linkOtherLine(r)
 	})
-	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
+	body := gen.IntRange(minLen, maxLen).FlatMap(func(n any) gopter.Gen {
+		return gen.SliceOfN(n.(int), line)
+	}, reflect.TypeOf([]string(nil)))
+	return gopter.CombineGens(gen.Bool(), gen.IntRange(0, 2), body).Map(func(v []any) []string {
+		running, ipv6, l := v[0].(bool), v[1].(int) == 0, v[2].([]string)
 		prologue := []string{"link add i0 type ifb", "link add i1 type ifb", "link add v0 type veth peer name v1",
 			"link add br0 type bridge", "link add mv0 link v0 type macvlan", "link add vx0 type vxlan id 42"}
-		if len(l)%2 == 0 {
-			// Half the scripts start from a running topology: two
-			// bridges with ports, macvlans, everything up.
+		if running {
+			// Start from a running topology: two bridges with
+			// ports, macvlans, everything up.
+			hit("running topology")
 			prologue = append(prologue, "link add v2 type veth peer name v3", "link add br1 type bridge",
 				"link set v1 master br0", "link set i0 master br0", "link set v3 master br1", "link set vx0 master br1",
 				"link add mv1 link i1 type macvlan", "link set group 0 up")
+		} else {
+			hit("bare topology")
 		}
-		if len(l)%3 == 0 {
-			// A third keep IPv6 on (simLinksCase compares it all).
+		if ipv6 {
+			// Keep IPv6 on (simLinksCase compares it all).
+			hit("IPv6 on")
 			prologue = append(slices.Clone(arIPv6Prologue), prologue...)
+		} else {
+			hit("IPv6 off")
+		}
+		if bodyLengths != nil {
+			bodyLengths[len(l)]++
+		}
+		switch len(l) {
+		case minLen:
+			hit("shortest body")
+		case maxLen:
+			hit("longest body")
 		}
 		return append(prologue, l...)
 	})
+}
+
+// linkGenBranches are the branches of the generators above, each of which
+// TestLinkScriptGenTakesEveryBranch wants taken.
+var linkGenBranches = []string{
+	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan",
+	"add veth peer of its own name", "add ifb on another kind's name",
+	"add with index", "add with mtu", "add with address", "add with group", "add with up", "add with master",
+	"set up", "set down", "set mtu", "set group", "set master", "set nomaster", "set address", "set txqlen", "set name",
+	"group form", "del", "del group", "del list", "sysctl promote_secondaries",
+	"running topology", "bare topology", "IPv6 on", "IPv6 off", "shortest body", "longest body",
+}
+
+// branchHits counts the generator branches taken, and bodyLengths the
+// lengths of the scripts' bodies, while they are set (by
+// TestLinkScriptGenTakesEveryBranch only; generation is single-threaded).
+var (
+	branchHits  map[string]int
+	bodyLengths map[int]int
+)
+
+func hit(branch string) {
+	if branchHits != nil {
+		branchHits[branch]++
+	}
 }
 
 // shrinkLinkScript removes the lines of a failing script one at a time,
@@ -297,4 +377,51 @@ func TestSimLinksReplay(t *testing.T) {
 	if f := simLinksCase(lines, map[string]int{}, &mu); f != "" {
 		t.Fatal(f)
 	}
+}
+
+// TestLinkScriptGenTakesEveryBranch generates, from a fixed seed, as many
+// scripts as TestSimLinksMatchKernel runs by default (48 batches of 16),
+// and fails when a branch of its generators (linkGenBranches) is never
+// taken, or a branch is taken that the list does not name. It needs no
+// kernel. It logs the length distribution and the IPv6 fraction.
+func TestLinkScriptGenTakesEveryBranch(t *testing.T) {
+	branchHits, bodyLengths = map[string]int{}, map[int]int{}
+	defer func() { branchHits, bodyLengths = nil, nil }()
+	const scripts, minLen, maxLen = 48 * simLinksBatch, 8, 28
+	g := linkScriptGen(minLen, maxLen)
+	p := gopter.DefaultGenParameters().WithSize(100)
+	p.Rng.Seed(20261130)
+	lengths := bodyLengths
+	ipv6 := 0
+	for range scripts {
+		res := g(p)
+		v, ok := res.Retrieve()
+		if !ok {
+			t.Fatal("the generator gave no script")
+		}
+		lines := v.([]string)
+		if _, err := script.ParseString(strings.Join(lines, "\n") + "\n"); err != nil {
+			t.Fatalf("generated script does not parse: %v", err)
+		}
+		if arIPv6(lines) {
+			ipv6++
+		}
+	}
+	for _, b := range linkGenBranches {
+		if branchHits[b] == 0 {
+			t.Errorf("branch %q never taken in %d scripts", b, scripts)
+		}
+	}
+	for b := range branchHits {
+		if !slices.Contains(linkGenBranches, b) {
+			t.Errorf("branch %q taken but not in linkGenBranches", b)
+		}
+	}
+	if len(lengths) != maxLen-minLen+1 {
+		t.Errorf("%d body lengths of %d..%d seen: %v", len(lengths), minLen, maxLen, lengths)
+	}
+	if ipv6 < scripts/4 || ipv6 > scripts*5/12 {
+		t.Errorf("%d of %d scripts keep IPv6 on, not about a third", ipv6, scripts)
+	}
+	t.Logf("%d scripts: IPv6 on in %d; body lengths %v; branch hits %v", scripts, ipv6, lengths, branchHits)
 }

@@ -32,8 +32,8 @@ type Netns struct {
 	// current request's notifications for the cost model.
 	ev               *eventLog
 	reqNotifications int
-	macs             MACOracle
-	exited           bool // ExitNetns ran
+	macs             func(req int, name string) net.HardwareAddr // Options.MACOrder, as addresses
+	exited           bool                                        // ExitNetns ran
 	// fib is the IPv4 FIB; fibCount and inetCount its and the address
 	// lists' work so far.
 	fib       *fibtrie.FIB
@@ -56,7 +56,7 @@ type Netns struct {
 	promoteAll, promoteDefault, promoteDefaultSet, ifaFlush bool
 }
 
-func newNetns(name string, rng *rand.Rand, opts netdevindex.Options, fib fibtrie.Options, ev *eventLog, macs MACOracle) *Netns {
+func newNetns(name string, rng *rand.Rand, opts netdevindex.Options, fib fibtrie.Options, ev *eventLog, macs func(req int, name string) net.HardwareAddr) *Netns {
 	n := &Netns{name: name, index: netdevindex.NewTable[*Device](opts), byName: map[string]*Device{}, devs: newDevList(),
 		sysctls: map[string]string{}, rng: rng, ev: ev, macs: macs, fib: fibtrie.New(fib)}
 	lo := n.newLoopback()
@@ -97,8 +97,8 @@ func (n *Netns) Devices() []*Device {
 }
 
 // randomAddr is eth_hw_addr_random: random bytes, unicast, locally
-// administered; or what the MAC oracle says for this device of this
-// request.
+// administered; or the address Options.MACOrder ranks for this device of
+// this request.
 func (n *Netns) randomAddr(name string) net.HardwareAddr {
 	if n.macs != nil {
 		if a := n.macs(n.ev.req, name); a != nil {

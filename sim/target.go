@@ -47,11 +47,15 @@ type Options struct {
 	// IfaFlush is the +ifa-flush profile switch (seed 001): `addr flush`
 	// deletes with IFA_F_FLUSH (no promotion), in one request.
 	IfaFlush bool
-	// MACs, when set, chooses the addresses the kernel would pick at
-	// random: a differential run feeds the sim the addresses the kernel
-	// picked, so that everything that depends on their order (a bridge's
-	// id, hence its address and its CHANGEADDR notifications) matches.
-	MACs MACOracle
+	// MACOrder, when set, places some of the addresses the model picks
+	// at random in a given order: a differential run passes the order of
+	// the kernel's random picks (never their values), so that what
+	// depends on that order (which port gives a bridge its address, hence
+	// its CHANGEADDR notifications and its link-local address) comes out
+	// the same. A device MACOrder ranks gets RankedMAC(rank); any other
+	// random address is drawn from the seed. An address the request
+	// gives, or one a device inherits, is the model's own business.
+	MACOrder MACOrder
 	// Start is the net.ipv4.conf state the namespace starts from, as the
 	// kernel target read it in its fresh namespace (kernel.Target.
 	// StartConf): the values of all, default and lo, and default's state
@@ -63,9 +67,21 @@ type Options struct {
 	Sysctls map[string]string
 }
 
-// MACOracle returns the address of device name, made by the req-th request
-// (1-based), or nil for a random one.
-type MACOracle func(req int, name string) net.HardwareAddr
+// MACOrder returns the rank (0 for the lowest) among the random addresses
+// of a run of the address the req-th request (1-based) picks at random for
+// device name, or false to leave it to the seed.
+type MACOrder func(req int, name string) (rank int, ok bool)
+
+// RankedMAC is the address the model gives the random pick of rank
+// (MACOrder): a prefix drawn from the seed (unicast, locally administered,
+// first byte above 02, so above the 02:00:... addresses scripts write),
+// then the rank, so that the order of the ranks is the order of the
+// addresses. It does not depend on the script.
+func (t *Target) RankedMAC(rank int) net.HardwareAddr {
+	seed := uint64(t.opts.Seed)
+	v := rand.New(rand.NewPCG(seed^0x6d61636f72646572, seed)).Uint64()
+	return net.HardwareAddr{0x02 | byte(4*(1+v%63)), byte(v >> 8), byte(v >> 16), byte(rank >> 16), byte(rank >> 8), byte(rank)}
+}
 
 // Target is the model as an rtnl.Target. It has no global state; a Target
 // is for one goroutine at a time.
@@ -110,7 +126,16 @@ func New(opts Options) *Target {
 	seed := uint64(opts.Seed)
 	t := &Target{opts: opts, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), namespaces: map[string]*Netns{}}
 	t.ev = &eventLog{record: opts.Events}
-	ns := newNetns("", t.rng, opts.Index, opts.FIB, t.ev, opts.MACs)
+	var macs func(req int, name string) net.HardwareAddr
+	if opts.MACOrder != nil {
+		macs = func(req int, name string) net.HardwareAddr {
+			if r, ok := opts.MACOrder(req, name); ok {
+				return t.RankedMAC(r)
+			}
+			return nil
+		}
+	}
+	ns := newNetns("", t.rng, opts.Index, opts.FIB, t.ev, macs)
 	ns.ifaFlush = opts.IfaFlush
 	t.namespaces[""] = ns
 	if err := ns.startConf(opts.Start); err != nil {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"net"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -129,4 +130,60 @@ func TestRoutesIPv6NodeListOrder(t *testing.T) {
 	if Routes(v4a, v4b) == "" {
 		t.Error("IPv4 routes swapped compared equal")
 	}
+}
+
+// A device whose carrier came and went in one request: the kernel's
+// linkwatch may have run it in between (operstate UP), once, before its
+// deferred run; nothing else extra is accepted.
+func TestEventsCarrierBlip(t *testing.T) {
+	br := func(state string, flags ...string) rtnl.Link {
+		l := link(2, "br0", "aa:00:00:00:00:01")
+		l.Flags, l.Operstate = flags, state
+		return l
+	}
+	ev := func(l rtnl.Link, deferred bool) rtnl.Event {
+		return rtnl.Event{Type: "RTM_NEWLINK", Family: "link", Request: 1, Object: l, Deferred: deferred}
+	}
+	on := ev(br("UNKNOWN", "UP", "LOWER_UP"), false)
+	off := ev(br("DOWN", "NO-CARRIER", "UP"), true)
+	blip := ev(br("UP", "UP", "LOWER_UP"), false)
+	sim := []rtnl.Event{on, off}
+	require.Empty(t, Events(sim, []rtnl.Event{on, off}))
+	require.Empty(t, Events(sim, []rtnl.Event{on, blip, off}))
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, off, blip}), "after the deferred run")
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, blip, blip, off}), "twice")
+	other := ev(br("UP", "UP", "LOWER_UP"), false)
+	other.Object = func() rtnl.Link { l := br("UP", "UP", "LOWER_UP"); l.MTU = 1400; return l }()
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, other, off}), "not the device as the sim sent it")
+	// A device whose operstate was DOWN when its carrier came: the blip
+	// is without NO-CARRIER.
+	onDown := ev(br("DOWN", "NO-CARRIER", "UP", "LOWER_UP"), false)
+	require.Empty(t, Events([]rtnl.Event{onDown, off}, []rtnl.Event{onDown, blip, off}))
+	// No carrier loss in the window: no blip.
+	require.NotEmpty(t, Events([]rtnl.Event{on}, []rtnl.Event{on, blip}))
+	// The sim's notifications must all come.
+	require.NotEmpty(t, Events(sim, []rtnl.Event{on, blip}))
+}
+
+// A renaming maps the random addresses and the link-local addresses
+// derived from them, and nothing else.
+func TestMACRenaming(t *testing.T) {
+	from, _ := net.ParseMAC("aa:00:00:00:00:01")
+	to, _ := net.ParseMAC("06:11:22:00:00:00")
+	m := MACRenaming{}
+	m.Add(from, to)
+	require.Equal(t, "fe80::a800:ff:fe00:1", EUI64LinkLocal(from).String())
+	l := m.Link(link(2, "i0", "aa:00:00:00:00:01"))
+	require.Equal(t, "06:11:22:00:00:00", l.Address)
+	require.Equal(t, "ff:ff:ff:ff:ff:ff", l.Broadcast)
+	require.Equal(t, "02:00:00:00:00:42", m.Link(link(3, "i1", "02:00:00:00:00:42")).Address)
+	ev := m.Event(rtnl.Event{Type: "RTM_NEWADDR", Family: "inet6", Object: rtnl.AddrEvent{Ifindex: 2, AddrInfo: rtnl.AddrInfo{Local: "fe80::a800:ff:fe00:1"}}})
+	require.Equal(t, "fe80::411:22ff:fe00:0", ev.Object.(rtnl.AddrEvent).Local)
+	st := m.State(rtnl.State{Routes: []rtnl.RouteEntry{{Dst: "fe80::a800:ff:fe00:1", Type: "local"}, {Dst: "fe80::/64"}}})
+	require.Equal(t, "fe80::411:22ff:fe00:0", st.Routes[0].Dst)
+	require.Equal(t, "fe80::/64", st.Routes[1].Dst)
+	require.Empty(t, LinksExact([]rtnl.Link{l}, []rtnl.Link{l}))
+	k := l
+	k.Address = "06:11:22:00:00:01"
+	require.Contains(t, LinksExact([]rtnl.Link{l}, []rtnl.Link{k}), "address sim 06:11:22:00:00:00")
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -62,6 +63,7 @@ func window(simW, kernW []rtnl.Event) (at int, msg string) {
 			sync = append(sync, EventLine(e))
 		}
 	}
+	transient := carrierBlips(simW)
 	counts := ""
 	if len(kernW) != len(simW) {
 		counts = fmt.Sprintf("sim sent %d, kernel %d", len(simW), len(kernW))
@@ -77,6 +79,8 @@ func window(simW, kernW []rtnl.Event) (at int, msg string) {
 			next++
 		case deferred[got] > 0:
 			deferred[got]--
+		case transient[got] != "" && deferred[transient[got]] > 0:
+			delete(transient, got) // once, before the deferred one it precedes
 		default:
 			want := "(no more)"
 			if next < len(sync) {
@@ -89,10 +93,47 @@ func window(simW, kernW []rtnl.Event) (at int, msg string) {
 			return i, d
 		}
 	}
-	if counts != "" {
+	left := len(sync) - next
+	for _, n := range deferred {
+		left += n
+	}
+	if left > 0 {
+		if counts == "" {
+			counts = fmt.Sprintf("%d sim notifications missing on the kernel", left)
+		}
 		return len(kernW), counts
 	}
 	return 0, ""
+}
+
+// carrierBlips are the notifications the kernel may add to a window in
+// which a device's carrier came and went: the sim sent the device with
+// LOWER_UP (carrier on) and then, deferred, without it (linkwatch's run
+// after the carrier went). The kernel's linkwatch work may also have run
+// the device while its carrier was on, in between, and sent it then with
+// operstate UP (so without NO-CARRIER, which ip shows for an up device
+// that is not IFF_RUNNING); whether it did is a race (the linkwatch work against the
+// rest of the request). Each such notification, keyed by its EventLine,
+// names the EventLine of the deferred notification it must precede.
+func carrierBlips(simW []rtnl.Event) map[string]string {
+	out := map[string]string{}
+	for i, e := range simW {
+		l, ok := e.Object.(rtnl.Link)
+		if e.Deferred || !ok || e.Type != "RTM_NEWLINK" || e.Family != "link" || !slices.Contains(l.Flags, "LOWER_UP") || l.Operstate == "UP" {
+			continue
+		}
+		for _, d := range simW[i+1:] {
+			dl, ok := d.Object.(rtnl.Link)
+			if d.Deferred && ok && d.Type == "RTM_NEWLINK" && d.Family == "link" && dl.Ifindex == l.Ifindex && !slices.Contains(dl.Flags, "LOWER_UP") {
+				up := l
+				up.Operstate = "UP" // IFF_RUNNING now: ip's NO-CARRIER goes
+				up.Flags = slices.DeleteFunc(slices.Clone(l.Flags), func(f string) bool { return f == "NO-CARRIER" })
+				out[EventLine(rtnl.Event{Type: e.Type, Family: e.Family, Object: up})] = EventLine(d)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // EventLine is one notification on one line: type, family and the object

@@ -22,7 +22,7 @@ import (
 // What selects what Run compares besides the errno of every line, which
 // it always compares.
 type What struct {
-	Links   bool // compare.Links: every field, MAC addresses up to renaming
+	Links   bool // every field; MAC addresses as Run and Kernels say
 	Addrs   bool // compare.Addrs: every device's addr_info, exactly, in order
 	Routes  bool // compare.Routes: `ip route show table all`, exactly, in order
 	FibTrie bool // compare.FibTrie: /proc/net/fib_trie, text for text
@@ -47,6 +47,10 @@ type What struct {
 
 	// linkEventsOnly keeps to the link and bridge notifications (Links).
 	linkEventsOnly bool
+	// macsRenamed: the kernel's random MACs are renamed to the sim's
+	// (Run), so links compare exactly; otherwise (Kernels) up to a
+	// renaming (compare.Links).
+	macsRenamed bool
 }
 
 // All is everything Run can compare: what `rtnlsim diff` compares.
@@ -108,18 +112,108 @@ func (w What) sysctls() map[string]string {
 // The kernel target runs with SyncLinkwatch, so each request ends only
 // when its linkwatch work has run and every notification carries its
 // request number. Unless what.IPv6 is set, IPv6 is off on both sides.
-// The MAC addresses the kernel picked at random are handed to the sim
-// (opts.MACs), so that what depends on their order, such as which port
-// gives a bridge its address, is the same on both sides, and so is the
-// net.ipv4.conf state the kernel's namespace started from (opts.Start).
+// The model picks its own MAC addresses. What the kernel picked at random
+// (KernelRandomMACs) is renamed to what the model picked for the same
+// device (compare.MACRenaming, with the link-local addresses derived
+// from them) before comparing, and everything else compares as it is: an
+// address a request gives, or one a device takes from another (a bridge
+// from its lowest port, a passthru macvlan from its lower), must be the
+// same on both sides. The model is told the order of the kernel's random
+// picks, never their values (sim.Options.MACOrder), so that what follows
+// from that order (which port gives a bridge its address, hence its
+// CHANGEADDR notifications and its link-local address) can be compared
+// by the rule. The model also starts from the net.ipv4.conf state the
+// kernel's namespace started from (opts.Start).
 func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) (Outcome, error) {
+	var picks map[DeviceAt]net.HardwareAddr
+	var rank map[string]int
+	var st *sim.Target
+	what.macsRenamed = true
 	return run(ctx, reqs, what, func(kern rtnl.Result, start rtnl.StartConf) rtnl.Target {
 		opts.Events = what.Events || what.EventCounts
 		opts.Start = start
-		opts.MACs = KernelMACs(kern.Events)
+		picks = KernelRandomMACs(reqs, kern.Events)
+		rank = ranks(picks)
+		opts.MACOrder = func(req int, name string) (int, bool) {
+			a, ok := picks[DeviceAt{req, name}]
+			if !ok {
+				return 0, false
+			}
+			return rank[a.String()], true
+		}
 		opts.Sysctls = what.sysctls()
-		return sim.New(opts)
-	}, nil)
+		st = sim.New(opts)
+		return st
+	}, func(k, _ *side) {
+		m := compare.MACRenaming{}
+		for _, a := range picks {
+			m.Add(a, st.RankedMAC(rank[a.String()]))
+		}
+		k.res.Events = m.Events(k.res.Events)
+		for r, state := range k.at {
+			k.at[r] = m.State(state)
+		}
+		k.res.State = k.at[len(reqs)]
+	})
+}
+
+// DeviceAt names a device by the request that made it (1-based) and the
+// name it had then.
+type DeviceAt struct {
+	Req  int
+	Name string
+}
+
+// KernelRandomMACs are the addresses a kernel run picked at random: for
+// each device, the address of the first RTM_NEWLINK (family link) that
+// named it in the window of the request that made it, unless that
+// address is zero, one the script writes (`address X`), or one an earlier
+// notification already showed (a passthru macvlan's, taken from its
+// lower).
+func KernelRandomMACs(reqs []rtnl.Request, evs []rtnl.Event) map[DeviceAt]net.HardwareAddr {
+	written := map[string]bool{"00:00:00:00:00:00": true}
+	for _, r := range reqs {
+		switch op := r.Op.(type) {
+		case rtnl.LinkAdd:
+			written[op.Address.String()] = true
+		case rtnl.LinkSet:
+			written[op.Address.String()] = true
+		}
+	}
+	seen := map[string]bool{}
+	named := map[DeviceAt]bool{}
+	out := map[DeviceAt]net.HardwareAddr{}
+	for _, e := range evs {
+		l, ok := e.Object.(rtnl.Link)
+		if !ok || e.Family != "link" {
+			continue
+		}
+		k := DeviceAt{e.Request, l.Ifname}
+		a, err := net.ParseMAC(l.Address)
+		if e.Type == "RTM_NEWLINK" && !named[k] {
+			named[k] = true
+			if err == nil && len(a) == 6 && !written[l.Address] && !seen[l.Address] {
+				out[k] = a
+			}
+		}
+		seen[l.Address] = true
+	}
+	return out
+}
+
+// ranks numbers the distinct addresses of picks in ascending order.
+func ranks(picks map[DeviceAt]net.HardwareAddr) map[string]int {
+	var all []string
+	for _, a := range picks {
+		all = append(all, string(a))
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	out := map[string]int{}
+	for i, a := range all {
+		out[net.HardwareAddr(a).String()] = i
+	}
+	return out
 }
 
 // Kernels runs reqs on two fresh kernel targets, one after the other, and
@@ -137,7 +231,10 @@ func Kernels(ctx context.Context, reqs []rtnl.Request, what What) (Outcome, erro
 			return failedTarget{err}
 		}
 		return kt
-	}, canonMACs)
+	}, func(k, s *side) {
+		canonMACs(k)
+		canonMACs(s)
+	})
 }
 
 // newKernel is the kernel target the comparisons use.
@@ -155,7 +252,7 @@ type side struct {
 	at  map[int]rtnl.State
 }
 
-func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern rtnl.Result, start rtnl.StartConf) rtnl.Target, canon func(*side)) (Outcome, error) {
+func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern rtnl.Result, start rtnl.StartConf) rtnl.Target, canon func(k, s *side)) (Outcome, error) {
 	var out Outcome
 	show := rtnl.Show{Links: what.Links, Addrs: what.Addrs, Routes: what.Routes, FibTrie: what.FibTrie}
 	events := what.Events || what.EventCounts
@@ -170,9 +267,10 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 		return out, fmt.Errorf("kernel: %w", err)
 	}
 	out.KernelWall = time.Since(start)
-	// The kernel target records notifications in any case; the sim's MAC
-	// oracle reads them even when they are not compared (then a socket
-	// that overflowed is no matter).
+	// The kernel target records notifications in any case; Run finds
+	// the kernel's random MAC picks in them even when they are not
+	// compared (then a socket that overflowed is no matter: devices are
+	// made before the floods that overflow it).
 	if k.res.Events, err = kt.Events(ctx); err != nil && events {
 		return out, fmt.Errorf("kernel: %w", err)
 	}
@@ -183,24 +281,21 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 	}
 	s, err := apply(ctx, st, reqs, show, what.Checkpoints)
 	if err != nil {
-		return out, fmt.Errorf("%s: %w", sideName(canon), err)
+		return out, fmt.Errorf("%s: %w", sideName(what), err)
 	}
 	if events {
 		if s.res.Events, err = st.Events(ctx); err != nil {
-			return out, fmt.Errorf("%s: %w", sideName(canon), err)
+			return out, fmt.Errorf("%s: %w", sideName(what), err)
 		}
 	}
-	if canon != nil {
-		canon(&k)
-		canon(&s)
-	}
+	canon(&k, &s)
 	out.Kernel, out.Sim = k.res, s.res
 	out.At, out.Diff = firstDiff(reqs, what, s, k)
 	return out, nil
 }
 
-func sideName(canon func(*side)) string {
-	if canon != nil {
+func sideName(what What) string {
+	if !what.macsRenamed {
 		return "second kernel"
 	}
 	return "sim"
@@ -303,7 +398,11 @@ func firstDiff(reqs []rtnl.Request, what What, s, k side) (int, string) {
 // stateDiff compares what selects of two states.
 func stateDiff(what What, s, k rtnl.State) string {
 	if what.Links {
-		if d := compare.Links(s.Links, k.Links, FixedMACs, func(string) bool { return false }); d != "" {
+		d := compare.LinksExact(s.Links, k.Links)
+		if !what.macsRenamed {
+			d = compare.Links(s.Links, k.Links, FixedMACs, func(string) bool { return false })
+		}
+		if d != "" {
 			return d
 		}
 	}
@@ -325,8 +424,8 @@ func stateDiff(what What, s, k rtnl.State) string {
 	return ""
 }
 
-// FixedMACs are addresses that compare as they are: the broadcast address
-// and those the generated scripts write.
+// FixedMACs are addresses that Kernels compares as they are: the
+// broadcast address and those the generated scripts write.
 var FixedMACs = []string{"ff:ff:ff:ff:ff:ff", "02:00:00:00:00:42", "02:00:00:00:00:43", "00:00:00:00:00:00", "01:00:5e:00:00:01"}
 
 // LinkFamilies keeps the notifications of families link and bridge.
@@ -338,31 +437,6 @@ func LinkFamilies(evs []rtnl.Event) []rtnl.Event {
 		}
 	}
 	return out
-}
-
-// KernelMACs is a MAC oracle for the sim made from a kernel run's
-// notifications: the address a device had in the first RTM_NEWLINK that
-// named it in the window of the request that made it.
-func KernelMACs(evs []rtnl.Event) sim.MACOracle {
-	type key struct {
-		req  int
-		name string
-	}
-	macs := map[key]net.HardwareAddr{}
-	for _, e := range evs {
-		l, ok := e.Object.(rtnl.Link)
-		if !ok || e.Type != "RTM_NEWLINK" || e.Family != "link" {
-			continue
-		}
-		k := key{e.Request, l.Ifname}
-		if _, seen := macs[k]; seen {
-			continue
-		}
-		if a, err := net.ParseMAC(l.Address); err == nil {
-			macs[k] = a
-		}
-	}
-	return func(req int, name string) net.HardwareAddr { return macs[key{req, name}] }
 }
 
 // canonMACs renames, in place, every MAC address of a run that is not in
