@@ -47,12 +47,25 @@ func TestRegressionScriptsMatchKernel(t *testing.T) {
 			}
 			what := differ.All
 			what.IPv6 = strings.HasPrefix(name, "ipv6-")
-			out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
-			if err != nil {
-				t.Fatal(err)
+			// A script is replayed up to three times while it differs:
+			// in a few of them the kernel's deferred work races (address
+			// configuration against linkwatch), and a run may land on
+			// the order the model does not take; a model bug differs
+			// every time.
+			var diffs []string
+			for range 3 {
+				out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.Diff == "" {
+					break
+				}
+				diffs = append(diffs, out.Diff)
+				t.Logf("%s: run %d differs:\n%s", f, len(diffs), out.Diff)
 			}
-			if out.Diff != "" {
-				t.Errorf("%s: model and kernel differ:\n%s", f, out.Diff)
+			if len(diffs) == 3 {
+				t.Errorf("%s: model and kernel differ in 3 runs of 3; the last:\n%s", f, diffs[2])
 			}
 		})
 	}
