@@ -24,6 +24,7 @@ here=tools/mutate
 list=$here/mutations.txt
 log=${MUTATE_LOG:-$(mktemp -d "${TMPDIR:-/tmp}/rtnlsim-mutate.XXXXXX")}
 mkdir -p "$log" || exit 2
+log=$(cd "$log" && pwd)
 export RTNLSIM_REQUIRE_KERNEL=1
 # A killed property suite shrinks its counterexample; a short budget is
 # enough here (only the kill matters).
@@ -41,7 +42,17 @@ restore() {
 		applied=""
 	fi
 }
-trap 'restore; exit 130' INT TERM
+# stop ends a running test: it runs as a job of its own process group, so
+# the whole group (go test and the test binary) is signalled.
+testpid=""
+stop() {
+	if [ -n "$testpid" ]; then
+		kill -TERM -- "-$testpid" 2>/dev/null
+		wait "$testpid" 2>/dev/null
+		testpid=""
+	fi
+}
+trap 'stop; restore; exit 130' INT TERM
 trap 'restore' EXIT
 
 trim() {
@@ -74,8 +85,19 @@ state() { for f in $files; do sha256sum "$f"; done; }
 before=$(state)
 
 # runtest PKG REGEX ENV OUT: the test command; its status.
+# Counterexample files the suites write go to the log directory. The test
+# runs in the background and is waited for, so that a signal reaches the
+# trap at once.
 runtest() {
-	env $3 "$GO" test -count=1 -timeout 60m -failfast -run "$2" "$1" >"$4" 2>&1
+	local rc
+	set -m
+	env TMPDIR="$log" $3 "$GO" test -count=1 -timeout 60m -failfast -run "$2" "$1" >"$4" 2>&1 &
+	testpid=$!
+	set +m
+	wait "$testpid"
+	rc=$?
+	testpid=""
+	return $rc
 }
 now() { date +%s; }
 
