@@ -6,8 +6,9 @@
 # test command runs on the unmodified tree and must pass; then each patch is
 # applied alone (git apply), its test runs, and the patch is taken out again
 # (git apply -R, also from the EXIT/INT/TERM trap), so the files the patches
-# touch end byte for byte as they began (checked). A table follows: mutation, test, killed/survived, time. The exit
-# status is 1 when a mutation survived, 2 when the check could not run
+# touch end byte for byte as they began (checked). A table follows:
+# mutation, test, killed/survived, time. The exit status is 1 when a
+# mutation survived, 2 when the check could not run
 # (a test failing on the unmodified tree, a patch that does not apply or
 # does not build, a patched file left different).
 #
