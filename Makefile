@@ -8,7 +8,7 @@ TESTFLAGS ?= -count=1 -timeout 60m
 CROSS ?= darwin/amd64 darwin/arm64 windows/amd64 freebsd/amd64
 CROSS_VET ?= darwin windows freebsd
 
-.PHONY: build test bench lint fuzz tidy-check portable fidelity
+.PHONY: build test bench lint fuzz tidy-check portable fidelity mutate
 
 build:
 	$(GO) build -o bin/rtnlsim ./cmd/rtnlsim
@@ -49,6 +49,11 @@ fidelity:
 	RTNLSIM_KMEASURE=1 $(GO) test -count=1 -timeout 60m -v \
 		-run 'TestKernelSeed001Prediction|TestCalibratePredictsUnfitted|TestSeed004Prediction' \
 		./props ./internal/repro/seed001 ./internal/repro/seed004
+
+# The mutation check (root): each known-bug patch of tools/mutate/testdata
+# must make its differential or property test fail; the tree is restored.
+mutate:
+	GO=$(GO) ./tools/mutate/mutate.sh
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./script/

@@ -18,9 +18,9 @@ import (
 // kernelTrieFunc is the seam to a real kernel: replay ops in a fresh network
 // namespace that has one ifb device d0 (ifindex 2, up, no address) and lo
 // down, and return /proc/net/fib_trie and /proc/net/fib_triestat of it.
-// It returns an error when the set of ops the kernel refused differs from
-// the ops whose WantErr is non-nil. kernelTrie implements it with the
-// kernel target.
+// It returns an error when the ops the kernel refused, or the errnos it
+// refused them with, differ from the ops whose WantErr is non-nil and
+// their errnos. kernelTrie implements it with the kernel target.
 type kernelTrieFunc func(ops []RouteOp) (fibTrie, fibTrieStat string, err error)
 
 // kernelIfindex is d0's ifindex in the namespace: lo is 1.
@@ -120,7 +120,8 @@ func kernelTrieThen(ops []RouteOp, then []string) (string, string, error) {
 			return "", "", err
 		}
 	}
-	var got, want []int
+	// got and want are the refused lines as "LINE:ERRNO".
+	var got, want []string
 	var refusals []string
 	for i, op := range ops {
 		line := ipBatchLine(op)
@@ -128,13 +129,13 @@ func kernelTrieThen(ops []RouteOp, then []string) (string, string, error) {
 			if rtnl.Errno(err) == 0 {
 				return "", "", err
 			}
-			got = append(got, i+1)
+			got = append(got, refusal(i+1, err))
 			if len(refusals) < 20 {
 				refusals = append(refusals, fmt.Sprintf("%d: %s: %v", i+1, line, err))
 			}
 		}
 		if op.WantErr != nil {
-			want = append(want, i+1)
+			want = append(want, refusal(i+1, op.WantErr))
 		}
 	}
 	for _, l := range then {
@@ -154,13 +155,22 @@ func kernelTrieThen(ops []RouteOp, then []string) (string, string, error) {
 		return "", "", err
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		return st.FibTrie, st.FibTrieStat, fmt.Errorf("kernel refused lines %v, model refused %v; the kernel said:\n%s",
-			trimList(got), trimList(want), strings.Join(refusals, "\n"))
+		i := 0
+		for i < min(len(got), len(want)) && got[i] == want[i] {
+			i++
+		}
+		return st.FibTrie, st.FibTrieStat, fmt.Errorf("kernel refused lines %v, model refused %v (first difference: kernel %v, model %v); the kernel said:\n%s",
+			trimList(got), trimList(want), trimList(got[i:min(i+1, len(got))]), trimList(want[i:min(i+1, len(want))]), strings.Join(refusals, "\n"))
 	}
 	return st.FibTrie, st.FibTrieStat, nil
 }
 
-func trimList(l []int) string {
+// refusal is line's refusal with its errno, as the comparison lists it.
+func refusal(line int, err error) string {
+	return fmt.Sprintf("%d:%s", line, rtnl.ErrnoName(rtnl.Errno(err)))
+}
+
+func trimList(l []string) string {
 	if len(l) > 30 {
 		return fmt.Sprint(l[:30]) + "..."
 	}

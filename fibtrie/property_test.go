@@ -265,12 +265,53 @@ func TestPropWalkAndStats(t *testing.T) {
 	props.TestingRun(t)
 }
 
-// pathThresholds checks the tnodes from the root to key: an insert
-// resizes exactly these (trie_rebalance from the leaf's parent up), so
-// unless resize ran out of max_work none may be above the inflate or below
-// the halve threshold. Nodes off the path may legitimately be: a former
-// root that gains a parent is judged by the stricter non-root thresholds
-// but not resized.
+// The resize thresholds of net/ipv4/fib_trie.c, in percent, written here
+// apart from the model's constants so that the threshold properties hold
+// the model to the kernel's numbers rather than to its own.
+const (
+	kernelHalveThreshold       = 25
+	kernelInflateThreshold     = 50
+	kernelHalveThresholdRoot   = 15
+	kernelInflateThresholdRoot = 30
+)
+
+// kernelShouldInflate is fib_trie.c's should_inflate for a tnode of bits
+// and pos with empty nil and full "full" children (tnode_full: tnodes
+// with no skipped bits), root when its parent is the trie itself: the
+// children, counting a full one twice (it would split in two on
+// inflation), make at least threshold% of 2*child_length; 50*used against
+// child_length*threshold is that comparison in integers. pos 0 never
+// inflates (no bit left below).
+func kernelShouldInflate(root bool, bits, pos uint8, empty, full uint64) bool {
+	used := uint64(1) << bits
+	threshold := used * kernelInflateThreshold
+	if root {
+		threshold = used * kernelInflateThresholdRoot
+	}
+	used = used - empty + full
+	return used > 1 && pos != 0 && 50*used >= threshold
+}
+
+// kernelShouldHalve is should_halve: the non-nil children are fewer than
+// threshold% of child_length, and a 1-bit tnode is never halved.
+func kernelShouldHalve(root bool, bits uint8, empty uint64) bool {
+	used := uint64(1) << bits
+	threshold := used * kernelHalveThreshold
+	if root {
+		threshold = used * kernelHalveThresholdRoot
+	}
+	used -= empty
+	return used > 1 && bits > 1 && 100*used < threshold
+}
+
+// pathThresholds checks the tnodes from the root to key against the
+// kernel's thresholds: an insert resizes exactly these (trie_rebalance
+// from the leaf's parent up), so unless resize ran out of max_work none
+// may be above the inflate or below the halve threshold. Nodes off the
+// path may legitimately be: a former root that gains a parent is judged
+// by the stricter non-root thresholds but not resized. A model that
+// inflates too eagerly leaves nodes inside these bounds;
+// TestPropResizeThresholdsKernelNumbers catches that.
 func pathThresholds(f *FIB, key uint32) error {
 	tb := f.getTable(TableMain)
 	if tb == nil {
@@ -278,7 +319,8 @@ func pathThresholds(f *FIB, key uint32) error {
 	}
 	n := tb.t.root()
 	for n != nil && !n.isLeaf() {
-		if shouldInflate(n.parent, n) || shouldHalve(n.parent, n) {
+		root := n.parent.isTrie()
+		if kernelShouldInflate(root, n.bits, n.pos, n.empty, n.full) || kernelShouldHalve(root, n.bits, n.empty) {
 			return fmt.Errorf("tnode %s pos %d bits %d: thresholds (empty %d full %d)",
 				FormatIP(n.key), n.pos, n.bits, n.empty, n.full)
 		}
@@ -289,6 +331,38 @@ func pathThresholds(f *FIB, key uint32) error {
 		n = n.child[idx]
 	}
 	return nil
+}
+
+// TestPropResizeThresholdsKernelNumbers: resize's decisions
+// (shouldInflate, shouldHalve) are the kernel's for any tnode: every size
+// up to 16 bits, root or not, every count of nil and full children.
+func TestPropResizeThresholdsKernelNumbers(t *testing.T) {
+	props := gopter.NewProperties(gopterParams(t, 2000))
+	props.Property("inflate and halve as fib_trie.c decides", prop.ForAll(func(root bool, bits, pos uint8, e, f uint64) string {
+		n := uint64(1) << bits
+		empty := e % (n + 1)
+		full := f % (n - empty + 1)
+		if int(pos)+int(bits) > keyLength {
+			pos = uint8(keyLength) - bits
+		}
+		if !root && int(pos)+int(bits) == keyLength {
+			pos-- // a parent below the trie has bits to cover
+		}
+		tn := &node{pos: pos, bits: bits, empty: empty, full: full}
+		tp := &node{pos: keyLength} // the trie itself
+		if !root {
+			tp = &node{pos: pos + bits, bits: 1}
+		}
+		tn.parent = tp
+		if got, want := shouldInflate(tp, tn), kernelShouldInflate(root, bits, pos, empty, full); got != want {
+			return fmt.Sprintf("root %v bits %d pos %d empty %d full %d: shouldInflate %v, kernel %v", root, bits, pos, empty, full, got, want)
+		}
+		if got, want := shouldHalve(tp, tn), kernelShouldHalve(root, bits, empty); got != want {
+			return fmt.Sprintf("root %v bits %d pos %d empty %d: shouldHalve %v, kernel %v", root, bits, pos, empty, got, want)
+		}
+		return ""
+	}, gen.Bool(), gen.UInt8Range(1, 16), gen.UInt8Range(0, 31), gen.UInt64(), gen.UInt64()))
+	props.TestingRun(t)
 }
 
 // TestPropResizeThresholds: after each insert (adds only), the tnodes on

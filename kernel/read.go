@@ -248,7 +248,7 @@ func renderLink(l linkMsg, c linkCache) rtnl.Link {
 	if g, ok := a.u32(unix.IFLA_GROUP); ok {
 		out.Group = rtnl.GroupName(g)
 	}
-	if q, ok := a.u32(unix.IFLA_TXQLEN); ok {
+	if q, ok := a.u32(unix.IFLA_TXQLEN); ok && q != 0 { // print_txqlen leaves 0 out
 		v := int(q)
 		out.Txqlen = &v
 	}
@@ -328,6 +328,9 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 		out.Dst = fmt.Sprintf("0/%d ", r.hdr.DstLength)
 	} else {
 		out.Dst = "default"
+	}
+	if r.hdr.Tos != 0 {
+		out.Tos = rtnl.DSFieldName(r.hdr.Tos)
 	}
 	if g, ok := r.attrs.addr(unix.RTA_GATEWAY); ok {
 		out.Gateway = g.String()

@@ -18,7 +18,8 @@ import (
 // nhscope-* and reg-* with it off) and the 56 IPv6 corner scripts of an
 // adversarial pass (testdata/ipv6corners, IPv6 on: macvlan modes, vxlan,
 // bridge ports, MAC changes, renames, groups, list deletes, mtus around
-// 1280 and 68, lo, disable_ipv6, accept_dad, flushes). The sim's own
+// 1280 and 68, lo, disable_ipv6, accept_dad, flushes; a list delete is the
+// kernel target's emulation, one RTM_DELLINK per device). The sim's own
 // tests hold what the model does on some of them; this holds that the
 // kernel still does the same. About 20 s.
 func TestRegressionScriptsMatchKernel(t *testing.T) {

@@ -38,6 +38,13 @@ import (
 // (veth peers, bridge ports, macvlan lowers), mtus across 1280 and
 // deletions make and take them, with their notifications.
 //
+// `link del list` is no kernel request: on the kernel target it is the
+// project's emulation, one RTM_DELLINK per device after every name is
+// resolved (kernel/apply.go), and the sim does the same. So a list line
+// holds the model to what the kernel does with each of those RTM_DELLINKs;
+// that an unknown name refuses the line whole and that devices already
+// gone are skipped is the emulation agreeing with itself.
+//
 // Each gopter case is a batch of scripts run on kernel targets in parallel
 // goroutines (each has its own namespace), because the wait for the
 // kernel's deferred linkwatch work dominates. A failure names the shrunk

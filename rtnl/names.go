@@ -157,6 +157,23 @@ func ProtoName(p uint8) string {
 	return strconv.Itoa(int(p))
 }
 
+// dsfieldNames is /etc/iproute2/rt_dsfield as iproute2 6.1 ships it
+// (its 0x0 "default" never shows: a tos of 0 is not printed).
+var dsfieldNames = map[uint8]string{
+	0x28: "AF11", 0x30: "AF12", 0x38: "AF13", 0x48: "AF21", 0x50: "AF22", 0x58: "AF23",
+	0x68: "AF31", 0x70: "AF32", 0x78: "AF33", 0x88: "AF41", 0x90: "AF42", 0x98: "AF43",
+	0x20: "CS1", 0x40: "CS2", 0x60: "CS3", 0x80: "CS4", 0xa0: "CS5", 0xc0: "CS6", 0xe0: "CS7",
+	0xb8: "EF",
+}
+
+// DSFieldName is rtnl_dsfield_n2a: the rt_dsfield name, else 0x%02x.
+func DSFieldName(tos uint8) string {
+	if n, ok := dsfieldNames[tos]; ok {
+		return n
+	}
+	return fmt.Sprintf("0x%02x", tos)
+}
+
 var routeTypeNames = []string{
 	"unspec", "unicast", "local", "broadcast", "anycast", "multicast",
 	"blackhole", "unreachable", "prohibit", "throw", "nat", "xresolve",

@@ -77,6 +77,9 @@ type LinkDelGroup struct{ Group uint32 }
 
 // LinkDelList is `link del list NAME...`: the seed 000 bulk request
 // (+bulk-ifindex profile). Names are resolved to ifindexes by the target.
+// The kernel has no such request: the kernel target emulates it with one
+// RTM_DELLINK per device (kernel/apply.go), as the sim does without
+// +bulk-ifindex.
 type LinkDelList struct{ Devs []string }
 
 // Addr is an IPv4 or IPv6 address request.

@@ -19,7 +19,7 @@ type Link struct {
 	Operstate string   `json:"operstate,omitempty"`
 	Linkmode  string   `json:"linkmode,omitempty"`
 	Group     string   `json:"group,omitempty"`
-	Txqlen    *int     `json:"txqlen,omitempty"`
+	Txqlen    *int     `json:"txqlen,omitempty"` // nil when 0: print_txqlen leaves 0 out
 	LinkType  string   `json:"link_type"`
 	Address   string   `json:"address,omitempty"`
 	Broadcast string   `json:"broadcast,omitempty"`
@@ -67,6 +67,7 @@ type AddrInfo struct {
 type RouteEntry struct {
 	Type     string   `json:"type,omitempty"` // omitted for unicast
 	Dst      string   `json:"dst"`
+	Tos      string   `json:"tos,omitempty"` // rtm_tos, printed only when not 0
 	Gateway  string   `json:"gateway,omitempty"`
 	Dev      string   `json:"dev,omitempty"`
 	Table    string   `json:"table,omitempty"` // omitted for main

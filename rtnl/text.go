@@ -125,6 +125,7 @@ func RouteText(r RouteEntry) string {
 	}
 	add("", r.Type)
 	add("", r.Dst)
+	add("tos", r.Tos)
 	add("via", r.Gateway)
 	add("dev", r.Dev)
 	add("table", r.Table)

@@ -328,6 +328,9 @@ func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
 	default:
 		out.Dst = fmt.Sprintf("%s/%d", fibtrie.FormatIP(r.Dst), r.Len)
 	}
+	if r.TOS != 0 {
+		out.Tos = rtnl.DSFieldName(r.TOS)
+	}
 	if r.Gateway != 0 {
 		out.Gateway = fibtrie.FormatIP(r.Gateway)
 	}

@@ -27,8 +27,10 @@ func renderLink(d *Device) rtnl.Link {
 	l.Operstate = rtnl.OperState(d.OperState())
 	l.Linkmode = rtnl.LinkMode(0)
 	l.Group = rtnl.GroupName(d.group)
-	q := int(d.txQLen)
-	l.Txqlen = &q
+	if d.txQLen != 0 { // print_txqlen leaves a 0 out
+		q := int(d.txQLen)
+		l.Txqlen = &q
+	}
 	l.LinkType = rtnl.LinkType(d.linkType)
 	l.Address = rtnl.HWAddr(d.addr)
 	l.Broadcast = rtnl.HWAddr(d.brd)

@@ -39,7 +39,11 @@ kernel a second or two; a script can write
 net.ipv6.conf.{all,default}.accept_dad=0 to skip it.
 
 The kernel side is this machine's kernel, so --profile takes linux-6.18
-without switches only; other profiles are for rtnlsim run --target sim.`,
+without switches only; other profiles are for rtnlsim run --target sim.
+That kernel has no list delete: "link del list" is the kernel target's
+emulation on both sides (names resolved first, then one RTM_DELLINK per
+device), so a diff holds the kernel to what each of those requests does,
+not to how the line as a whole behaves.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sh, err := parseShow(show)

@@ -52,7 +52,9 @@ with and without its regression; the rest is 6.18's), plus switches:
 secondaries (seed 001). The sim models links, IPv4 addresses and routes;
 IPv6 lines stop a sim run. The sim is the default target; --target kernel
 runs the script on this machine's kernel instead (Linux, root), with
-linux-6.18 without switches only.`,
+linux-6.18 without switches only; that kernel has no list delete, so there
+"link del list" is the kernel target's emulation: one RTM_DELLINK per
+device.`,
 		Example: `  rtnlsim run --target kernel --show links,addrs,routes --format json my.script
   rtnlsim run --target sim --profile linux-6.18+bulk-ifindex --show cost my.script
   echo 'link add d0 type ifb' | rtnlsim run --target kernel -`,

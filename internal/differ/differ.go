@@ -3,6 +3,16 @@
 // addresses, the routes of all tables, /proc/net/fib_trie and the
 // notifications request by request. props and `rtnlsim diff` share it,
 // so that a counterexample a property prints replays the same way.
+//
+// A `link del list` line is not a kernel request: the kernel target
+// emulates it (kernel/apply.go: every name resolved by RTM_GETLINK first,
+// an unknown one ENODEV with nothing sent; then one RTM_DELLINK per
+// distinct device, skipping the ENODEV of a device an earlier one took,
+// stopping at any other refusal), and the sim without +bulk-ifindex does
+// the same. Comparing such a line holds the model to what the kernel did
+// with each RTM_DELLINK (devices, notifications, a refusal such as the
+// loopback's EOPNOTSUPP), not to the line's own rules, which are the
+// emulation's on both sides.
 package differ
 
 import (
