@@ -12,6 +12,7 @@ import (
 // reports, the state the drivers keep (carrier, operstate, qdisc), and the
 // links between devices (veth peer, macvlan lower, bridge master and ports).
 type Device struct {
+	noCopy  noCopy // the model holds devices by pointer; a copy would be a second, stale device
 	ns      *Netns
 	ifindex uint32
 	name    string
@@ -293,3 +294,11 @@ func (d *Device) Group() uint32 { return d.group }
 
 // TxQLen is the device's tx_queue_len.
 func (d *Device) TxQLen() uint32 { return d.txQLen }
+
+// noCopy makes go vet's copylocks check report a copy of the struct that
+// holds it (`*a = *b` through two handles included): Lock and Unlock are
+// what it looks for.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

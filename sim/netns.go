@@ -16,6 +16,7 @@ import (
 // (dev_base_head, which group requests walk), the name table, the linkwatch
 // queue, and the net.ipv4.conf sysctls written so far.
 type Netns struct {
+	noCopy  noCopy // held by pointer only, as Device
 	name    string
 	index   *netdevindex.Table[*Device]
 	devs    *devList // dev_base_head (devlist.go)
