@@ -1,6 +1,4 @@
-//go:build linux
-
-package kernel
+package props
 
 import (
 	"context"
@@ -11,13 +9,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
 
-// Lines whose meaning is what iproute2 6.1 sends for them, as the kernel
-// answers them (sim/iproute2_test.go holds the model to the same state;
-// `ip -b` of the script gave it too).
+// Lines whose meaning is what iproute2 6.1 sends for them: ip's wildcard
+// addr del (prefixlen 32, IFA_LOCAL only), brd + derived from a peer's
+// prefix, and table 0 sent as 0 (main). iproute2Want is the state `ip -b`
+// of the script gave.
 const iproute2Script = `link add i0 type ifb
 link set i0 up
 addr add 10.0.0.1/24 dev i0
@@ -76,9 +77,18 @@ func iproute2Summary(st rtnl.State) []string {
 func TestIproute2Meaning(t *testing.T) {
 	reqs, err := script.ParseString(iproute2Script)
 	require.NoError(t, err)
-	tg := newTestTarget(t)
-	res, err := rtnl.Run(context.Background(), tg, reqs, rtnl.Show{Addrs: true, Routes: true}, nil)
+	check := func(tg rtnl.Target) {
+		t.Helper()
+		defer tg.Close()
+		res, err := rtnl.Run(context.Background(), tg, reqs, rtnl.Show{Addrs: true, Routes: true}, nil)
+		require.NoError(t, err)
+		assert.Empty(t, res.Errors)
+		assert.Equal(t, iproute2Want, iproute2Summary(res.State))
+	}
+	// The model first: it needs no root.
+	check(sim.New(sim.Options{Seed: 1}))
+	requireKernel(t)
+	kt, err := kernel.New(kernel.Options{})
 	require.NoError(t, err)
-	assert.Empty(t, res.Errors)
-	assert.Equal(t, iproute2Want, iproute2Summary(res.State))
+	check(kt)
 }
