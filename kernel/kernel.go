@@ -5,7 +5,7 @@
 // request.
 //
 // The target needs Linux (network namespaces, rtnetlink sockets, /proc):
-// the files that make it are built on Linux only. The API in this file is
+// the files that make it are built on Linux only. The package's API is
 // the same on every OS, so that its callers build anywhere; on another OS
 // New returns an error saying that the target needs Linux.
 package kernel
