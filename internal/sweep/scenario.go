@@ -299,17 +299,7 @@ func seed000Curves(o Options, profs []profile) ([]Curve, error) {
 			return sim.UnregisterBatch(steps, devs), nil
 		})
 		add("list (+bulk-ifindex)", func(devs []sim.UnregDev) ([][]cost.Work, error) {
-			table := make(map[int32]sim.UnregDev, len(devs))
-			ix := make([]int32, len(devs))
-			for i, d := range devs {
-				table[d.Ifindex] = d
-				ix[i] = d.Ifindex
-			}
-			batch, err := sim.ListDeleteBatch(table, ix)
-			if err != nil {
-				return nil, err
-			}
-			return [][]cost.Work{{sim.UnregisterRequestWork(steps, batch)}}, nil
+			return seed000.ListAll(steps, devs)
 		})
 	}
 	return out, nil

@@ -147,18 +147,28 @@ type Row struct {
 	LockHeld int64         `json:"lock_held_ns"`
 }
 
+// ListAll is the seed's list request over devs: one +bulk-ifindex
+// RTM_DELLINK naming every device, one unregister batch.
+func ListAll(st sim.UnregisterSteps, devs []sim.UnregDev) ([][]cost.Work, error) {
+	table := make(map[int32]sim.UnregDev, len(devs))
+	ix := make([]int32, len(devs))
+	for i, d := range devs {
+		table[d.Ifindex] = d
+		ix[i] = d.Ifindex
+	}
+	batch, err := sim.ListDeleteBatch(table, ix)
+	if err != nil {
+		return nil, err
+	}
+	return [][]cost.Work{{sim.UnregisterRequestWork(st, batch)}}, nil
+}
+
 // Rows runs the seed's scenarios on p: one by one from 1, 10 and 50
 // threads, the group request, and the list request (+bulk-ifindex, which
 // the patch says times the same as group).
 func Rows(p cost.Params, o FitOptions) ([]Row, error) {
 	devs := Devices(o.Devices)
-	ix := make([]int32, len(devs))
-	table := make(map[int32]sim.UnregDev, len(devs))
-	for i, d := range devs {
-		ix[i] = d.Ifindex
-		table[d.Ifindex] = d
-	}
-	listBatch, err := sim.ListDeleteBatch(table, ix)
+	list, err := ListAll(o.Steps, devs)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +190,7 @@ func Rows(p cost.Params, o FitOptions) ([]Row, error) {
 	}
 	scs = append(scs,
 		sc{"group", 1, o.GroupNs, true, sim.UnregisterBatch(o.Steps, devs)},
-		sc{"list (+bulk-ifindex; seed: same as group)", 1, o.GroupNs, false, [][]cost.Work{{sim.UnregisterRequestWork(o.Steps, listBatch)}}},
+		sc{"list (+bulk-ifindex; seed: same as group)", 1, o.GroupNs, false, list},
 	)
 	rows := make([]Row, 0, len(scs))
 	for _, s := range scs {
