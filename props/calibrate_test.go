@@ -2,13 +2,13 @@ package props
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/calib"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -24,9 +24,7 @@ import (
 // machine (3m20s measured while other jobs loaded it). It runs only with
 // RTNLSIM_KMEASURE=1 (make fidelity).
 func TestCalibratePredictsUnfitted(t *testing.T) {
-	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
-		t.Skip("wall-clock accuracy, not part of make test (a busy machine moves it): make fidelity runs it (RTNLSIM_KMEASURE=1, root)")
-	}
+	testseed.NeedKMeasure(t, "calibrate's unfitted predictions")
 	requireKernel(t)
 	start := time.Now()
 	res, err := calib.Run(context.Background(), calib.Options{Sizes: calib.QuickSizes, Repeat: 3, Predict: true})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/nscheck"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
 
 func TestMain(m *testing.M) { nscheck.Main(m) }
@@ -50,9 +51,7 @@ func TestAddrs(t *testing.T) {
 // RTNLSIM_KMEASURE_QUIET=1 flushes with the target's subscription closed
 // (Config.Quiet, kernel.Target.CloseEvents).
 func TestSeed001Table(t *testing.T) {
-	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
-		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to measure the seed 001 flush")
-	}
+	testseed.NeedKMeasure(t, "the seed 001 flush")
 	if os.Geteuid() != 0 {
 		t.Skip("kernel timing skipped: needs root to make network namespaces")
 	}

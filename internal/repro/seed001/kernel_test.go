@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -27,9 +26,7 @@ import (
 // It runs only with RTNLSIM_KMEASURE=1 (make fidelity).
 // RTNLSIM_SEED001_REPEATS sets the runs per size (3).
 func TestKernelSeed001Prediction(t *testing.T) {
-	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
-		t.Skip("wall-clock accuracy, not part of make test (a busy machine moves it): make fidelity runs it (RTNLSIM_KMEASURE=1, root)")
-	}
+	testseed.NeedKMeasure(t, "seed 001 predicted against this kernel")
 	testseed.NeedRoot(t)
 	repeats := testseed.EnvInt(t, "RTNLSIM_SEED001_REPEATS", 3, 1)
 	ctx := context.Background()

@@ -86,9 +86,7 @@ func TestSeed004NonStrictIgnoresNetnsid(t *testing.T) {
 // 1:1:1,1:1:10,1:1:100,1:10:10,100:1:10,1000:1:10,1:1:10:veth,100:1:10:veth,1000:1:10:veth),
 // RTNLSIM_SEED004_READS (50) and RTNLSIM_SEED004_REPEATS (60).
 func TestSeed004KernelTable(t *testing.T) {
-	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
-		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to measure seed 004")
-	}
+	testseed.NeedKMeasure(t, "seed 004 on this kernel")
 	testseed.NeedRoot(t)
 	grid := "1:1:1,1:1:10,1:1:100,1:10:10,100:1:10,1000:1:10,1:1:10:veth,100:1:10:veth,1000:1:10:veth"
 	if s := os.Getenv("RTNLSIM_SEED004_GRID"); s != "" {
@@ -126,9 +124,7 @@ func seed004Micro(d time.Duration) float64 { return float64(d) / 1e3 }
 // RTNLSIM_SEED004_READS (50) and RTNLSIM_SEED004_REPEATS (60) set the
 // blocks.
 func TestSeed004Prediction(t *testing.T) {
-	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
-		t.Skip("kernel timing skipped: set RTNLSIM_KMEASURE=1 (needs root) to check the seed 004 prediction")
-	}
+	testseed.NeedKMeasure(t, "seed 004 predicted against this kernel")
 	testseed.NeedRoot(t)
 	reads, repeats := testseed.EnvInt(t, "RTNLSIM_SEED004_READS", 50, 1), testseed.EnvInt(t, "RTNLSIM_SEED004_REPEATS", 60, 1)
 	fitSet := map[string]bool{}
