@@ -137,9 +137,10 @@ func (n *Netns) validName(name string) (string, error) {
 }
 
 // previewName is the name validName would give now, or the name itself
-// when it would refuse: what the drivers that pick a random MAC address
-// before register_netdevice (veth, macvlan) are known by to the MAC
-// oracle, which holds the names the kernel gave.
+// when it would refuse: the name under which the drivers that pick a
+// random MAC address before register_netdevice (veth, macvlan) look the
+// address up in Options.MACOrder, which is keyed by the names the kernel
+// gave.
 func (n *Netns) previewName(name string) string {
 	if v, err := n.validName(name); err == nil {
 		return v
