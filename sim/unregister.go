@@ -89,8 +89,8 @@ func UnregisterStepsV516() UnregisterSteps { return UnregisterSteps{DeactivateSy
 // flush_all_backlogs; synchronize_net after unlisting and after the
 // per-device loop), dev_deactivate_many's wait only for devices with a
 // queue, NETDEV_PRE_UNINIT per device; netdev_run_todo's rcu_barrier after
-// __rtnl_unlock. Confirmed on this machine's 6.18 by the differential
-// suites' notifications.
+// __rtnl_unlock. The differential suites hold its notifications to this
+// machine's 6.18; its grace periods are read from the source, not observed.
 func UnregisterStepsV618() UnregisterSteps {
 	return UnregisterSteps{DeactivateSync: true, DeactivateSyncOnlyIfUp: true,
 		DeactivateSyncNeedsQueue: true, PreUninit: true}
