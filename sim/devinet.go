@@ -19,15 +19,16 @@ import (
 // Read from Linux ~6.15-6.17 net/ipv4/devinet.c and checked against this
 // machine's kernel by props/devinet_test.go.
 //
-// No ordered index (a B-tree per subnet or per local address) stands in
-// for these walks. Each search stops at the first match in list order, and
-// WalkSteps (StepIfaWalk) counts the elements up to it (all of them when
-// none matches): the match's position in the list, set by the insertion
-// rule and by promotions, not by the order of any key. An index would find the address but not that
-// count: github.com/google/btree keeps no ranks, and counting up to the
-// match in list order is the walk itself. The insert and delete walks also
-// carry state along the way (last_primary, last_prim, prev_prom), and
-// inet_ifa_byprefix in fib.go (IfaScanSteps) is the same kind of search.
+// Each search stops at the first match in list order, and WalkSteps
+// (StepIfaWalk) counts the elements up to it (all of them when none
+// matches): the match's position in the list, set by the insertion rule
+// and by promotions, not by the order of any key. The functions here make
+// the walks step by step, as the kernel does; they run when the list is
+// literal (the tests' oracle). Otherwise devinet_count.go answers each walk
+// from indexes kept in list order (ifaindex.go) and charges the same
+// count, so that a promoting flush of N addresses costs the model O(N^2
+// log N) instead of the kernel's N^3/3 list steps;
+// sim/fastwalk_prop_test.go holds the two to the same counts.
 
 // Ifaddr is one struct in_ifaddr. Addresses are IPv4 in host byte order;
 // zero means "not set" where the kernel tests for zero (ifa_broadcast).
@@ -41,6 +42,8 @@ type Ifaddr struct {
 	Flags     uint32 // ifa_flags (IFA_F_*)
 	Label     string // ifa_label
 	next      *Ifaddr
+	label     uint64 // the list-order label of ifaIndex
+	listed    bool   // in ifaIndex
 }
 
 // Secondary reports IFA_F_SECONDARY.
@@ -117,6 +120,10 @@ type InDevice struct {
 	setAll, promoteSet bool
 
 	head *Ifaddr // ifa_list
+	// ix indexes the list so that walks are counted, not made; literal
+	// makes every walk step by step instead (the tests' oracle).
+	ix      *ifaIndex
+	literal bool
 	// Count is where the work is counted: the list's own counters, or
 	// the namespace's when the list belongs to a sim target's device.
 	Count   *DevinetCounters
@@ -146,6 +153,14 @@ func NewInDevice(name string) *InDevice {
 	return &InDevice{Name: name, Count: &DevinetCounters{}}
 }
 
+// index is the list's index, made with the first address.
+func (d *InDevice) index() *ifaIndex {
+	if d.ix == nil {
+		d.ix = newIfaIndex()
+	}
+	return d.ix
+}
+
 // List returns the addresses in list order.
 func (d *InDevice) List() []*Ifaddr {
 	var out []*Ifaddr
@@ -157,6 +172,12 @@ func (d *InDevice) List() []*Ifaddr {
 
 // Len is the number of addresses.
 func (d *InDevice) Len() int {
+	if !d.literal {
+		if d.ix == nil {
+			return 0
+		}
+		return d.ix.len()
+	}
 	n := 0
 	for a := d.head; a != nil; a = a.next {
 		n++
@@ -277,16 +298,7 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 	if r.HasLabel {
 		ifa.Label = r.Label
 	}
-	// find_matching_ifa
-	var existing *Ifaddr
-	for a := d.head; a != nil; a = a.next {
-		d.Count.WalkSteps++
-		if a.Mask == ifa.Mask && inetIfaMatch(a.Address, ifa) && a.Local == ifa.Local {
-			existing = a
-			break
-		}
-	}
-	if existing != nil {
+	if existing := d.findMatching(ifa); existing != nil {
 		if r.Excl || !r.Replace {
 			return rtnl.Errf(uapi.EEXIST, "ipv4: Address already assigned")
 		}
@@ -300,6 +312,21 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 	return d.insert(ifa)
 }
 
+// findMatching is find_matching_ifa: the first address with ifa's mask,
+// subnet and local.
+func (d *InDevice) findMatching(ifa *Ifaddr) *Ifaddr {
+	if !d.literal {
+		return d.findMatchingCounted(ifa)
+	}
+	for a := d.head; a != nil; a = a.next {
+		d.Count.WalkSteps++
+		if a.Mask == ifa.Mask && inetIfaMatch(a.Address, ifa) && a.Local == ifa.Local {
+			return a
+		}
+	}
+	return nil
+}
+
 // insert is __inet_insert_ifa. A primary goes right after the last
 // primary whose scope is numerically >= its own (host 254 > link 253 >
 // global 0), even when that primary's secondaries follow it, or at the
@@ -308,8 +335,11 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 // same subnet is EEXIST, a different scope in the same subnet EINVAL.
 func (d *InDevice) insert(ifa *Ifaddr) error {
 	ifa.Flags &^= uapi.IFA_F_SECONDARY
-	lastPrimary := &d.head
 	ifa.Flags &^= ipv6OnlyIfaFlags
+	if !d.literal {
+		return d.insertCounted(ifa)
+	}
+	lastPrimary := &d.head
 	ifap := &d.head
 	for ifa1 := *ifap; ifa1 != nil; ifa1 = *ifap {
 		d.Count.WalkSteps++
@@ -355,6 +385,9 @@ func (d *InDevice) notifyInetaddr(up bool, ifa *Ifaddr) {
 // request's and whose subnet holds IFA_ADDRESS, is deleted by
 // __inet_del_ifa; none is EADDRNOTAVAIL. Flags and scope are not compared.
 func (d *InDevice) DelAddr(r IfaRequest) error {
+	if !d.literal {
+		return d.delAddrCounted(r)
+	}
 	for ifap := &d.head; *ifap != nil; ifap = &(*ifap).next {
 		ifa := *ifap
 		d.Count.WalkSteps++
@@ -459,6 +492,9 @@ func (d *InDevice) del(ifap **Ifaddr, flush bool) {
 // promotion.
 func (d *InDevice) Destroy() {
 	d.Dead = true
+	for !d.literal && d.head != nil {
+		d.delCounted(d.head, false)
+	}
 	for d.head != nil {
 		d.del(&d.head, false)
 	}
@@ -555,6 +591,10 @@ func (d *InDevice) flushDelete(dels []IfaRequest) error {
 func (d *InDevice) flushOneRequest(f FlushFilter) error {
 	d.Count.Requests++
 	d.Count.FlushRounds++
+	if !d.literal {
+		d.flushOneRequestCounted(f)
+		return nil
+	}
 	for ifap := &d.head; *ifap != nil; {
 		d.Count.WalkSteps++
 		if !f.match(d.Name, *ifap) {

@@ -98,13 +98,9 @@ func (n *Netns) fibMagic(add bool, typ fibtrie.RouteType, dst uint32, plen int, 
 // byPrefix is inet_ifa_byprefix: the first address of the list with
 // this mask whose subnet holds prefix.
 func (n *Netns) byPrefix(in *InDevice, prefix, mask uint32) *Ifaddr {
-	for a := in.head; a != nil; a = a.next {
-		n.fibCount.IfaScanSteps++
-		if a.Mask == mask && inetIfaMatch(prefix, a) {
-			return a
-		}
-	}
-	return nil
+	a, steps := in.firstInSubnet(prefix, mask)
+	n.fibCount.IfaScanSteps += steps
+	return a
 }
 
 // fibAddIfaddr is fib_add_ifaddr: the local route always; with the
@@ -140,6 +136,16 @@ func (n *Netns) fibAddIfaddr(d *Device, ifa *Ifaddr) {
 	}
 }
 
+// What fib_del_ifaddr's scan finds still in use (its ok bits): the
+// local address, the address's broadcast, the subnet's network address
+// and its broadcast address.
+const (
+	localOK = 1 << iota
+	brdOK
+	brd0OK
+	brd1OK
+)
+
 // fibDelIfaddr is fib_del_ifaddr: the prefix route of a primary, then,
 // after a scan of the device's other addresses for one that still needs
 // them, the broadcast and local routes; a local address that is gone for
@@ -148,12 +154,6 @@ func (n *Netns) fibAddIfaddr(d *Device, ifa *Ifaddr) {
 // deleted when a promotion moves the subnet's routes: its subnet's
 // addresses count as gone.
 func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
-	const (
-		localOK = 1 << iota
-		brdOK
-		brd0OK
-		brd1OK
-	)
 	in := d.in
 	prim := ifa
 	var prim1 *Ifaddr
@@ -178,7 +178,10 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 		}
 		subnet = true
 	}
-	if !in.Dead {
+	if !in.Dead && !in.literal && in.scanCountable(ifa, prim, iprim) {
+		ok, gone = in.scanCounted(ifa, prim, iprim)
+		n.fibCount.IfaScanSteps += in.Len()
+	} else if !in.Dead {
 		for ifa1 := in.head; ifa1 != nil; ifa1 = ifa1.next {
 			n.fibCount.IfaScanSteps++
 			if ifa1 == ifa {

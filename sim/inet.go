@@ -25,6 +25,7 @@ func (n *Netns) inetdevInit(d *Device) {
 	in.promoteSet = n.promoteDefaultSet
 	in.PromoteAll = n.promoteAll
 	in.IfaFlush = n.ifaFlush
+	in.literal = n.literalWalks
 	in.Count = &n.inetCount
 	in.hooks = d
 	d.in = in

@@ -55,6 +55,20 @@ type Netns struct {
 	// (written, or copied set from the host: rtnl.StartConf); ifaFlush the
 	// +ifa-flush profile switch.
 	promoteAll, promoteDefault, promoteDefaultSet, ifaFlush bool
+	// literalWalks makes the address lists walk step by step instead of
+	// counting from their indexes (the tests' oracle for the counts).
+	literalWalks bool
+}
+
+// setLiteralWalks switches every address list, present and future, to
+// literal walks.
+func (n *Netns) setLiteralWalks() {
+	n.literalWalks = true
+	for d := range n.listed() {
+		if d.in != nil {
+			d.in.literal, d.in.ix = true, nil
+		}
+	}
 }
 
 func newNetns(name string, rng *rand.Rand, opts netdevindex.Options, fib fibtrie.Options, ev *eventLog, macs func(req int, name string) net.HardwareAddr) *Netns {
