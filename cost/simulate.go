@@ -51,6 +51,9 @@ type costSim struct {
 	// barrier_mutex to start), if any.
 	barrier          bool
 	barStart, barEnd int64
+
+	// spans, when not nil, is each thread's timeline (SimulateTimeline).
+	spans [][]Span
 }
 
 func (s *costSim) push(e costEvent) {
@@ -86,10 +89,14 @@ func SplitInOrder(requests []Work, threads int) [][]Work {
 // user thread i, the first at time 0) and returns per-request costs, totals
 // and counters. The same input gives the same result.
 func Simulate(p Params, threads [][]Work) (Result, error) {
+	return (&costSim{}).run(p, threads)
+}
+
+func (s *costSim) run(p Params, threads [][]Work) (Result, error) {
 	if err := p.Validate(); err != nil {
 		return Result{}, err
 	}
-	s := &costSim{p: p, threads: threads}
+	s.p, s.threads = p, threads
 	s.first = make([]int, len(threads))
 	s.next = make([]int, len(threads))
 	total := 0
@@ -147,6 +154,7 @@ func Simulate(p Params, threads [][]Work) (Result, error) {
 			if shared {
 				r.BarriersShared++
 			}
+			s.span(e.thread, SpanRCUBarrier, e.at, end, false, shared)
 			if e.left > 1 {
 				s.push(costEvent{at: end, kind: evBarrier, thread: e.thread, step: e.step, left: e.left - 1})
 			} else {
@@ -165,10 +173,13 @@ func (s *costSim) acquire(th int32, at int64) {
 	s.held = true
 	r := s.cur(th)
 	r.LockWait = at - r.Arrive
+	s.span(th, SpanLockWait, r.Arrive, at, false, false)
 	w := s.threads[th][s.next[th]]
 	var d int64
 	for _, e := range w.Locked {
-		d += e.N * s.p.Cost(e.Step)
+		c := e.N * s.p.Cost(e.Step)
+		s.span(th, spanKind(e.Step), at+d, at+d+c, true, false)
+		d += c
 		s.res.Counters.Add(e.Step, e.N)
 		if e.Step == StepRCUBarrier {
 			s.res.Counters.RCUBarrierExecuted += e.N
@@ -194,7 +205,9 @@ func (s *costSim) unlocked(th int32, at int64, from int) {
 			return
 		}
 		s.res.Counters.Add(e.Step, e.N)
-		at += e.N * s.p.Cost(e.Step)
+		c := e.N * s.p.Cost(e.Step)
+		s.span(th, spanKind(e.Step), at, at+c, false, false)
+		at += c
 	}
 	r := s.cur(th)
 	r.End = at
