@@ -60,6 +60,10 @@ type Span struct {
 	// Shared: an rcu_barrier call that returned with a barrier another
 	// caller started, so ran none of its own.
 	Shared bool `json:"shared"`
+	// BarrierStart: for an rcu_barrier call after rtnl_unlock, when the
+	// barrier it returned with started (after Start when it first waited
+	// for a running barrier to end; before it when it shared one).
+	BarrierStart int64 `json:"barrier_start_ns,omitempty"`
 }
 
 // spanKind is the kind of span a step's time goes to.
@@ -94,6 +98,10 @@ func (s *costSim) span(th int32, k SpanKind, start, end int64, locked, shared bo
 	if s.spans == nil || end <= start {
 		return
 	}
+	var barStart int64
+	if k == SpanRCUBarrier && !locked {
+		barStart = s.barStart
+	}
 	req := s.first[th] + s.next[th]
 	l := s.spans[th]
 	if n := len(l); n > 0 && k == SpanWork && l[n-1].Kind == k && l[n-1].Request == req &&
@@ -101,5 +109,5 @@ func (s *costSim) span(th int32, k SpanKind, start, end int64, locked, shared bo
 		l[n-1].End = end
 		return
 	}
-	s.spans[th] = append(l, Span{Kind: k, Start: start, End: end, Request: req, Locked: locked, Shared: shared})
+	s.spans[th] = append(l, Span{Kind: k, Start: start, End: end, Request: req, Locked: locked, Shared: shared, BarrierStart: barStart})
 }

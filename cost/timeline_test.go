@@ -28,14 +28,14 @@ func TestTimelineTwoThreadsExactSpans(t *testing.T) {
 			{Kind: SpanWork, Start: 0, End: 10, Request: 0, Locked: true},
 			{Kind: SpanSynchronizeNetExpedited, Start: 10, End: 30, Request: 0, Locked: true},
 			{Kind: SpanSynchronizeNet, Start: 30, End: 35, Request: 0},
-			{Kind: SpanRCUBarrier, Start: 35, End: 135, Request: 0},
+			{Kind: SpanRCUBarrier, Start: 35, End: 135, Request: 0, BarrierStart: 35},
 		},
 		{
 			{Kind: SpanLockWait, Start: 0, End: 30, Request: 1},
 			{Kind: SpanWork, Start: 30, End: 40, Request: 1, Locked: true},
 			{Kind: SpanSynchronizeNetExpedited, Start: 40, End: 60, Request: 1, Locked: true},
 			{Kind: SpanSynchronizeNet, Start: 60, End: 65, Request: 1},
-			{Kind: SpanRCUBarrier, Start: 65, End: 135, Request: 1, Shared: true},
+			{Kind: SpanRCUBarrier, Start: 65, End: 135, Request: 1, Shared: true, BarrierStart: 35},
 		},
 	}, tl)
 	plain, err := Simulate(p, [][]Work{{w}, {w}})
@@ -46,20 +46,22 @@ func TestTimelineTwoThreadsExactSpans(t *testing.T) {
 func TestTimelineBarrierOfItsOwnAfterARunningOne(t *testing.T) {
 	// No window: thread 1 calls rcu_barrier at 20 while thread 0's runs
 	// [10,110); it needs the next one, which runs [110,210): its span is
-	// the whole wait, and not shared.
+	// the whole wait, and not shared; its barrier started at 110.
 	w := simpleWork()
 	_, tl, err := SimulateTimeline(simpleParams(10, 100), [][]Work{{w}, {w}})
 	require.NoError(t, err)
 	require.Equal(t, []Span{
 		{Kind: SpanLockWait, Start: 0, End: 10, Request: 1},
 		{Kind: SpanWork, Start: 10, End: 20, Request: 1, Locked: true},
-		{Kind: SpanRCUBarrier, Start: 20, End: 210, Request: 1},
+		{Kind: SpanRCUBarrier, Start: 20, End: 210, Request: 1, BarrierStart: 110},
 	}, tl[1])
 }
 
 // TestTimelineTilesEachThread: on random work, each thread's spans run back
 // to back from 0 to its end and add up to each request's lock wait, locked
-// and unlocked times; the shared barrier spans are the shared calls.
+// and unlocked times; the shared barrier spans are the shared calls; a
+// barrier call after rtnl_unlock returns one barrier after its BarrierStart,
+// which is not before the call unless the call shared it.
 func TestTimelineTilesEachThread(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := range 30 {
@@ -95,6 +97,14 @@ func TestTimelineTilesEachThread(t *testing.T) {
 				if s.Shared {
 					require.Equal(t, SpanRCUBarrier, s.Kind)
 					g.shared++
+				}
+				if s.Kind == SpanRCUBarrier && !s.Locked {
+					require.Equal(t, p.RCUBarrierNs, s.End-s.BarrierStart, "round %d thread %d", round, th)
+					if !s.Shared {
+						require.LessOrEqual(t, s.Start, s.BarrierStart)
+					}
+				} else {
+					require.Zero(t, s.BarrierStart)
 				}
 			}
 			require.Equal(t, res.ThreadEnd[th], at, "round %d thread %d ends at its end", round, th)
