@@ -28,7 +28,8 @@ type runFlags struct {
 	format    string
 	threads   int
 	exitNetns bool
-	trace     bool // --trace (trace.go)
+	trace     bool   // --trace (trace.go)
+	plot      string // --plot (plot.go)
 }
 
 func newRunCmd() *cobra.Command {
@@ -65,6 +66,9 @@ device.`,
 				return err
 			}
 			if err := checkTrace(cmd, &f, &show); err != nil {
+				return err
+			}
+			if err := checkPlot(&f, show); err != nil {
 				return err
 			}
 			if f.format != "text" && f.format != "json" {
@@ -117,6 +121,11 @@ device.`,
 				}
 				priced, res.Cost = &c, costJSON{Threads: f.threads, Lines: costLines(reqs, st.CostSources()), Result: c}
 			}
+			if f.plot != "" {
+				if err := plotRun(st, f, args[0], *priced, prices); err != nil {
+					return err
+				}
+			}
 			if f.trace {
 				tr, err := st.Trace(f.threads)
 				if err != nil {
@@ -136,6 +145,7 @@ device.`,
 	}
 	addRunFlags(cmd, &f)
 	addTraceFlag(cmd, &f)
+	addPlotFlag(cmd, &f)
 	return cmd
 }
 
