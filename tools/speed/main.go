@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -75,6 +76,7 @@ func run() error {
 	defer stop()
 	fmt.Fprintf(os.Stderr, "speed: scale %g, %d runs, load %s\n", scale, *runs, loadavg())
 	var reports []ipbatch.Report
+	var failed []error
 	for _, w := range ws {
 		s, err := scenario(w)
 		if err != nil {
@@ -83,7 +85,13 @@ func run() error {
 		t0 := time.Now()
 		r, err := ipbatch.Measure(ctx, s, ipbatch.Options{Threads: 1, Runs: *runs, Profile: p, Progress: os.Stderr})
 		if err != nil {
-			return fmt.Errorf("%s: %w", w.name, err)
+			// The others still run: a full run takes many minutes.
+			failed = append(failed, fmt.Errorf("%s: %w", w.name, err))
+			fmt.Fprintf(os.Stderr, "speed: %v\n", failed[len(failed)-1])
+			if ctx.Err() != nil {
+				break
+			}
+			continue
 		}
 		for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
 			fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", w.name, l)
@@ -98,7 +106,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(*out, append(b, '\n'), 0o644)
+	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return errors.Join(failed...)
 }
 
 func scenario(w workload) (ipbatch.Scenario, error) {
