@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -109,6 +110,12 @@ func Measure(ctx context.Context, s Scenario, o Options) (Report, error) {
 			fmt.Fprintf(o.Progress, "%s: "+format+"\n", append([]any{s.Name}, a...)...)
 		}
 	}
+	// Without root (or off Linux) say so now, not after the model's runs.
+	kt, err := kernel.New(kernel.Options{})
+	if err != nil {
+		return r, err
+	}
+	kt.Close()
 	opts := o.Profile.Options(0)
 	var walls []time.Duration
 	for k := range o.Runs {
@@ -122,9 +129,10 @@ func Measure(ctx context.Context, s Scenario, o Options) (Report, error) {
 			return r, fmt.Errorf("model: run %d predicted %dns, run 1 %dns", k+1, m.VirtualNs, r.ModelVirtualNs)
 		}
 		walls = append(walls, m.Wall)
+		say("model run %d/%d: %s", k+1, o.Runs, m.Wall)
 	}
 	r.ModelWall = StatsOf(walls)
-	say("model: predicted %s, wall median %s over %d runs", time.Duration(r.ModelVirtualNs), time.Duration(r.ModelWall.MedianNs), o.Runs)
+	say("model: predicted %s", time.Duration(r.ModelVirtualNs))
 
 	dir, err := os.MkdirTemp(o.Dir, "rtnlsim-measure-")
 	if err != nil {
