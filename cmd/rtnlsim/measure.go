@@ -52,8 +52,8 @@ with the kernel's median over it ("model faster by").
 
 Times are medians with min..max over the K runs; the machine's load moves
 them.`,
-		Example: `  rtnlsim measure --setup examples/speed/group-move-2000.setup.ip --runs 5 examples/speed/group-move-2000.ip
-  rtnlsim measure --threads 4 --json out.json my.script`,
+		Example: `  sudo rtnlsim measure --setup devices.ip --runs 5 group-move.ip
+  sudo rtnlsim measure --threads 4 --json out.json my.script`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.threads < 1 {

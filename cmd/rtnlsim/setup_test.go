@@ -145,3 +145,22 @@ func TestRunSetupKernelEvents(t *testing.T) {
 		require.NotEqual(t, "x9", eventName(ev))
 	}
 }
+
+// The trace narrates the main script's requests alone, with their lines.
+func TestRunSetupTrace(t *testing.T) {
+	setup := writeTemp(t, "setup.ip", setupScript)
+	main := writeTemp(t, "main.ip", mainScript)
+	out, errs, err := runCLI(t, "", "run", "--trace", "--format", "json", "--setup", setup, main)
+	require.NoError(t, err, errs)
+	var got struct {
+		Trace traceJSON `json:"trace"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Len(t, got.Trace.Requests, 3)
+	for i, r := range got.Trace.Requests {
+		require.Equal(t, i+1, r.Line)
+	}
+	require.Equal(t, "link del x1", got.Trace.Requests[2].Request)
+	c := runCost(t, "--show", "cost", "--setup", setup, main)
+	require.Equal(t, c.Cost.VirtualNs, got.Trace.VirtualNs)
+}
