@@ -112,7 +112,7 @@ A refused setup line is reported as FILE:line and the run goes on.`,
 			if f.trace {
 				st.StartTrace()
 			}
-			if setup != nil {
+			if f.setup != "" {
 				if tg, err = applySetup(cmd.Context(), tg, setup, f.setup, show, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
