@@ -8,7 +8,7 @@ TESTFLAGS ?= -count=1 -timeout 60m
 CROSS ?= darwin/amd64 darwin/arm64 windows/amd64 freebsd/amd64
 CROSS_VET ?= darwin windows freebsd
 
-.PHONY: build test bench lint fuzz tidy-check portable fidelity mutate
+.PHONY: build test bench lint fuzz tidy-check portable fidelity mutate speed
 
 build:
 	$(GO) build -o bin/rtnlsim ./cmd/rtnlsim
@@ -49,6 +49,16 @@ fidelity:
 	RTNLSIM_KMEASURE=1 $(GO) test -count=1 -timeout 60m -v \
 		-run 'TestKernelSeed001Prediction|TestCalibratePredictsUnfitted|TestSeed004Prediction' \
 		./props ./internal/repro/seed001 ./internal/repro/seed004
+
+# The side-by-side benchmark (root, minutes; docs/measure.md): seven
+# workloads, each timed on this machine's kernel through ip -b and on the
+# model. RTNLSIM_SPEED_SCALE=0.1 makes every size ten times smaller.
+SPEED_RUNS ?= 3
+SPEED_PROFILE ?= docs/profiles/this-machine.json
+SPEED_JSON ?= bin/speed.json
+speed:
+	@mkdir -p $(dir $(SPEED_JSON))
+	$(GO) run ./tools/speed -runs $(SPEED_RUNS) -profile $(SPEED_PROFILE) -json $(SPEED_JSON)
 
 # The mutation check (root): each known-bug patch of tools/mutate/testdata
 # must make its differential or property test fail; the tree is restored.

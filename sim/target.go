@@ -454,3 +454,20 @@ func (t *Target) Work() []cost.Work {
 	}
 	return out
 }
+
+// Forget drops what the target recorded so far (the cost work and its
+// sources, the notifications, the trace) and numbers the next request as
+// the first, so that Cost, Work, CostSources, Events and Trace cover only
+// what comes after, on a fresh virtual clock. The state stays: a setup
+// applied before Forget shapes what follows without being priced.
+// Options.MACOrder's request numbers restart too.
+func (t *Target) Forget() {
+	t.work, t.workSrc = nil, nil
+	t.applied, t.parts = 0, 0
+	t.ev.list, t.ev.req = nil, 0
+	if r := t.ev.trace; r != nil {
+		// A trace started before keeps going, from the next request.
+		r.base, r.done, r.cur = 0, nil, traceCollect{}
+		r.last = t.Netns().traceSnapshot()
+	}
+}

@@ -52,5 +52,6 @@ Targets:
 	root.AddCommand(newCalibrateCmd())
 	root.AddCommand(newReproCmd())
 	root.AddCommand(newSweepCmd(), newMergeCmd())
+	root.AddCommand(newMeasureCmd())
 	return root
 }

@@ -28,6 +28,7 @@ type runFlags struct {
 	format    string
 	threads   int
 	exitNetns bool
+	setup     string
 	trace     bool   // --trace (trace.go)
 	plot      string // --plot (plot.go)
 }
@@ -55,8 +56,14 @@ IPv6 lines stop a sim run. The sim is the default target; --target kernel
 runs the script on this machine's kernel instead (Linux, root), with
 linux-6.18 without switches only; that kernel has no list delete, so there
 "link del list" is the kernel target's emulation: one RTM_DELLINK per
-device.`,
+device.
+
+--setup FILE runs FILE first on the same target, then SCRIPT; the setup is
+left out of --show cost, events and --trace (the cost is the main script's
+alone, from a fresh virtual clock; --threads splits the main script only).
+A refused setup line is reported as FILE:line and the run goes on.`,
 		Example: `  rtnlsim run --target kernel --show links,addrs,routes --format json my.script
+  rtnlsim run --setup devices.script --show cost --threads 4 delete.script
   rtnlsim run --target sim --profile linux-6.18+bulk-ifindex --show cost my.script
   echo 'link add d0 type ifb' | rtnlsim run --target kernel -`,
 		Args: cobra.ExactArgs(1),
@@ -79,6 +86,16 @@ device.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
+			var setup []rtnl.Request
+			if f.setup != "" {
+				if f.setup == "-" {
+					return fmt.Errorf("--setup: give a file, not standard input")
+				}
+				if setup, err = readScript(f.setup, nil); err != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), err)
+					return exitError{1}
+				}
+			}
 			// Refused before the target is made: a kernel target would
 			// need root and Linux only to say no.
 			if show.Cost && f.target == "kernel" {
@@ -98,6 +115,11 @@ device.`,
 			st, _ := tg.(*sim.Target)
 			if f.trace {
 				st.StartTrace()
+			}
+			if f.setup != "" {
+				if tg, err = applySetup(cmd.Context(), tg, setup, f.setup, show, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
 			}
 			res, err := rtnl.Run(cmd.Context(), tg, reqs, show, progress(cmd.ErrOrStderr(), len(reqs)))
 			if err != nil {
@@ -155,7 +177,63 @@ func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
 	cmd.Flags().IntVar(&f.threads, "threads", 1, "sim cost: split the requests, in order, over N user threads")
+	cmd.Flags().StringVar(&f.setup, "setup", "", "run this script first on the same target, left out of cost, events and trace")
 	cmd.Flags().BoolVar(&f.exitNetns, "exit-netns", false, "sim: after the script the namespace exits (cleanup_net), shown as one more request")
+}
+
+// applySetup applies the setup on tg, reporting refused lines as
+// FILE:line, and returns the target the main script runs on: one that
+// records nothing of the setup (sim.Target.Forget; on the kernel, its
+// notifications are dropped and the rest renumbered).
+func applySetup(ctx context.Context, tg rtnl.Target, setup []rtnl.Request, file string, show rtnl.Show, stderr io.Writer) (rtnl.Target, error) {
+	for _, r := range setup {
+		if err := tg.Apply(ctx, r); err != nil {
+			errno := rtnl.ErrnoName(rtnl.Errno(err))
+			if errno == "" {
+				return nil, fmt.Errorf("%s:%d (%s): %w", file, r.Line, r.Text, err)
+			}
+			msg := ""
+			if re, ok := err.(*rtnl.Error); ok && re.Msg != "" {
+				msg = " (" + re.Msg + ")"
+			}
+			fmt.Fprintf(stderr, "%s:%d: %s: %s%s\n", file, r.Line, r.Text, errno, msg)
+		}
+	}
+	if st, ok := tg.(*sim.Target); ok {
+		st.Forget()
+		return st, nil
+	}
+	if !show.Events {
+		return tg, nil
+	}
+	// Settled, so that late notifications of the setup are not taken for
+	// the main script's.
+	evs, err := tg.Events(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: events: %w", file, err)
+	}
+	return afterSetup{Target: tg, events: len(evs), requests: len(setup)}, nil
+}
+
+// afterSetup is a target whose Events leave out the setup's: the first
+// events notifications, sent by the first requests requests.
+type afterSetup struct {
+	rtnl.Target
+	events, requests int
+}
+
+func (a afterSetup) Events(ctx context.Context) ([]rtnl.Event, error) {
+	evs, err := a.Target.Events(ctx)
+	if len(evs) < a.events {
+		return evs, err
+	}
+	out := append([]rtnl.Event(nil), evs[a.events:]...)
+	for i := range out {
+		if out[i].Request > a.requests {
+			out[i].Request -= a.requests
+		}
+	}
+	return out, err
 }
 
 // rerun reads State and Events again after the namespace's exit.

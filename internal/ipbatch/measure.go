@@ -1,0 +1,175 @@
+package ipbatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/rtnlsim/rtnlsim/kernel"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// Scenario is a workload: a setup that prepares the namespace (not
+// timed), then the main part, timed.
+type Scenario struct {
+	Name string
+	// SetupName names the setup in errors (its file).
+	SetupName string
+	Setup     []rtnl.Request
+	Main      []rtnl.Request
+}
+
+// Options say how to measure.
+type Options struct {
+	Threads int // user threads (ip processes) the main part is split over
+	Runs    int // K: kernel runs, empty-batch runs and model runs each
+	// Profile is the kernel the model models (sim.LoadProfile).
+	Profile sim.Profile
+	// Dir is where the batch files go (a fresh directory under it,
+	// removed afterwards); "" is the system's temporary directory.
+	Dir string
+	// Progress, when set, is told what is being run.
+	Progress io.Writer
+}
+
+// Stats are K times in ns: the median (the mean of the middle two for an
+// even K), the extremes, and every time in run order.
+type Stats struct {
+	MedianNs int64   `json:"median_ns"`
+	MinNs    int64   `json:"min_ns"`
+	MaxNs    int64   `json:"max_ns"`
+	AllNs    []int64 `json:"all_ns"`
+}
+
+// StatsOf summarises ds.
+func StatsOf(ds []time.Duration) Stats {
+	s := Stats{AllNs: make([]int64, len(ds))}
+	for i, d := range ds {
+		s.AllNs[i] = int64(d)
+	}
+	if len(ds) == 0 {
+		return s
+	}
+	sorted := slices.Sorted(slices.Values(s.AllNs))
+	n := len(sorted)
+	s.MinNs, s.MaxNs = sorted[0], sorted[n-1]
+	s.MedianNs = sorted[n/2]
+	if n%2 == 0 {
+		s.MedianNs = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	return s
+}
+
+// Report is one scenario measured on the kernel and on the model.
+type Report struct {
+	Name       string `json:"name"`
+	Threads    int    `json:"threads"`
+	Runs       int    `json:"runs"`
+	Profile    string `json:"profile"`
+	SetupLines int    `json:"setup_lines"`
+	MainLines  int    `json:"main_lines"`
+	// Kernel is the time from starting the ip processes until the last
+	// exited; ProcessStart is the same for empty batch files (process
+	// start and exit alone). It is not subtracted from Kernel.
+	Kernel       Stats `json:"kernel"`
+	ProcessStart Stats `json:"process_start"`
+	// ModelVirtualNs is the model's predicted time for the main part (the
+	// same in every run: the model is deterministic).
+	ModelVirtualNs int64 `json:"model_virtual_ns"`
+	// ErrorPct is (predicted - kernel median) / kernel median, in %.
+	ErrorPct float64 `json:"error_pct"`
+	// ModelWall is the model's own time to apply the main part.
+	ModelWall Stats `json:"model_wall"`
+	// FasterBy is the kernel median over the model's wall median.
+	FasterBy          float64  `json:"model_faster_by"`
+	ModelSetupRefused []string `json:"model_setup_refused,omitempty"`
+	ModelMainRefused  []string `json:"model_main_refused,omitempty"`
+}
+
+// Measure runs the scenario K times on the model (first, as it is quick to
+// fail: a line it does not cover) and K times on the kernel, each run in
+// a fresh namespace with the main part split over the threads as ip -b
+// batch files (KernelRun), then K runs of empty batch files the same way.
+func Measure(ctx context.Context, s Scenario, o Options) (Report, error) {
+	r := Report{Name: s.Name, Threads: max(o.Threads, 1), Runs: o.Runs, Profile: o.Profile.Name,
+		SetupLines: len(s.Setup), MainLines: len(s.Main)}
+	if o.Runs < 1 {
+		return r, errors.New("ipbatch: runs must be at least 1")
+	}
+	lines, err := Lines(s.Main)
+	if err != nil {
+		return r, err
+	}
+	say := func(format string, a ...any) {
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "%s: "+format+"\n", append([]any{s.Name}, a...)...)
+		}
+	}
+	// Without root (or off Linux) say so now, not after the model's runs.
+	kt, err := kernel.New(kernel.Options{})
+	if err != nil {
+		return r, err
+	}
+	kt.Close()
+	opts := o.Profile.Options(0)
+	var walls []time.Duration
+	for k := range o.Runs {
+		m, err := ModelRun(ctx, s.Setup, s.Main, opts, r.Threads)
+		if err != nil {
+			return r, err
+		}
+		if k == 0 {
+			r.ModelVirtualNs, r.ModelSetupRefused, r.ModelMainRefused = m.VirtualNs, m.SetupRefused, m.MainRefused
+		} else if m.VirtualNs != r.ModelVirtualNs {
+			return r, fmt.Errorf("model: run %d predicted %dns, run 1 %dns", k+1, m.VirtualNs, r.ModelVirtualNs)
+		}
+		walls = append(walls, m.Wall)
+		say("model run %d/%d: %s", k+1, o.Runs, m.Wall)
+	}
+	r.ModelWall = StatsOf(walls)
+	say("model: predicted %s", time.Duration(r.ModelVirtualNs))
+
+	dir, err := os.MkdirTemp(o.Dir, "rtnlsim-measure-")
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(dir)
+	files, err := WriteBatches(dir, "slice", Split(lines, r.Threads))
+	if err != nil {
+		return r, err
+	}
+	empty, err := WriteBatches(dir, "empty", make([][]string, r.Threads))
+	if err != nil {
+		return r, err
+	}
+	var kern, start []time.Duration
+	for k := range o.Runs {
+		d, err := KernelRun(ctx, s.Setup, s.SetupName, files)
+		if err != nil {
+			return r, fmt.Errorf("kernel run %d: %w", k+1, err)
+		}
+		kern = append(kern, d)
+		say("kernel run %d/%d: %s", k+1, o.Runs, d)
+	}
+	for k := range o.Runs {
+		d, err := KernelRun(ctx, nil, "", empty)
+		if err != nil {
+			return r, fmt.Errorf("empty batch run %d: %w", k+1, err)
+		}
+		start = append(start, d)
+	}
+	r.Kernel, r.ProcessStart = StatsOf(kern), StatsOf(start)
+	say("kernel median %s; process start median %s", time.Duration(r.Kernel.MedianNs), time.Duration(r.ProcessStart.MedianNs))
+	if r.Kernel.MedianNs > 0 {
+		r.ErrorPct = 100 * float64(r.ModelVirtualNs-r.Kernel.MedianNs) / float64(r.Kernel.MedianNs)
+	}
+	if r.ModelWall.MedianNs > 0 {
+		r.FasterBy = float64(r.Kernel.MedianNs) / float64(r.ModelWall.MedianNs)
+	}
+	return r, nil
+}

@@ -1,0 +1,138 @@
+// Command speed is `make speed`: seven workloads, each timed on this
+// machine's kernel through ip -b and on the model (internal/ipbatch), as
+// one side-by-side table, also written as JSON. Linux, root.
+//
+// RTNLSIM_SPEED_SCALE (default 1) scales every workload's size, e.g. 0.1
+// for a quick run; RTNLSIM_SPEED_ONLY=a,c runs those workloads alone.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
+	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "speed:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	runs := flag.Int("runs", 3, "K runs of each workload on the kernel and on the model")
+	out := flag.String("json", "speed.json", "write the reports here")
+	profile := flag.String("profile", sim.DefaultProfile, "the model's profile (name or calibrate file)")
+	write := flag.String("write", "", "only write each workload as NAME.setup.ip and NAME.ip into this directory")
+	flag.Parse()
+	scale := 1.0
+	if s := os.Getenv("RTNLSIM_SPEED_SCALE"); s != "" {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v <= 0 {
+			return fmt.Errorf("RTNLSIM_SPEED_SCALE=%q: want a number above 0", s)
+		}
+		scale = v
+	}
+	ws := workloads(scale)
+	if only := os.Getenv("RTNLSIM_SPEED_ONLY"); only != "" {
+		var keep []workload
+		for _, w := range ws {
+			for _, k := range strings.Split(only, ",") {
+				if k != "" && strings.HasPrefix(w.name, k+"-") {
+					keep = append(keep, w)
+				}
+			}
+		}
+		ws = keep
+	}
+	if *write != "" {
+		for _, w := range ws {
+			if err := os.WriteFile(filepath.Join(*write, w.name+".setup.ip"), []byte(w.setup), 0o644); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(*write, w.name+".ip"), []byte(w.main), 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	p, err := sim.LoadProfile(*profile)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Fprintf(os.Stderr, "speed: scale %g, %d runs, load %s\n", scale, *runs, loadavg())
+	var reports []ipbatch.Report
+	var failed []error
+	for _, w := range ws {
+		s, err := scenario(w)
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		r, err := ipbatch.Measure(ctx, s, ipbatch.Options{Threads: 1, Runs: *runs, Profile: p, Progress: os.Stderr})
+		if err != nil {
+			// The others still run: a full run takes many minutes.
+			failed = append(failed, fmt.Errorf("%s: %w", w.name, err))
+			fmt.Fprintf(os.Stderr, "speed: %v\n", failed[len(failed)-1])
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
+			fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", w.name, l)
+		}
+		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s\n", w.name, time.Since(t0).Round(time.Second), loadavg())
+		reports = append(reports, r)
+	}
+	if err := ipbatch.WriteTable(os.Stdout, reports); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(reports, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return errors.Join(failed...)
+}
+
+func scenario(w workload) (ipbatch.Scenario, error) {
+	setup, err := script.ParseString(w.setup)
+	if err != nil {
+		return ipbatch.Scenario{}, fmt.Errorf("%s setup: %w", w.name, err)
+	}
+	main, err := script.ParseString(w.main)
+	if err != nil {
+		return ipbatch.Scenario{}, fmt.Errorf("%s: %w", w.name, err)
+	}
+	return ipbatch.Scenario{Name: w.name, SetupName: w.name + ".setup", Setup: setup, Main: main}, nil
+}
+
+// loadavg is the first three fields of /proc/loadavg, "?" off Linux.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

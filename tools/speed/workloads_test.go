@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// Every workload parses, its main script is ip -b lines, and the model
+// runs setup and main without refusing a line (the kernel would run them
+// all: ip -b stops at a refusal).
+func TestWorkloadsRunOnTheModel(t *testing.T) {
+	ws := workloads(0.02)
+	require.Len(t, ws, 7)
+	seen := map[string]bool{}
+	for _, w := range ws {
+		require.False(t, seen[w.name[:1]], w.name)
+		seen[w.name[:1]] = true
+		s, err := scenario(w)
+		require.NoError(t, err)
+		_, err = ipbatch.Lines(s.Main)
+		require.NoError(t, err, w.name)
+		m, err := ipbatch.ModelRun(context.Background(), s.Setup, s.Main, sim.Options{}, 1)
+		require.NoError(t, err, w.name)
+		require.Empty(t, m.SetupRefused, w.name)
+		require.Empty(t, m.MainRefused, w.name)
+	}
+}
+
+func TestWorkloadSizes(t *testing.T) {
+	full := workloads(1)
+	count := func(s, sub string) int { return strings.Count(s, sub) }
+	require.Equal(t, "a-flush-2000", full[0].name)
+	require.Equal(t, 2000, count(full[0].setup, "addr add"))
+	require.Equal(t, 4000, count(full[1].setup, "addr add"))
+	require.Equal(t, 16000, count(full[2].setup, "addr add"))
+	require.Equal(t, "addr del 10.0.0.1/8 dev i0\n", full[2].main)
+	require.Equal(t, 100000, count(full[3].main, "route add"))
+	require.True(t, strings.HasSuffix(full[3].main, "route add 11.134.159.0/24 dev i0\nroute flush table main\n"))
+	require.Equal(t, 2500, count(full[4].setup, "addr add"))
+	require.Equal(t, 2500, count(full[4].main, "link del"))
+	require.Equal(t, 2000, count(full[5].main, "group 5"))
+	require.Equal(t, 2000, count(full[6].main, "link del"))
+	for _, w := range full[:3] {
+		require.Contains(t, w.setup, "net.ipv6.conf.default.disable_ipv6=1\n")
+		require.Contains(t, w.setup, "promote_secondaries=1\nlink set i0 up\n")
+	}
+	require.Equal(t, "d-route-add-flush-10000", workloads(0.1)[3].name)
+	require.Equal(t, 2, scaled(5, 0.001))
+}
