@@ -22,6 +22,7 @@ func newReproCmd() *cobra.Command {
 		runs    int
 		sizes   []string
 		quiet   bool
+		layouts bool
 	)
 	cmd := &cobra.Command{
 		Use:   "repro SEED",
@@ -46,6 +47,7 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 ` + sizeList(),
 		Example: `  rtnlsim repro 000
   rtnlsim repro 001 --format json
+  rtnlsim repro 001 --layouts
   sudo rtnlsim repro 000 --kernel --profile profile.json --runs 3
   sudo rtnlsim repro 003 --kernel --size 003/delete-one=500`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -62,7 +64,10 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 			if err != nil {
 				return err
 			}
-			o := repro.Options{Kernel: kernel, KernelRuns: runs}
+			if layouts && !seed.Layouts {
+				return fmt.Errorf("--layouts: seed %s has no layout search (seed 001 has)", seed.ID)
+			}
+			o := repro.Options{Kernel: kernel, KernelRuns: runs, Layouts: layouts}
 			if !quiet {
 				o.Progress = cmd.ErrOrStderr()
 			}
@@ -123,6 +128,7 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 	f.IntVar(&runs, "runs", 3, "with --kernel, how many times each kernel scenario runs (the minimum is kept)")
 	f.StringSliceVar(&sizes, "size", nil, "with --kernel, KEY=N overrides a kernel size (e.g. 000/one-by-one=100; keys listed above)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")
+	f.BoolVar(&layouts, "layouts", false, "seed 001: print the address-layout search (which splits of the 40,000 addresses into subnets fit both published times)")
 	return cmd
 }
 

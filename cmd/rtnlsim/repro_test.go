@@ -56,6 +56,38 @@ func TestReproTable(t *testing.T) {
 	require.Contains(t, errOut, "seed 000", "progress goes to stderr")
 }
 
+// Seed 001 always states the layout search's result; --layouts adds its
+// table, in the text and the JSON.
+func TestReproLayouts(t *testing.T) {
+	out, _, err := runCLI(t, "", "repro", "001", "-q")
+	require.NoError(t, err)
+	require.Contains(t, out, "the published pair fits S in [3, 4] secondaries per subnet")
+	require.Contains(t, out, "one /8 does not")
+	require.NotContains(t, out, "layout search:")
+
+	out, _, err = runCLI(t, "", "repro", "001", "--layouts", "-q")
+	require.NoError(t, err)
+	require.Contains(t, out, "layout search:")
+	require.Regexp(t, `(?m)^\s+3\s+10000\s.*\syes$`, out)
+	require.Regexp(t, `(?m)^\s+39999\s+1\s.*\sno$`, out)
+
+	out, _, err = runCLI(t, "", "repro", "001", "--layouts", "--format", "json", "-q")
+	require.NoError(t, err)
+	var tb struct {
+		Sections []struct {
+			Header []string   `json:"header"`
+			Rows   [][]string `json:"rows"`
+		} `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &tb))
+	require.Len(t, tb.Sections, 1)
+	require.Equal(t, "S", tb.Sections[0].Header[0])
+	require.Len(t, tb.Sections[0].Rows, 35, "one row per divisor of 40,000")
+
+	_, _, err = runCLI(t, "", "repro", "000", "--layouts", "-q")
+	require.ErrorContains(t, err, "no layout search")
+}
+
 func TestReproErrors(t *testing.T) {
 	_, _, err := runCLI(t, "", "repro", "999")
 	require.Error(t, err)

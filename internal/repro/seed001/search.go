@@ -3,8 +3,11 @@ package seed001
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/rtnlsim/rtnlsim/cost"
+	"github.com/rtnlsim/rtnlsim/internal/repro"
 )
 
 // The layout search: the thread gives the flush's two times but not how
@@ -75,8 +78,13 @@ func LayoutCounts(n int, ms []int) (before, after []map[string]float64, err erro
 		for _, m := range ms {
 			if m == 1 {
 				one := func(k int) (map[string]int64, error) { return c(k, 1) }
-				if single, err = polyCounts(one, singleKs, singleChecks, n); err != nil {
+				all, err := polyCounts(one, singleKs, singleChecks, n)
+				if err != nil {
 					return nil, nil, err
+				}
+				single = map[string]float64{}
+				for _, s := range layoutSteps {
+					single[s] = all[s]
 				}
 			}
 		}
@@ -147,4 +155,83 @@ func SearchLayouts(n int, p cost.Params, pubBefore, pubAfter, tolPct float64) ([
 		layouts[i] = Layout{K: n / m, M: m}
 	}
 	return FitLayouts(layouts, before, after, p, pubBefore, pubAfter, tolPct), nil
+}
+
+// FitRange is the indexes of the first and last fitting layouts (-1, -1
+// when none fits) and whether every layout between them fits.
+func FitRange(fits []LayoutFit) (first, last int, contiguous bool) {
+	first, last = -1, -1
+	for i, f := range fits {
+		if f.Fits {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return first, last, false
+	}
+	contiguous = true
+	for _, f := range fits[first : last+1] {
+		contiguous = contiguous && f.Fits
+	}
+	return first, last, contiguous
+}
+
+// Conclusion is the search's result in one line: which S fit, the sweep's
+// neighbours that do not, and the one-subnet layout (the last).
+func Conclusion(fits []LayoutFit, tolPct float64) string {
+	all := fits[len(fits)-1]
+	one := fmt.Sprintf("all %d in one subnet (S=%d) puts before at %s", all.Layout.N(), all.Layout.S(), pct(all.ErrPct))
+	first, last, contiguous := FitRange(fits)
+	if first < 0 {
+		return fmt.Sprintf("no layout of equal subnets puts before within %g%% of its published time (the factor fitted to after); %s", tolPct, one)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the published pair fits S in [%d, %d] secondaries per subnet", fits[first].Layout.S(), fits[last].Layout.S())
+	if !contiguous {
+		b.WriteString(" (not every S between)")
+	}
+	fmt.Fprintf(&b, " (before within %g%%, the factor fitted to after", tolPct)
+	if first > 0 {
+		fmt.Fprintf(&b, "; S=%d gives %s", fits[first-1].Layout.S(), pct(fits[first-1].ErrPct))
+	}
+	if last+1 < len(fits) {
+		fmt.Fprintf(&b, "; S=%d gives %s", fits[last+1].Layout.S(), pct(fits[last+1].ErrPct))
+	}
+	b.WriteString("); ")
+	if all.Fits {
+		b.WriteString("one /8 fits too")
+	} else {
+		b.WriteString("one /8 does not: " + one)
+	}
+	return b.String()
+}
+
+func pct(p float64) string {
+	if math.Abs(p) >= 1e4 {
+		return fmt.Sprintf("%+.2g%%", p)
+	}
+	return fmt.Sprintf("%+.1f%%", p)
+}
+
+// LayoutTable is the search as a repro section.
+func LayoutTable(fits []LayoutFit, pubBefore, pubAfter, tolPct float64) repro.Section {
+	sec := repro.Section{
+		Title: fmt.Sprintf("layout search: %d addresses as K subnets of S+1 (S secondaries each; S+1 divides %d), the flush with promotion (before) and under +ifa-flush (after); "+
+			"x1 is at this machine's flush prices, the factor puts after on %.3f s, before is then compared with %.3f s (published before/after %.3f; fits: within %g%%)",
+			fits[0].Layout.N(), fits[0].Layout.N(), pubAfter, pubBefore, pubBefore/pubAfter, tolPct),
+		Header: []string{"S", "subnets", "before x1", "after x1", "before/after", "factor", "before", "error", "fits"},
+	}
+	for _, f := range fits {
+		fit := "no"
+		if f.Fits {
+			fit = "yes"
+		}
+		sec.Rows = append(sec.Rows, []string{strconv.Itoa(f.Layout.S()), strconv.Itoa(f.Layout.K),
+			repro.FormatValue(f.BeforeX1, "s"), repro.FormatValue(f.AfterX1, "s"), fmt.Sprintf("%.3g", f.Ratio()),
+			fmt.Sprintf("%.3f", f.Factor), repro.FormatValue(f.Before, "s"), pct(f.ErrPct), fit})
+	}
+	return sec
 }
