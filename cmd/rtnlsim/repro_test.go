@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,6 +88,15 @@ func TestReproLayouts(t *testing.T) {
 
 	_, _, err = runCLI(t, "", "repro", "000", "--layouts", "-q")
 	require.ErrorContains(t, err, "no layout search")
+
+	svg := filepath.Join(t.TempDir(), "layouts.svg")
+	_, _, err = runCLI(t, "", "repro", "001", "--layouts-plot", svg, "-q")
+	require.NoError(t, err)
+	b, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "addresses per subnet")
+	_, _, err = runCLI(t, "", "repro", "001", "--layouts-plot", "x.txt", "-q")
+	require.ErrorContains(t, err, "unknown chart format")
 }
 
 func TestReproErrors(t *testing.T) {

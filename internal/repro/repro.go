@@ -125,6 +125,9 @@ type Options struct {
 	// Layouts adds the seed's layout search table (Table.Sections) to a
 	// seed that has one (Seed.Layouts).
 	Layouts bool
+	// LayoutsPlot, when set, is where such a seed draws its layout search
+	// (.svg, .png or .pdf).
+	LayoutsPlot string
 }
 
 // SkippedText is the model cell of a row whose model was not run

@@ -157,6 +157,11 @@ func seed001Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	if o.Layouts {
 		t.Sections = append(t.Sections, LayoutTable(fits, seed001Before, seed001After, seed001Tol))
 	}
+	if o.LayoutsPlot != "" {
+		if err := PlotLayouts(fits, seed001Before, seed001Tol, o.LayoutsPlot); err != nil {
+			return nil, err
+		}
+	}
 	if o.Kernel {
 		for i, c := range []struct {
 			key     string
