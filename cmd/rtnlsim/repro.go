@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rtnlsim/rtnlsim/internal/repro"
+	"github.com/rtnlsim/rtnlsim/internal/sweep"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -22,6 +24,8 @@ func newReproCmd() *cobra.Command {
 		runs    int
 		sizes   []string
 		quiet   bool
+		layouts bool
+		lplot   string
 	)
 	cmd := &cobra.Command{
 		Use:   "repro SEED",
@@ -46,6 +50,7 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 ` + sizeList(),
 		Example: `  rtnlsim repro 000
   rtnlsim repro 001 --format json
+  rtnlsim repro 001 --layouts --layouts-plot layouts.svg
   sudo rtnlsim repro 000 --kernel --profile profile.json --runs 3
   sudo rtnlsim repro 003 --kernel --size 003/delete-one=500`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -62,7 +67,13 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 			if err != nil {
 				return err
 			}
-			o := repro.Options{Kernel: kernel, KernelRuns: runs}
+			if (layouts || lplot != "") && !seed.Layouts {
+				return fmt.Errorf("--layouts: seed %s has no layout search (seed 001 has)", seed.ID)
+			}
+			if ext := strings.ToLower(filepath.Ext(lplot)); lplot != "" && !slices.Contains(sweep.PlotFormats, ext) {
+				return fmt.Errorf("--layouts-plot %q: unknown chart format %q (use %s)", lplot, ext, strings.Join(sweep.PlotFormats, ", "))
+			}
+			o := repro.Options{Kernel: kernel, KernelRuns: runs, Layouts: layouts, LayoutsPlot: lplot}
 			if !quiet {
 				o.Progress = cmd.ErrOrStderr()
 			}
@@ -123,6 +134,8 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 	f.IntVar(&runs, "runs", 3, "with --kernel, how many times each kernel scenario runs (the minimum is kept)")
 	f.StringSliceVar(&sizes, "size", nil, "with --kernel, KEY=N overrides a kernel size (e.g. 000/one-by-one=100; keys listed above)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")
+	f.BoolVar(&layouts, "layouts", false, "seed 001: print the address-layout search (which splits of the 40,000 addresses into subnets fit both published times)")
+	f.StringVar(&lplot, "layouts-plot", "", "seed 001: draw the address-layout search as a chart (.svg, .png or .pdf)")
 	return cmd
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,6 +56,47 @@ func TestReproTable(t *testing.T) {
 	require.Contains(t, out, "fitted")
 	require.Contains(t, out, "predicted")
 	require.Contains(t, errOut, "seed 000", "progress goes to stderr")
+}
+
+// Seed 001 always states the layout search's result; --layouts adds its
+// table, in the text and the JSON.
+func TestReproLayouts(t *testing.T) {
+	out, _, err := runCLI(t, "", "repro", "001", "-q")
+	require.NoError(t, err)
+	require.Contains(t, out, "the published pair fits S in [3, 4] secondaries per subnet")
+	require.Contains(t, out, "one /8 does not")
+	require.NotContains(t, out, "layout search:")
+
+	out, _, err = runCLI(t, "", "repro", "001", "--layouts", "-q")
+	require.NoError(t, err)
+	require.Contains(t, out, "layout search:")
+	require.Regexp(t, `(?m)^\s+3\s+10000\s.*\syes$`, out)
+	require.Regexp(t, `(?m)^\s+39999\s+1\s.*\sno$`, out)
+
+	out, _, err = runCLI(t, "", "repro", "001", "--layouts", "--format", "json", "-q")
+	require.NoError(t, err)
+	var tb struct {
+		Sections []struct {
+			Header []string   `json:"header"`
+			Rows   [][]string `json:"rows"`
+		} `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &tb))
+	require.Len(t, tb.Sections, 1)
+	require.Equal(t, "S", tb.Sections[0].Header[0])
+	require.Len(t, tb.Sections[0].Rows, 35, "one row per divisor of 40,000")
+
+	_, _, err = runCLI(t, "", "repro", "000", "--layouts", "-q")
+	require.ErrorContains(t, err, "no layout search")
+
+	svg := filepath.Join(t.TempDir(), "layouts.svg")
+	_, _, err = runCLI(t, "", "repro", "001", "--layouts-plot", svg, "-q")
+	require.NoError(t, err)
+	b, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "addresses per subnet")
+	_, _, err = runCLI(t, "", "repro", "001", "--layouts-plot", "x.txt", "-q")
+	require.ErrorContains(t, err, "unknown chart format")
 }
 
 func TestReproErrors(t *testing.T) {

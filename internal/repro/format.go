@@ -241,6 +241,16 @@ func WriteText(w io.Writer, t *Table) error {
 	for _, n := range t.Notes {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
+	for _, sec := range t.Sections {
+		fmt.Fprintf(&b, "\n%s\n", sec.Title)
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, r := range append([][]string{sec.Header}, sec.Rows...) {
+			fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -73,6 +73,9 @@ type Seed struct {
 	// Sizes are the kernel sizes Options.KernelSizes can override (for
 	// the help text and --size); optional.
 	Sizes []Size
+	// Layouts says the seed prints a layout search table when
+	// Options.Layouts is set (--layouts); optional.
+	Layouts bool
 }
 
 // Size is one kernel size a seed measures at with --kernel.
@@ -119,6 +122,12 @@ type Options struct {
 	// SkippedText. Tests use it to check the citations cheaply; a seed may
 	// ignore it.
 	FiguresOnly bool
+	// Layouts adds the seed's layout search table (Table.Sections) to a
+	// seed that has one (Seed.Layouts).
+	Layouts bool
+	// LayoutsPlot, when set, is where such a seed draws its layout search
+	// (.svg, .png or .pdf).
+	LayoutsPlot string
 }
 
 // SkippedText is the model cell of a row whose model was not run
@@ -248,6 +257,16 @@ type Table struct {
 	Profile string   `json:"profile"`
 	Rows    []Row    `json:"rows"`
 	Notes   []string `json:"notes,omitempty"`
+	// Sections are extra tables (seed 001's layout search), printed after
+	// the notes; not in the CSV, which is one line per row.
+	Sections []Section `json:"sections,omitempty"`
+}
+
+// Section is an extra table of cells already formatted.
+type Section struct {
+	Title  string     `json:"title"`
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
 }
 
 // ErrPct is (model - seed) / seed in percent, nil when either is missing.

@@ -17,6 +17,11 @@ import (
 // `rtnlsim sweep seed001` stops inside a long promoting flush.
 func FlushWith(ctx context.Context, c Case, o sim.Options) (Result, error) {
 	o.IfaFlush = c.IfaFlush
+	if c.Layout.K > 0 {
+		if _, err := c.Layout.Addrs(); err != nil {
+			return Result{}, fmt.Errorf("seed 001: %w", err)
+		}
+	}
 	t := sim.New(o)
 	defer t.Close()
 	for _, r := range Requests(c) {

@@ -40,10 +40,16 @@ type Case struct {
 	Up      bool // the device is up (prefix and broadcast routes exist)
 	// IfaFlush is the +ifa-flush profile (promotion then changes nothing).
 	IfaFlush bool
+	// Layout, when set, places the addresses (N is then Layout.N());
+	// the zero Layout is one /8.
+	Layout Layout
 }
 
 func (c Case) String() string {
 	s := fmt.Sprintf("N=%d promote=%d", c.N, b2i(c.Promote))
+	if c.Layout.K > 0 {
+		s = fmt.Sprintf("N=%d (%d subnets of %d) promote=%d", c.Layout.N(), c.Layout.K, c.Layout.M, b2i(c.Promote))
+	}
 	if !c.Up {
 		s += " down"
 	}
@@ -71,8 +77,18 @@ func Requests(c Case) []rtnl.Request {
 	if c.Up {
 		b.WriteString("link set i0 up\n")
 	}
-	for i := 0; i < c.N; i++ {
-		fmt.Fprintf(&b, "addr add %s dev i0\n", kmeasure.Slash8Addr(i))
+	if c.Layout.K > 0 {
+		addrs, err := c.Layout.Addrs()
+		if err != nil {
+			panic(err)
+		}
+		for _, a := range addrs {
+			fmt.Fprintf(&b, "addr add %s dev i0\n", a)
+		}
+	} else {
+		for i := 0; i < c.N; i++ {
+			fmt.Fprintf(&b, "addr add %s dev i0\n", kmeasure.Slash8Addr(i))
+		}
 	}
 	b.WriteString("addr flush dev i0\n")
 	return repro.MustParse(b.String())

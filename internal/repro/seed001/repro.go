@@ -15,9 +15,10 @@ package seed001
 // 13.0 us, list step 5 ns, FIB operation 1.31 us) times one factor, fitted to the "after" row. The
 // "before" row is the prediction, and it is off by orders of magnitude:
 // this kernel shows that 30.6 s cannot be one /8 on this kernel (the promote
-// flush is cubic there: 4,000 addresses took 145 s), so the seed's
-// addresses must have had few secondaries per subnet, which the thread
-// does not say.
+// flush is cubic there: 4,000 addresses took 145 s). The thread does not
+// say how its addresses were laid out, so the layout search (search.go)
+// sweeps the splits into equal subnets and reports those that fit both
+// figures, in a note and, with Options.Layouts, a table.
 //
 // Kernel sizes: seed001Sizes (the keys of Options.KernelSizes and --size).
 
@@ -40,6 +41,7 @@ func init() {
 		Summary: "flush of 40,000 addresses: 30.6 s with promote_secondaries vs 7.6 s with IFA_F_FLUSH",
 		Rows:    seed001Rows,
 		Sizes:   seed001Sizes,
+		Layouts: true,
 	})
 }
 
@@ -48,7 +50,14 @@ var seed001Sizes = []repro.Size{
 	{Key: "001/no-promote", Default: 2000, What: "addresses in one /8 flushed with promote_secondaries=0 (this kernel has no IFA_F_FLUSH)"},
 }
 
-const seed001N = 40000
+// The experiment: addresses, published times (s), and the tolerance of
+// the layout search (percent).
+const (
+	seed001N      = 40000
+	seed001Before = 30.596
+	seed001After  = 7.601
+	seed001Tol    = 25
+)
 
 // seed001Counts is the flush's step counts for case c at size n.
 func seed001Counts(c Case) func(n int) (map[string]int64, error) {
@@ -107,7 +116,7 @@ func seed001Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 		return nil, err
 	}
 	// One factor on FlushPrices, fitted to the "after" row.
-	k := 7.601 / priceCounts(cf, FlushPrices)
+	k := seed001After / priceCounts(cf, FlushPrices)
 	era := cost.Params{
 		RequestNs: int64(math.Round(k * float64(FlushPrices.RequestNs))),
 		IfaWalkNs: int64(math.Round(k * float64(FlushPrices.IfaWalkNs))),
@@ -127,7 +136,7 @@ func seed001Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 			Model: repro.Cell{Value: &before, Text: fmt.Sprintf("%.1f days", before/86400)}, Role: repro.Predicted,
 			Note: fmt.Sprintf("model: all 40,000 in one /8, so every delete promotes the next secondary and re-adds its subnet's routes: %.2g list steps, %.2g FIB ops "+
 				"(counts are exact polynomials in N: fitted at N=%v, checked exact at %v). This kernel shows this cubic growth (4,000 addresses: 145 s), so 30.6 s "+
-				"cannot be one /8: the seed's addresses must have had few secondaries per subnet, which the thread does not say", cp["ifa_walk"], cp["fib_op"], xs, checks)},
+				"cannot be one /8: the thread does not say how its addresses were laid out, and the layout search (below) finds which layouts fit", cp["ifa_walk"], cp["fib_op"], xs, checks)},
 		{Group: g, Scenario: "after: IFA_F_FLUSH (no promotion)", Unit: "s",
 			Seed:  repro.Figure{Quote: "real    0m7.601s", Value: 7.601},
 			Model: repro.Num(after), Role: repro.Fitted,
@@ -139,6 +148,23 @@ func seed001Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 		rows[i].SetError()
 	}
 	t.Rows = rows
+	o.Progressf("seed 001: layout search: the flush of %d addresses in K subnets of M, for every M dividing it ...", seed001N)
+	both, err := SearchLayouts(seed001N, []cost.Params{FlushPrices, LayoutPrices}, seed001Before, seed001After, seed001Tol)
+	if err != nil {
+		return nil, err
+	}
+	fits := both[0]
+	t.Notes = append(t.Notes, "layouts (the thread does not say how its addresses were laid out; --layouts prints the search): "+Conclusion(fits, seed001Tol),
+		fmt.Sprintf("layouts at prices fitted to this kernel's flushes of 4,000 addresses in subnets of 1, 4 and 8 (request %.2f us, list step %d ns, FIB op %.2f us; the factor again fitted to after): %s",
+			float64(LayoutPrices.RequestNs)/1e3, LayoutPrices.IfaWalkNs, float64(LayoutPrices.FibOpNs)/1e3, Conclusion(both[1], seed001Tol)))
+	if o.Layouts {
+		t.Sections = append(t.Sections, LayoutTable(fits, seed001Before, seed001After, seed001Tol))
+	}
+	if o.LayoutsPlot != "" {
+		if err := PlotLayouts(fits, seed001Before, seed001Tol, o.LayoutsPlot); err != nil {
+			return nil, err
+		}
+	}
 	if o.Kernel {
 		for i, c := range []struct {
 			key     string
