@@ -256,3 +256,34 @@ func RouteFlush(n int) kmeasure.Scenario {
 		Timed:   [][]rtnl.Request{parse("route flush dev r0\n")},
 	}
 }
+
+// MTUDown is `link set dev gI mtu 1400` for each of n DOWN devices (IPv6
+// off): ip's lookup, the request, NETDEV_PRECHANGEMTU and NETDEV_CHANGEMTU
+// and one notification each, nothing that grows with n.
+func MTUDown(n int) kmeasure.Scenario {
+	lines := each(n, "link set dev g%d mtu 1400")
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("mtu change n=%d DOWN", n),
+		Sysctls: noIPv6,
+		Setup:   parse(devices(n, false, false)),
+		Timed:   split(lines, 1),
+	}
+}
+
+// RouteAddDevs adds n /24 routes, the I-th through its own UP device rI
+// (IPv6 off): ip resolves each device name once, so every route costs a
+// lookup, which route add through one device does not.
+func RouteAddDevs(n int) kmeasure.Scenario {
+	var setup strings.Builder
+	lines := make([]string, n)
+	for i := range lines {
+		fmt.Fprintf(&setup, "link add r%d type ifb\nlink set dev r%d up\n", i, i)
+		lines[i] = fmt.Sprintf("route add 11.%d.%d.0/24 dev r%d", (i>>8)&255, i&255, i)
+	}
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("route add n=%d, a device each", n),
+		Sysctls: noIPv6,
+		Setup:   parse(setup.String()),
+		Timed:   split(lines, 1),
+	}
+}
