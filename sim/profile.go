@@ -266,6 +266,8 @@ type ProvenancePrice struct {
 	HiNs     int64   `json:"hi_ns,omitempty"`
 	Status   string  `json:"status"`
 	Distance float64 `json:"distance"`
+	// FittedDistance is the same among the fitted columns.
+	FittedDistance float64 `json:"fitted_distance,omitempty"`
 }
 
 // ProvenanceDesign is the calibration design's identifiability: every

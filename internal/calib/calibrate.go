@@ -34,6 +34,7 @@ import (
 //	link set down of UP devices with a /24 each, two    fib_flush_leaf (every NETDEV_DOWN
 //	sizes (IPv6 off)                                    flushes the whole FIB), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
+//	each (promote 0 larger: it takes a few ms)
 //	                                                   notifications (seed 001)
 //	route add of N /24s, two sizes                      request, fib_op, name lookups
 //	route flush dev of N /24s, two sizes 4x apart       fib_op, trie work of deletes (the
@@ -75,7 +76,8 @@ import (
 type Sizes struct {
 	OneByOne   [2]int // devices, one-by-one deletion (about 20 ms each)
 	Group      [2]int // devices, group deletion
-	Flush      [2]int // addresses, addr flush (promote 1 grows as N^2..N^3)
+	Flush      [2]int // addresses, addr flush promote 1 (grows as N^2..N^3)
+	Flush0     [2]int // addresses, addr flush promote 0 (a few ms: larger, or ip's process start swamps it)
 	Route      [2]int // routes, route add
 	Flush2     [2]int // routes, route flush (a wide pair: the trie's suffix work grows faster than N)
 	Down       [2]int // addressed devices taken down one by one
@@ -92,7 +94,7 @@ type Sizes struct {
 
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
-var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000},
+var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{2000, 4000},
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
 	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{1000, 2000},
 	MTU: [2]int{500, 1000}, RouteDevs: [2]int{1000, 2000}}
@@ -106,7 +108,7 @@ var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flu
 // about linear, and which the fit cannot pin (2 to 9 ns over runs): a
 // flush of 8,000 routes calibrated at 1,000 and 4,000 came out between
 // +12% and +51%.
-var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500},
+var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500}, Flush0: [2]int{1000, 2000},
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{1000, 2000},
 	Addressed: 500, AddressedO: 50, RouteFlush: []int{3000, 5000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000},
 	MTU: [2]int{250, 500}, RouteDevs: [2]int{500, 1000}}
@@ -127,10 +129,11 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 	for _, n := range z.Down {
 		out = append(out, DownAddressed(n))
 	}
-	for _, p := range []bool{false, true} {
-		for _, n := range z.Flush {
-			out = append(out, AddrFlush(n, p))
-		}
+	for _, n := range z.Flush0 {
+		out = append(out, AddrFlush(n, false))
+	}
+	for _, n := range z.Flush {
+		out = append(out, AddrFlush(n, true))
 	}
 	for _, n := range z.Route {
 		out = append(out, RouteAdd(n))
@@ -644,7 +647,7 @@ func (r Result) ProfileFile() sim.ProfileFile {
 		if s.Status == NotExercised && s.Distance == 0 && s.Ns == 0 {
 			continue
 		}
-		p := sim.ProvenancePrice{Step: s.Step.String(), Ns: s.Ns, Status: s.Status.String(), Distance: s.Distance}
+		p := sim.ProvenancePrice{Step: s.Step.String(), Ns: s.Ns, Status: s.Status.String(), Distance: s.Distance, FittedDistance: s.FittedDistance}
 		if pr, ok := ranges[s.Step]; ok {
 			p.LoNs, p.HiNs = pr.Lo, pr.Hi
 		}
@@ -724,22 +727,25 @@ func (r Result) WriteSummary(w io.Writer) {
 		if s.Status == NotIdentified && len(s.With) > 0 {
 			how += ": nearly a combination of " + stepNames(s.With)
 		}
-		span, dist := "", ""
+		span, dist, fdist := "", "", ""
 		if pr, ok := ranges[s.Step]; ok {
 			span = nsText(pr.Lo) + " .. " + nsText(pr.Hi)
 		}
 		if s.Status != NotExercised {
 			dist = fmt.Sprintf("%.3f", s.Distance)
 		}
+		if s.Status == Fitted {
+			fdist = fmt.Sprintf("%.3f", s.FittedDistance)
+		}
 		price := nsText(s.Ns)
 		if s.Status == NotIdentified {
 			price = "(" + price + ")"
 		}
-		fmt.Fprintf(tw, "%s_ns\t%s\t%s\t%s\t%s\t\n", s.Step, price, span, dist, how)
+		fmt.Fprintf(tw, "%s_ns\t%s\t%s\t%s\t%s\t%s\t\n", s.Step, price, span, dist, fdist, how)
 	}
-	fmt.Fprintf(tw, "rcu_barrier_share_window_ns\t%s\t\t\tone jiffy, read: %s\t\n", nsText(r.Fit.Params.RCUBarrierShareWindowNs), r.ShareWindowSource)
+	fmt.Fprintf(tw, "rcu_barrier_share_window_ns\t%s\t\t\t\tone jiffy, read: %s\t\n", nsText(r.Fit.Params.RCUBarrierShareWindowNs), r.ShareWindowSource)
 	tw.Flush()
-	fmt.Fprintln(w, "(steps not listed: no scenario makes them and their prior price is 0)")
+	fmt.Fprintln(w, "(distance: of the step's column from the span of the other columns, all exercised ones or the fitted ones; 1 = orthogonal, 0 = a combination of them. Steps not listed: no scenario makes them and their prior price is 0)")
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "calibration scenario\truns\tmeasured net median\tmin..max\tfitted\tresidual\t")
