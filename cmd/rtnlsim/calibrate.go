@@ -45,7 +45,7 @@ func calibrationTable() string {
 		{"route del of such routes, one by one", f.RouteDel, q.RouteDel, "routes"},
 		{"link set dev X up of DOWN devices, one by one", f.Up, q.Up, "devices"},
 		{"link set dev X mtu 1400 of UP devices, one by one", f.MTU, q.MTU, "devices"},
-		{"route add of /24s, each through its own device", f.RouteDevs, q.RouteDevs, "routes"},
+		{"link set dev X mtu 1400 of DOWN devices, one by one", f.MTUDown, q.MTUDown, "devices"},
 	}
 	var b strings.Builder
 	for _, r := range rows {

@@ -30,7 +30,7 @@ func TestKernelTimeThroughIP(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	for k, s := range []kmeasure.Scenario{DelOneByOne(3, 1, true), DelOneByOne(4, 2, false), AddrFlush(20, true),
-		RouteAddDevs(5), RouteFlush(30), MTUChange(4), DelGroup(5, false)} {
+		MTUDown(5), RouteFlush(30), MTUChange(4), DelGroup(5, false)} {
 		lines, err := IPLines(s)
 		if err != nil {
 			t.Fatal(err)

@@ -269,21 +269,3 @@ func MTUDown(n int) kmeasure.Scenario {
 		Timed:   split(lines, 1),
 	}
 }
-
-// RouteAddDevs adds n /24 routes, the I-th through its own UP device rI
-// (IPv6 off): ip resolves each device name once, so every route costs a
-// lookup, which route add through one device does not.
-func RouteAddDevs(n int) kmeasure.Scenario {
-	var setup strings.Builder
-	lines := make([]string, n)
-	for i := range lines {
-		fmt.Fprintf(&setup, "link add r%d type ifb\nlink set dev r%d up\n", i, i)
-		lines[i] = fmt.Sprintf("route add 11.%d.%d.0/24 dev r%d", (i>>8)&255, i&255, i)
-	}
-	return kmeasure.Scenario{
-		Name:    fmt.Sprintf("route add n=%d, a device each", n),
-		Sysctls: noIPv6,
-		Setup:   parse(setup.String()),
-		Timed:   split(lines, 1),
-	}
-}
