@@ -268,6 +268,8 @@ type ProvenancePrice struct {
 	Distance float64 `json:"distance"`
 	// FittedDistance is the same among the fitted columns.
 	FittedDistance float64 `json:"fitted_distance,omitempty"`
+	// Wide says the per-round fits are more than 2x apart.
+	Wide bool `json:"wide_interval,omitempty"`
 }
 
 // ProvenanceDesign is the calibration design's identifiability: every

@@ -310,6 +310,11 @@ func (r Result) Ranges() []PriceRange {
 	return out
 }
 
+// Wide reports whether the rounds' fits are more than 2x apart (or one
+// is 0 and another not): the design pins the price, but the times do
+// not agree on it.
+func (pr PriceRange) Wide() bool { return pr.Hi > 2*pr.Lo }
+
 // processStartRuns is how many empty-batch runs each round makes per
 // thread count: they are short, and their median is subtracted from
 // every time.
@@ -655,7 +660,7 @@ func (r Result) ProfileFile() sim.ProfileFile {
 		}
 		p := sim.ProvenancePrice{Step: s.Step.String(), Ns: s.Ns, Status: s.Status.String(), Distance: s.Distance, FittedDistance: s.FittedDistance}
 		if pr, ok := ranges[s.Step]; ok {
-			p.LoNs, p.HiNs = pr.Lo, pr.Hi
+			p.LoNs, p.HiNs, p.Wide = pr.Lo, pr.Hi, pr.Wide()
 		}
 		f.Provenance.Prices = append(f.Provenance.Prices, p)
 	}
@@ -736,6 +741,9 @@ func (r Result) WriteSummary(w io.Writer) {
 		span, dist, fdist := "", "", ""
 		if pr, ok := ranges[s.Step]; ok {
 			span = nsText(pr.Lo) + " .. " + nsText(pr.Hi)
+			if pr.Wide() {
+				how += "; rounds differ over 2x: identified, not precise"
+			}
 		}
 		if s.Status != NotExercised {
 			dist = fmt.Sprintf("%.3f", s.Distance)

@@ -229,4 +229,7 @@ func TestRanges(t *testing.T) {
 	if len(got) != 1 || got[0] != (PriceRange{Step: cost.StepRequest, Lo: 18, Hi: 25}) {
 		t.Errorf("ranges %+v", got)
 	}
+	if got[0].Wide() || !(PriceRange{Lo: 0, Hi: 3}).Wide() || !(PriceRange{Lo: 10, Hi: 21}).Wide() {
+		t.Error("Wide")
+	}
 }
