@@ -54,7 +54,7 @@ import (
 //	two sizes                                           (rt6_mtu_change walks the IPv6 FIB once
 //	                                                   per request and inserts no route; link up
 //	                                                   does both, N^2 each)
-//	mtu change of DOWN devices one by one (IPv6 off),   link_fill (name lookups): ip resolves each
+//	mtu change of DOWN devices one by one (IPv6 off),   name lookups: ip resolves each
 //	two sizes                                           name once per batch, so each line costs a
 //	                                                   lookup, and the change itself little (two
 //	                                                   notifier calls, a notification); route add
@@ -68,8 +68,9 @@ import (
 // The two mtu change pairs are there for identifiability (AnalyzeDesign):
 // without them link_fill, ipv6_walk_cold, ipv6_route_list and ipv6_dev_config lie
 // within 0.01 of the span of the other columns (condition about 4,000);
-// with them only notifier_call and notification stay entangled (they occur
-// 1:1 in every scenario but the link ones).
+// with them two pairs stay entangled: notifier_call and notification (1:1
+// in every scenario but the link ones), and nl_socket and link_fill (ip
+// opens a socket for every lookup: IPLookupWork).
 //
 // The prediction set (PredictionSet), never fitted: one-by-one deletion
 // with 2 and 4 threads (rtnl_lock contention, rcu_barrier sharing), group

@@ -116,7 +116,7 @@ func SimWorkFor(p sim.Profile, s kmeasure.Scenario, client Client) (SimRun, erro
 				lookups[j] = Lookups(r)
 			}
 		}
-		work, err := withLookups(th, lookups, w[done:], src[done:])
+		work, err := withLookups(client, th, lookups, w[done:], src[done:])
 		if err != nil {
 			return run, fmt.Errorf("calib: sim: scenario %s: thread %d: %w", s.Name, i, err)
 		}
@@ -139,6 +139,17 @@ func LookupWork() cost.Work {
 	if s, ok := StepByName("link_fill"); ok {
 		w.AddLocked(s, 1)
 	}
+	return w
+}
+
+// IPLookupWork is one name lookup as ip makes it (iproute2's
+// ll_link_get): the kernel target's lookup (LookupWork) on a rtnetlink
+// socket opened for it and closed after (socket, bind, getsockname,
+// close: nl_socket, outside rtnl_lock). The socket and the fill come
+// together in every lookup, so the calibration cannot price them apart.
+func IPLookupWork() cost.Work {
+	w := LookupWork()
+	w.AddUnlocked(cost.StepNlSocket, 1)
 	return w
 }
 
@@ -195,8 +206,8 @@ func Lookups(r rtnl.Request) int {
 
 // IPLookups counts the name lookups of one `ip -b` process (iproute2
 // 6.1, seen with strace): ll_name_to_index sends an RTM_GETLINK by
-// IFLA_IFNAME for a name not in the process's cache and caches the
-// answer, so a batch resolves each device name once. Unlike the kernel
+// IFLA_IFNAME, on a socket of its own (IPLookupWork), for a name not in
+// the process's cache and caches the answer, so a batch resolves each device name once. Unlike the kernel
 // target, `link del NAME` resolves its name too. Not counted: the one
 // RTM_NEWLINK probe of the process's first link command (about one
 // request in a whole batch).
@@ -248,9 +259,12 @@ func (c *IPLookups) Lookups(r rtnl.Request) int {
 // requests; lookups[j] of them for reqs[j]) before the work the sim
 // recorded for it; src says which applied request each work entry came
 // from.
-func withLookups(reqs []rtnl.Request, lookups []int, work []cost.Work, src []sim.CostSource) ([]cost.Work, error) {
+func withLookups(client Client, reqs []rtnl.Request, lookups []int, work []cost.Work, src []sim.CostSource) ([]cost.Work, error) {
 	out := make([]cost.Work, 0, len(work))
 	lookup := LookupWork()
+	if client == IPClient {
+		lookup = IPLookupWork()
+	}
 	k := 0
 	for j, r := range reqs {
 		if k >= len(work) {
