@@ -462,8 +462,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return res, err
 		}
 		it.run = run
-		for _, k := range run.Ignored {
-			ignored[k] = true
+		for _, key := range run.Ignored {
+			ignored[key] = true
 		}
 		if _, ok := threads[it.m.Threads]; !ok && it.files != nil {
 			empty, err := ipbatch.WriteBatches(dir, fmt.Sprintf("empty%d-", it.m.Threads), make([][]string, it.m.Threads))
