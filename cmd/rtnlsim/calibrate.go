@@ -87,8 +87,9 @@ count x price.
 The calibration set (sizes: default / --quick):
 %sUP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
 adds. The address and route scenarios turn IPv6 off. The first request of
-a batch that names a device costs ip a lookup (RTM_GETLINK by name, cached
-for the rest of the batch): priced as a request plus a link fill.
+a batch that names a device costs ip a lookup (RTM_GETLINK by name on a
+socket opened for it, the answer cached for the rest of the batch): priced
+as a socket's life, a request and a link fill.
 
 With --predict (the default) it then measures scenarios NOT in the set and
 prints the model's prediction from the fitted prices beside each: deletion
@@ -106,7 +107,7 @@ started together, until the last exits. Every round also times empty batch
 files per thread count: ip's process start and exit alone. Their median is
 SUBTRACTED from every scenario's times (the output says by how much), since
 the model prices kernel work, not process start. The model counts the
-name lookups ip makes (one RTM_GETLINK per device name per process).
+name lookups ip makes (one per device name per process).
 
 Each scenario runs --repeat K times, round-robin (K rounds, each running
 every scenario once), so that a burst of other load does not hit every run
@@ -123,7 +124,9 @@ distance from the span of the others. A step within %.2f of that span is
 says so. A price no calibration scenario exercises keeps its prior too.
 
 The profile file (--out) holds the profile name, the prices and their
-provenance (kernel release, machine, date, scenarios, residuals);
+provenance (kernel release, machine, date, load, ip's process start, the
+scenarios' times and residuals, the design's rank and condition, each
+price's status, distance and interval, the predictions);
 rtnlsim run --profile FILE and diff --profile FILE load it.`,
 			calibrationTable(), flushSizes(calib.FullSizes.RouteFlush), flushSizes(calib.QuickSizes.RouteFlush), calib.MinDistance),
 		Example: `  rtnlsim calibrate --out profile.json
