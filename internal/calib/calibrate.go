@@ -518,14 +518,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if it.files != nil {
 			sub = res.ProcessStart[it.m.Threads].MedianNs
 		}
-		for _, ns := range it.m.All {
-			if ns-sub <= 0 {
-				return res, fmt.Errorf("calib: %s: %v is not longer than the ip process start (%v): the scenario is too short to time this way",
-					it.s.Name, time.Duration(ns), time.Duration(sub))
-			}
-			it.m.Net = append(it.m.Net, ns-sub)
+		if err := it.m.subtract(sub); err != nil {
+			return res, err
 		}
-		it.m.Ns = median(it.m.Net)
 	}
 	rowsOf := func(ns func(m Measurement) int64) []Row {
 		var rows []Row
@@ -584,6 +579,21 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.Load = fmt.Sprintf("load average %s at the start, %s at the end", load0, loadAvg())
 	res.Date = time.Now().UTC()
 	return res, nil
+}
+
+// subtract sets Net to All less sub and Ns to their median; a time not
+// longer than sub fails (the scenario is too short to time this way).
+func (m *Measurement) subtract(sub int64) error {
+	m.Net = m.Net[:0]
+	for _, ns := range m.All {
+		if ns-sub <= 0 {
+			return fmt.Errorf("calib: %s: %v is not longer than the ip process start (%v): the scenario is too short to time this way",
+				m.Name, time.Duration(ns), time.Duration(sub))
+		}
+		m.Net = append(m.Net, ns-sub)
+	}
+	m.Ns = median(m.Net)
+	return nil
 }
 
 // median is the middle value (the mean of the middle two).
