@@ -14,8 +14,7 @@ import (
 
 // TestCalibratePredictsUnfitted calibrates the
 // cost model on this machine's kernel at the --quick sizes (calib.QuickSizes,
-// 3 rounds; scenarios under 300 ms 9: with 2 rounds one noisy row can
-// swing a price on a loaded machine), then predict from the
+// 3 rounds through ip -b, the median kept), then predict from the
 // fitted prices four groups of scenarios the fit never saw (parallel
 // one-by-one deletion with 2 and 4 threads, group move UP vs DOWN,
 // deleting devices that hold addresses, a route flush at an uncalibrated

@@ -229,6 +229,77 @@ type ProfileProvenance struct {
 	Undetermined []string `json:"undetermined,omitempty"`
 	// Notes are free remarks (e.g. the noise of the machine).
 	Notes []string `json:"notes,omitempty"`
+	// Client is what sent the timed requests (e.g. ip -b and its
+	// version); empty in files from before it was recorded.
+	Client string `json:"client,omitempty"`
+	// Load is the machine's load average during the calibration.
+	Load string `json:"load,omitempty"`
+	// ProcessStart is the time of empty batch files per thread count;
+	// ProcessStartSubtracted says its median was taken off every time.
+	ProcessStart           []ProvenanceProcessStart `json:"process_start,omitempty"`
+	ProcessStartSubtracted bool                     `json:"process_start_subtracted,omitempty"`
+	// Prices are the exercised steps' prices, how each was found, the
+	// column's distance from the span of the others in the design, and
+	// (fitted ones) the least and most of the per-round fits.
+	Prices []ProvenancePrice `json:"prices,omitempty"`
+	// Design is the calibration design's rank and condition.
+	Design *ProvenanceDesign `json:"design,omitempty"`
+	// Predictions are the scenarios predicted, not fitted.
+	Predictions []ProvenancePrediction `json:"predictions,omitempty"`
+}
+
+// ProvenanceProcessStart is the time of empty ip -b batches, per thread
+// count.
+type ProvenanceProcessStart struct {
+	Threads  int   `json:"threads"`
+	MedianNs int64 `json:"median_ns"`
+	MinNs    int64 `json:"min_ns"`
+	MaxNs    int64 `json:"max_ns"`
+	Runs     int   `json:"runs"`
+}
+
+// ProvenancePrice is one step's price as calibrated.
+type ProvenancePrice struct {
+	Step     string  `json:"step"`
+	Ns       int64   `json:"ns"`
+	LoNs     int64   `json:"lo_ns,omitempty"`
+	HiNs     int64   `json:"hi_ns,omitempty"`
+	Status   string  `json:"status"`
+	Distance float64 `json:"distance"`
+	// FittedDistance is the same among the fitted columns.
+	FittedDistance float64 `json:"fitted_distance,omitempty"`
+	// Wide says the per-round fits are more than 2x apart.
+	Wide bool `json:"wide_interval,omitempty"`
+}
+
+// ProvenanceDesign is the calibration design's identifiability: every
+// exercised step's column, then the columns fitted. A condition of 0
+// stands for infinite (dependent columns).
+type ProvenanceDesign struct {
+	Scenarios       int     `json:"scenarios"`
+	Columns         int     `json:"columns"`
+	Rank            int     `json:"rank"`
+	Condition       float64 `json:"condition"`
+	FittedColumns   int     `json:"fitted_columns"`
+	FittedRank      int     `json:"fitted_rank"`
+	FittedCondition float64 `json:"fitted_condition"`
+	MinDistance     float64 `json:"min_distance"`
+}
+
+// ProvenancePrediction is a scenario predicted from the fitted prices,
+// with its interval over the per-round fits, beside the kernel's net
+// median and range.
+type ProvenancePrediction struct {
+	Group         string  `json:"group"`
+	Name          string  `json:"name"`
+	PredictedNs   int64   `json:"predicted_ns"`
+	PredictedLoNs int64   `json:"predicted_lo_ns"`
+	PredictedHiNs int64   `json:"predicted_hi_ns"`
+	MeasuredNs    int64   `json:"measured_ns"`
+	MeasuredLoNs  int64   `json:"measured_lo_ns"`
+	MeasuredHiNs  int64   `json:"measured_hi_ns"`
+	Error         float64 `json:"error"`
+	Gap           string  `json:"gap,omitempty"`
 }
 
 // ProvenanceScenario is one calibration scenario: its kernel time, the
@@ -238,6 +309,11 @@ type ProvenanceScenario struct {
 	MeasuredNs int64   `json:"measured_ns"`
 	FittedNs   int64   `json:"fitted_ns"`
 	Residual   float64 `json:"residual"` // (fitted - measured) / measured
+	// Client sent the timed requests; RunsNs are the raw times, NetNs
+	// the same less the process start (when subtracted).
+	Client string  `json:"client,omitempty"`
+	RunsNs []int64 `json:"runs_ns,omitempty"`
+	NetNs  []int64 `json:"net_ns,omitempty"`
 }
 
 // LoadProfile reads a profile: when arg names an existing file, the JSON

@@ -173,6 +173,20 @@ func TestLoadProfileFile(t *testing.T) {
 	o.Cost.RequestNs = 7 // a copy: the profile keeps its prices
 	require.Equal(t, int64(1000), p.Cost.RequestNs)
 
+	// The calibration's newer fields round-trip; a file without them (the
+	// one above) still loads.
+	prov := ProfileProvenance{Kernel: "6.18.0", Repeat: 3, Client: "ip -b", Load: "1.0 1.0 1.0",
+		ProcessStart: []ProvenanceProcessStart{{Threads: 1, MedianNs: 2_600_000, MinNs: 2_500_000, MaxNs: 4_900_000, Runs: 9}}, ProcessStartSubtracted: true,
+		Prices:      []ProvenancePrice{{Step: "request", Ns: 1000, LoNs: 900, HiNs: 2100, Status: "fitted", Distance: 0.25, FittedDistance: 0.26, Wide: true}},
+		Design:      &ProvenanceDesign{Scenarios: 26, Columns: 17, Rank: 16, FittedColumns: 15, FittedRank: 15, FittedCondition: 33.8, MinDistance: 0.05},
+		Predictions: []ProvenancePrediction{{Group: "g", Name: "n", PredictedNs: 5, PredictedLoNs: 4, PredictedHiNs: 6, MeasuredNs: 5, MeasuredLoNs: 5, MeasuredHiNs: 7}},
+		Scenarios:   []ProvenanceScenario{{Name: "x", MeasuredNs: 10, FittedNs: 11, Residual: 0.1, Client: "ip -b", RunsNs: []int64{12, 13}, NetNs: []int64{10, 11}}}}
+	newer := dir + "/newer.json"
+	require.NoError(t, WriteProfileFile(newer, ProfileFile{Profile: "linux-6.18", Cost: cost, Provenance: prov}))
+	p, err = LoadProfile(newer)
+	require.NoError(t, err)
+	require.Equal(t, prov, *p.Provenance)
+
 	// A file with switches: its prices under its profile plus the switch.
 	p, err = LoadProfile(path + "+ifa-flush")
 	require.NoError(t, err)

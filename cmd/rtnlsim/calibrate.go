@@ -38,11 +38,14 @@ func calibrationTable() string {
 		{"link del one by one, 1 thread, devices DOWN and UP", f.OneByOne, q.OneByOne, "devices"},
 		{"link del group 10 (one batch), DOWN and UP", f.Group, q.Group, "devices"},
 		{"link set dev X down of UP devices with a /24 each", f.Down, q.Down, "devices"},
-		{"addr flush of one /8, promote_secondaries 0 and 1", f.Flush, q.Flush, "addresses"},
+		{"addr flush of one /8, promote_secondaries 0", f.Flush0, q.Flush0, "addresses"},
+		{"addr flush of one /8, promote_secondaries 1", f.Flush, q.Flush, "addresses"},
 		{"route add of /24s through one device", f.Route, q.Route, "routes"},
 		{"route flush dev of such routes", f.Flush2, q.Flush2, "routes"},
 		{"route del of such routes, one by one", f.RouteDel, q.RouteDel, "routes"},
 		{"link set dev X up of DOWN devices, one by one", f.Up, q.Up, "devices"},
+		{"link set dev X mtu 1400 of UP devices, one by one", f.MTU, q.MTU, "devices"},
+		{"link set dev X mtu 1400 of DOWN devices, one by one", f.MTUDown, q.MTUDown, "devices"},
 	}
 	var b strings.Builder
 	for _, r := range rows {
@@ -69,9 +72,10 @@ func newCalibrateCmd() *cobra.Command {
 		repeat  int
 		predict bool
 		quick   bool
+		prior   string
 	)
 	cmd := &cobra.Command{
-		Use:   "calibrate [--out profile.json] [--repeat K] [--predict] [--quick]",
+		Use:   "calibrate [--out profile.json] [--repeat K] [--predict] [--quick] [--prior FILE]",
 		Short: "Measure this machine's kernel, fit the cost model's prices, write a profile",
 		Long: fmt.Sprintf(`Calibrate runs a small, documented set of scenarios on this machine's kernel,
 each in a network namespace of its own (ifb devices; nothing outside the
@@ -82,9 +86,10 @@ count x price.
 
 The calibration set (sizes: default / --quick):
 %sUP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
-adds. The address and route scenarios turn IPv6 off. Every request that
-names a device costs the kernel target a lookup (RTM_GETLINK by name):
-priced as a request plus a link fill.
+adds. The address and route scenarios turn IPv6 off. The first request of
+a batch that names a device costs ip a lookup (RTM_GETLINK by name on a
+socket opened for it, the answer cached for the rest of the batch): priced
+as a socket's life, a request and a link fill.
 
 With --predict (the default) it then measures scenarios NOT in the set and
 prints the model's prediction from the fitted prices beside each: deletion
@@ -94,19 +99,36 @@ deleting UP devices that each hold an address in a /24 of their own, and
 route flushes at sizes the fit did not see (%s / %s
 routes).
 
-Each kernel time is the minimum of its runs (the machine is shared: the
-least disturbed run): --repeat rounds, each running every scenario once,
-round-robin, so that a burst of other load does not hit every run of one
-scenario; scenarios under 300 ms, and those whose two best runs are more
-than 20%% apart, get %d times as many rounds. A price no
-calibration scenario exercises keeps its default and is reported as such,
-as is a step that only occurs in fixed proportion to others (priced 0, its
-cost carried by those).
+Kernel times are taken as users run scripts, through iproute2: each run
+makes a fresh namespace, applies the scenario's setup there (through the
+kernel target, untimed), writes the timed requests as one ip -b batch file
+per user thread, and times "nsenter --net=NETNS ip -b FILE" processes, all
+started together, until the last exits. Every round also times empty batch
+files per thread count: ip's process start and exit alone. Their median is
+SUBTRACTED from every scenario's times (the output says by how much), since
+the model prices kernel work, not process start. The model counts the
+name lookups ip makes (one per device name per process).
+
+Each scenario runs --repeat K times, round-robin (K rounds, each running
+every scenario once), so that a burst of other load does not hit every run
+of one scenario. The point fit uses each scenario's median net time; each
+round is also fitted alone, and every fitted price is printed with the
+least and most the rounds gave it (predictions likewise).
+
+Not every price can be told apart by the set: the design matrix (scenarios
+x steps, counts per measured ns, columns scaled to unit norm) is printed
+with its rank and condition number, and each step with its column's
+distance from the span of the others. A step within %.2f of that span is
+"not identified": its price is not fitted but kept from the prior prices
+(--prior, else the defaults) and charged at that in the fit, and the output
+says so. A price no calibration scenario exercises keeps its prior too.
 
 The profile file (--out) holds the profile name, the prices and their
-provenance (kernel release, machine, date, scenarios, residuals);
+provenance (kernel release, machine, date, load, ip's process start, the
+scenarios' times and residuals, the design's rank and condition, each
+price's status, distance and interval, the predictions);
 rtnlsim run --profile FILE and diff --profile FILE load it.`,
-			calibrationTable(), flushSizes(calib.FullSizes.RouteFlush), flushSizes(calib.QuickSizes.RouteFlush), calib.ShortRuns),
+			calibrationTable(), flushSizes(calib.FullSizes.RouteFlush), flushSizes(calib.QuickSizes.RouteFlush), calib.MinDistance),
 		Example: `  rtnlsim calibrate --out profile.json
   rtnlsim calibrate --quick --repeat 2 --out /tmp/p.json
   rtnlsim run --target sim --profile profile.json --show cost my.script`,
@@ -118,6 +140,17 @@ rtnlsim run --profile FILE and diff --profile FILE load it.`,
 			o := calib.Options{Sizes: calib.FullSizes, Repeat: repeat, Predict: predict}
 			if quick {
 				o.Sizes = calib.QuickSizes
+			}
+			if prior != "" {
+				p, err := sim.LoadProfile(prior)
+				if err != nil {
+					return fmt.Errorf("--prior: %w", err)
+				}
+				c, err := p.CostOrDefault()
+				if err != nil {
+					return fmt.Errorf("--prior: %w", err)
+				}
+				o.Base = &c
 			}
 			bar := progressbar.NewOptions(o.Steps(),
 				progressbar.OptionSetWriter(cmd.ErrOrStderr()),
@@ -148,7 +181,8 @@ rtnlsim run --profile FILE and diff --profile FILE load it.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile to this JSON file")
-	cmd.Flags().IntVar(&repeat, "repeat", 3, fmt.Sprintf("rounds of kernel runs (each scenario once per round, in a fresh namespace; x%d for scenarios under 300 ms); the minimum is kept", calib.ShortRuns))
+	cmd.Flags().IntVar(&repeat, "repeat", 3, "K: rounds of kernel runs (each scenario once per round, in a fresh namespace); the median is fitted, each round too for the intervals")
+	cmd.Flags().StringVar(&prior, "prior", "", "profile file (or name) whose prices the steps the calibration cannot fit keep (default: the default prices)")
 	cmd.Flags().BoolVar(&predict, "predict", true, "also measure and predict the scenarios outside the calibration set (--predict=false to skip)")
 	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sizes (about a third of the kernel time; the CI test's sizes)")
 	return cmd

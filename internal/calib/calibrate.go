@@ -4,15 +4,21 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
+	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/cost"
+	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
+	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -28,6 +34,7 @@ import (
 //	link set down of UP devices with a /24 each, two    fib_flush_leaf (every NETDEV_DOWN
 //	sizes (IPv6 off)                                    flushes the whole FIB), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
+//	each (promote 0 larger: it takes a few ms)
 //	                                                   notifications (seed 001)
 //	route add of N /24s, two sizes                      request, fib_op, name lookups
 //	route flush dev of N /24s, two sizes 4x apart       fib_op, trie work of deletes (the
@@ -40,9 +47,30 @@ import (
 //	two sizes                                           IPv6 FIB once, rt6_sync_up, the request's
 //	                                                   only walk: N^2), ipv6_dev_config (the
 //	                                                   device's IPv6 setup and DAD work: N)
-//	route del of N /24s one by one, two sizes           name lookups (link_fill): the deletes
-//	                                                   route flush makes, each after a lookup;
-//	                                                   route add then prices fib_insert
+//	route del of N /24s one by one, two sizes           the deletes route flush makes, one
+//	                                                   request each; route add then prices
+//	                                                   fib_insert
+//	mtu change of UP devices one by one (IPv6 on),      ipv6_walk_cold apart from ipv6_route_list
+//	two sizes                                           (rt6_mtu_change walks the IPv6 FIB once
+//	                                                   per request and inserts no route; link up
+//	                                                   does both, N^2 each)
+//	mtu change of DOWN devices one by one (IPv6 off),   name lookups: ip resolves each
+//	two sizes                                           name once per batch, so each line costs a
+//	                                                   lookup, and the change itself little (two
+//	                                                   notifier calls, a notification); route add
+//	                                                   through one device makes one lookup in all
+//	                                                   (routes through a device each were tried:
+//	                                                   each also makes a fib_info of its own,
+//	                                                   which the lookup price then absorbed,
+//	                                                   about 38 us, and group moves came out
+//	                                                   +44% to +56%)
+//
+// The two mtu change pairs are there for identifiability (AnalyzeDesign):
+// without them link_fill, ipv6_walk_cold, ipv6_route_list and ipv6_dev_config lie
+// within 0.01 of the span of the other columns (condition about 4,000);
+// with them two pairs stay entangled: notifier_call and notification (1:1
+// in every scenario but the link ones), and nl_socket and link_fill (ip
+// opens a socket for every lookup: IPLookupWork).
 //
 // The prediction set (PredictionSet), never fitted: one-by-one deletion
 // with 2 and 4 threads (rtnl_lock contention, rcu_barrier sharing), group
@@ -55,7 +83,8 @@ import (
 type Sizes struct {
 	OneByOne   [2]int // devices, one-by-one deletion (about 20 ms each)
 	Group      [2]int // devices, group deletion
-	Flush      [2]int // addresses, addr flush (promote 1 grows as N^2..N^3)
+	Flush      [2]int // addresses, addr flush promote 1 (grows as N^2..N^3)
+	Flush0     [2]int // addresses, addr flush promote 0 (a few ms: larger, or ip's process start swamps it)
 	Route      [2]int // routes, route add
 	Flush2     [2]int // routes, route flush (a wide pair: the trie's suffix work grows faster than N)
 	Down       [2]int // addressed devices taken down one by one
@@ -66,13 +95,16 @@ type Sizes struct {
 	RouteFlush []int  // routes, the uncalibrated flush sizes (between Flush2's: see QuickSizes)
 	Up         [2]int // DOWN devices brought up one by one (IPv6 on)
 	RouteDel   [2]int // routes deleted one by one
+	MTU        [2]int // UP devices whose MTU changes one by one (IPv6 on)
+	MTUDown    [2]int // DOWN devices whose MTU changes one by one (IPv6 off)
 }
 
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
-var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000},
+var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{2000, 4000},
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
-	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{1000, 2000}}
+	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{1000, 2000},
+	MTU: [2]int{500, 1000}, MTUDown: [2]int{1000, 2000}}
 
 // QuickSizes is --quick and the CI test: smaller sizes, about 15 s of
 // kernel time per repeat.
@@ -83,9 +115,10 @@ var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flu
 // about linear, and which the fit cannot pin (2 to 9 ns over runs): a
 // flush of 8,000 routes calibrated at 1,000 and 4,000 came out between
 // +12% and +51%.
-var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500},
+var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500}, Flush0: [2]int{1000, 2000},
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{1000, 2000},
-	Addressed: 500, AddressedO: 50, RouteFlush: []int{3000, 5000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000}}
+	Addressed: 500, AddressedO: 50, RouteFlush: []int{3000, 5000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000},
+	MTU: [2]int{250, 500}, MTUDown: [2]int{500, 1000}}
 
 // CalibrationSet is the scenarios the prices are fitted to.
 func CalibrationSet(z Sizes) []kmeasure.Scenario {
@@ -103,10 +136,11 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 	for _, n := range z.Down {
 		out = append(out, DownAddressed(n))
 	}
-	for _, p := range []bool{false, true} {
-		for _, n := range z.Flush {
-			out = append(out, AddrFlush(n, p))
-		}
+	for _, n := range z.Flush0 {
+		out = append(out, AddrFlush(n, false))
+	}
+	for _, n := range z.Flush {
+		out = append(out, AddrFlush(n, true))
 	}
 	for _, n := range z.Route {
 		out = append(out, RouteAdd(n))
@@ -119,6 +153,12 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 	}
 	for _, n := range z.RouteDel {
 		out = append(out, RouteDel(n))
+	}
+	for _, n := range z.MTU {
+		out = append(out, MTUChange(n))
+	}
+	for _, n := range z.MTUDown {
+		out = append(out, MTUDown(n))
 	}
 	return out
 }
@@ -170,49 +210,83 @@ func PredictionSet(z Sizes) []Predicted {
 
 // Options configure Run.
 type Options struct {
-	Sizes   Sizes
-	Repeat  int  // kernel runs per scenario; the minimum is kept
+	Sizes Sizes
+	// Repeat is K: every scenario runs K times on the kernel, round-robin
+	// (K rounds, each running every scenario once), and each round is
+	// fitted apart for the price intervals.
+	Repeat  int
 	Predict bool // measure and predict the prediction set too
-	// Base gives the prices of steps the calibration does not exercise
-	// (the default prices when zero).
+	// Base gives the prior prices: those of steps the calibration does
+	// not exercise or cannot identify (the default prices when nil).
 	Base *cost.Params
-	// Before and After, when set, are called around every kernel run;
-	// Plan, when set, with the number of kernel runs planned (it grows
-	// when a scenario turns out short).
+	// Dir is where the batch files go (a fresh directory under it,
+	// removed afterwards); "" is the system's temporary directory.
+	Dir string
+	// Before and After, when set, are called around every kernel run
+	// (name "ip process start, N thread(s)" for the empty batches); Plan,
+	// when set, with the number of kernel runs planned.
 	Before func(name string, run int)
 	After  func(name string, run int, d time.Duration)
 	Plan   func(runs int)
 }
 
-// Measurement is a scenario's kernel time (the minimum of Repeat runs).
+// Measurement is a scenario's kernel times over the K runs.
 type Measurement struct {
-	Name string
-	Ns   int64
-	All  []int64
+	Name    string
+	Threads int
+	// Client is what sent the timed requests: "ip -b", or "rtnlsim
+	// client" (internal/kmeasure) for a scenario ip cannot express.
+	Client string
+	// All are the raw times in run order: from starting the ip processes
+	// until the last exited (or, for the rtnlsim client, the requests).
+	All []int64
+	// Net are All less the median ip process start of the scenario's
+	// thread count (ProcessStart); the rtnlsim client's times are net.
+	Net []int64
+	// Ns is the median of Net: the time fitted and compared.
+	Ns int64
 }
 
 // PredictionRow is a predicted scenario: the model's time from the fitted
 // prices beside the kernel's.
 type PredictionRow struct {
-	Group       string
-	Name        string
-	PredictedNs int64
-	MeasuredNs  int64
-	Error       float64 // (predicted - measured) / measured
-	Runs        int     // kernel runs behind MeasuredNs
-	Gap         string  // Predicted.Gap: not held to 25%, and why
+	Group string
+	Name  string
+	// PredictedNs is the model's time at the point fit's prices;
+	// PredictedLo and Hi the least and most over the repeats' fits.
+	PredictedNs, PredictedLo, PredictedHi int64
+	// MeasuredNs is the median net kernel time; MeasuredLo and Hi the
+	// least and most net time of the runs.
+	MeasuredNs, MeasuredLo, MeasuredHi int64
+	Error                              float64 // (predicted - measured) / measured
+	Runs                               int     // kernel runs behind MeasuredNs
+	Gap                                string  // Predicted.Gap: not held to 25%, and why
+}
+
+// PriceRange is a fitted price's interval: the least and the most the
+// repeats' fits gave it.
+type PriceRange struct {
+	Step   cost.Step
+	Lo, Hi int64
 }
 
 // Result is a calibration.
 type Result struct {
 	Profile     string
-	Fit         Fit
+	Fit         Fit // the point fit: every scenario's median net time
+	Repeats     []Fit
 	Calibration []Measurement
 	Predictions []PredictionRow
-	Kernel      string
-	Machine     string
-	Date        time.Time
-	Repeat      int
+	// ProcessStart is, per thread count, the times of empty batch files
+	// run as the scenarios' are: ip process start and exit alone. Its
+	// median is subtracted from the scenarios' times.
+	ProcessStart map[int]ipbatch.Stats
+	IPVersion    string
+	Kernel       string
+	Machine      string
+	Load         string // /proc/loadavg at the start and the end
+	Date         time.Time
+	Repeat       int
 	// Ignored are sysctls of the scenarios the sim does not model.
 	Ignored []string
 	// ShareWindowSource says where the rcu_barrier sharing window (one
@@ -220,58 +294,126 @@ type Result struct {
 	ShareWindowSource string
 }
 
-// Steps is the number of kernel runs Run makes with o at least (short
-// scenarios add runs).
+// Ranges are the fitted prices' intervals over the repeats, in
+// cost.Steps order (fitted steps only).
+func (r Result) Ranges() []PriceRange {
+	var out []PriceRange
+	for i, s := range r.Fit.Steps {
+		if s.Status != Fitted || len(r.Repeats) == 0 {
+			continue
+		}
+		pr := PriceRange{Step: s.Step, Lo: math.MaxInt64, Hi: math.MinInt64}
+		for _, f := range r.Repeats {
+			pr.Lo, pr.Hi = min(pr.Lo, f.Steps[i].Ns), max(pr.Hi, f.Steps[i].Ns)
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// Wide reports whether the rounds' fits are more than 2x apart (or one
+// is 0 and another not): the design pins the price, but the times do
+// not agree on it.
+func (pr PriceRange) Wide() bool { return pr.Hi > 2*pr.Lo }
+
+// processStartRuns is how many empty-batch runs each round makes per
+// thread count: they are short, and their median is subtracted from
+// every time.
+const processStartRuns = 3
+
+// Steps is the number of kernel runs Run makes with o.
 func (o Options) Steps() int {
 	n := len(CalibrationSet(o.Sizes))
+	threads := map[int]bool{1: true}
 	if o.Predict {
 		n += len(PredictionSet(o.Sizes))
-	}
-	return n * max(o.Repeat, 1)
-}
-
-// shortNs is the time under which a scenario is short: a short scenario
-// runs ShortRuns times as many rounds (a 10 ms time is easily doubled by
-// a neighbour's burst; a few more runs cost little).
-const (
-	shortNs   = 300 * time.Millisecond
-	ShortRuns = 3
-)
-
-// settleRatio is how far apart the two best runs of a scenario may be
-// before it is run again.
-const settleRatio = 1.2
-
-// settled reports whether the two smallest times agree within settleRatio.
-func settled(all []int64) bool {
-	if len(all) < 2 {
-		return false
-	}
-	a, b := all[0], all[1]
-	if a > b {
-		a, b = b, a
-	}
-	for _, x := range all[2:] {
-		if x < a {
-			a, b = x, a
-		} else if x < b {
-			b = x
+		for _, p := range PredictionSet(o.Sizes) {
+			threads[len(p.Scenario.Timed)] = true
 		}
 	}
-	return float64(b) <= settleRatio*float64(a)
+	return (n + processStartRuns*len(threads)) * max(o.Repeat, 1)
 }
 
-// Run measures the calibration set on this machine's kernel, fits the
-// prices, and (with Predict) measures and predicts the prediction set.
-// The kernel runs go round-robin: Repeat rounds, each running every
-// scenario once, and short scenarios (under 300 ms) and unsettled ones
-// (two best runs more than 20% apart) go on for Repeat x ShortRuns rounds,
-// so that a burst of other load does not hit every run of one scenario;
-// each scenario keeps its minimum.
+// ipClient and kmeasureClient name Measurement.Client.
+const (
+	ipClient       = "ip -b"
+	kmeasureClient = "rtnlsim client"
+)
+
+// IPLines is s's timed threads as ip -b batch lines, one slice per
+// thread; an error says which lines ip cannot run.
+func IPLines(s kmeasure.Scenario) ([][]string, error) {
+	out := make([][]string, len(s.Timed))
+	for i, th := range s.Timed {
+		l, err := ipbatch.Lines(th)
+		if err != nil {
+			return nil, fmt.Errorf("calib: scenario %s, thread %d: %w", s.Name, i, err)
+		}
+		out[i] = l
+	}
+	return out, nil
+}
+
+// ipSetup is s's sysctls (sorted, dotted keys) then its setup, as the
+// kernel target applies them before the batches run; requests without a
+// line number get their index.
+func ipSetup(s kmeasure.Scenario) []rtnl.Request {
+	keys := make([]string, 0, len(s.Sysctls))
+	for k := range s.Sysctls {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []rtnl.Request
+	for _, k := range keys {
+		key := strings.ReplaceAll(kmeasure.SysctlPath(k), "/", ".")
+		out = append(out, rtnl.Request{Text: "sysctl " + key + "=" + s.Sysctls[k], Op: rtnl.Sysctl{Key: key, Value: s.Sysctls[k]}})
+	}
+	out = append(out, s.Setup...)
+	for i := range out {
+		if out[i].Line == 0 {
+			out[i].Line = i + 1
+		}
+	}
+	return out
+}
+
+// KernelTime is one kernel run of s in a fresh namespace: with batch
+// files (one per thread, from IPLines), the setup through the kernel
+// target and the files run by ip -b processes (ipbatch.KernelRun); without,
+// the project's client (kmeasure.RunScenario).
+func KernelTime(ctx context.Context, s kmeasure.Scenario, files []string) (time.Duration, error) {
+	if files == nil {
+		return kmeasure.RunScenario(ctx, s)
+	}
+	if len(files) != len(s.Timed) {
+		return 0, fmt.Errorf("calib: scenario %s: %d batch files for %d threads", s.Name, len(files), len(s.Timed))
+	}
+	return ipbatch.KernelRun(ctx, ipSetup(s), s.Name+" setup", files)
+}
+
+// ProcessStartName is the name Before and After get for the empty-batch
+// runs of a thread count.
+func ProcessStartName(threads int) string {
+	return fmt.Sprintf("ip process start, %d thread(s)", threads)
+}
+
+// Run measures the calibration set on this machine's kernel as users run
+// such scripts, through iproute2: each run makes a fresh namespace,
+// applies the setup through the kernel target, then starts one
+// `ip -b FILE` process per user thread (internal/ipbatch) and times them
+// from the start until the last exits. Every round also runs empty batch
+// files per thread count (process start and exit alone); the median of
+// those is subtracted from each scenario's times. The kernel runs go
+// round-robin, K rounds, so that a burst of other load does not hit every
+// run of one scenario. It fits the prices to every scenario's median net
+// time (the point fit) and to each round's times (the intervals), and
+// with Predict measures and predicts the prediction set.
 func Run(ctx context.Context, o Options) (Result, error) {
 	o.Repeat = max(o.Repeat, 1)
 	prof := sim.MustParseProfile(sim.DefaultProfile)
-	res := Result{Profile: prof.Name, Kernel: kernelRelease(), Machine: machine(), Repeat: o.Repeat}
+	res := Result{Profile: prof.Name, Kernel: kernelRelease(), Machine: machine(), Repeat: o.Repeat,
+		IPVersion: ipVersion(), ProcessStart: map[int]ipbatch.Stats{}}
+	load0 := loadAvg()
 	base := cost.Params{}
 	if o.Base != nil {
 		base = *o.Base
@@ -283,6 +425,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		group string // "" for a calibration scenario
 		gap   string
 		run   SimRun
+		files []string // nil: measured with the rtnlsim client
 		m     Measurement
 	}
 	var items []*item
@@ -297,78 +440,117 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			items = append(items, &item{s: p.Scenario, group: p.Group, gap: p.Gap})
 		}
 	}
-	ignored := map[string]bool{}
-	for _, it := range items {
-		run, err := SimWork(prof, it.s)
-		if err != nil {
-			return res, err
-		}
-		it.run, it.m.Name = run, it.s.Name
-		for _, k := range run.Ignored {
-			ignored[k] = true
-		}
-	}
-	total := len(items) * o.Repeat
-	if o.Plan != nil {
-		o.Plan(total)
-	}
-	// A scenario gets Repeat x ShortRuns runs while its best time so far
-	// is under shortNs (a burst that slows its first run does not make it
-	// long), or while its two best runs disagree by more than settleRatio
-	// (other work on the machine, which may hold the global rtnl_lock,
-	// slowed both).
-	planned := func(it *item) int {
-		if o.Repeat > 1 && len(it.m.All) > 0 && (it.m.Ns < shortNs.Nanoseconds() || !settled(it.m.All)) {
-			return o.Repeat * ShortRuns
-		}
-		return o.Repeat
-	}
-	for round := 0; round < o.Repeat*ShortRuns; round++ {
-		for _, it := range items {
-			n := len(it.m.All)
-			if (n > 0 && n >= planned(it)) || n > round {
-				continue
-			}
-			if o.Before != nil {
-				o.Before(it.s.Name, n)
-			}
-			d, err := kmeasure.RunScenario(ctx, it.s)
-			if err != nil {
-				return res, err
-			}
-			if o.After != nil {
-				o.After(it.s.Name, n, d)
-			}
-			it.m.All = append(it.m.All, d.Nanoseconds())
-			if n == 0 || d.Nanoseconds() < it.m.Ns {
-				it.m.Ns = d.Nanoseconds()
-			}
-		}
-		if o.Plan != nil {
-			t := 0
-			for _, it := range items {
-				t += max(planned(it), len(it.m.All))
-			}
-			if t != total {
-				total = t
-				o.Plan(total)
-			}
-		}
-	}
-	var rows []Row
-	for _, it := range items {
-		if it.group != "" {
-			continue
-		}
-		res.Calibration = append(res.Calibration, it.m)
-		rows = append(rows, Row{Name: it.s.Name, Counts: it.run.Counts(), Ns: it.m.Ns})
-	}
-	fit, err := FitPrices(base, rows)
+	dir, err := os.MkdirTemp(o.Dir, "rtnlsim-calibrate-")
 	if err != nil {
 		return res, err
 	}
-	fit.Params.RCUBarrierShareWindowNs, res.ShareWindowSource = Jiffy()
+	defer os.RemoveAll(dir)
+	ignored := map[string]bool{}
+	threads := map[int][]string{}
+	for k, it := range items {
+		it.m = Measurement{Name: it.s.Name, Threads: len(it.s.Timed), Client: ipClient}
+		client := IPClient
+		lines, err := IPLines(it.s)
+		if err != nil {
+			// ip cannot run it: the project's client, whose lookups differ.
+			client, it.m.Client = KernelTargetClient, kmeasureClient
+		} else if it.files, err = ipbatch.WriteBatches(dir, fmt.Sprintf("s%d-", k), lines); err != nil {
+			return res, err
+		}
+		run, err := SimWorkFor(prof, it.s, client)
+		if err != nil {
+			return res, err
+		}
+		it.run = run
+		for _, key := range run.Ignored {
+			ignored[key] = true
+		}
+		if _, ok := threads[it.m.Threads]; !ok && it.files != nil {
+			empty, err := ipbatch.WriteBatches(dir, fmt.Sprintf("empty%d-", it.m.Threads), make([][]string, it.m.Threads))
+			if err != nil {
+				return res, err
+			}
+			threads[it.m.Threads] = empty
+		}
+	}
+	counts := slices.Sorted(maps.Keys(threads))
+	total := (len(items) + processStartRuns*len(counts)) * o.Repeat
+	if o.Plan != nil {
+		o.Plan(total)
+	}
+	starts := map[int][]time.Duration{}
+	for round := 0; round < o.Repeat; round++ {
+		for _, n := range counts {
+			for j := range processStartRuns {
+				name := ProcessStartName(n)
+				if o.Before != nil {
+					o.Before(name, round*processStartRuns+j)
+				}
+				d, err := ipbatch.KernelRun(ctx, nil, "", threads[n])
+				if err != nil {
+					return res, fmt.Errorf("calib: %s: %w", name, err)
+				}
+				if o.After != nil {
+					o.After(name, round*processStartRuns+j, d)
+				}
+				starts[n] = append(starts[n], d)
+			}
+		}
+		for _, it := range items {
+			if o.Before != nil {
+				o.Before(it.s.Name, round)
+			}
+			d, err := KernelTime(ctx, it.s, it.files)
+			if err != nil {
+				return res, fmt.Errorf("calib: %s: %w", it.s.Name, err)
+			}
+			if o.After != nil {
+				o.After(it.s.Name, round, d)
+			}
+			it.m.All = append(it.m.All, d.Nanoseconds())
+		}
+	}
+	for n, ds := range starts {
+		res.ProcessStart[n] = ipbatch.StatsOf(ds)
+	}
+	for _, it := range items {
+		sub := int64(0)
+		if it.files != nil {
+			sub = res.ProcessStart[it.m.Threads].MedianNs
+		}
+		if err := it.m.subtract(sub); err != nil {
+			return res, err
+		}
+	}
+	rowsOf := func(ns func(m Measurement) int64) []Row {
+		var rows []Row
+		for _, it := range items {
+			if it.group == "" {
+				rows = append(rows, Row{Name: it.s.Name, Counts: it.run.Counts(), Ns: ns(it.m)})
+			}
+		}
+		return rows
+	}
+	for _, it := range items {
+		if it.group == "" {
+			res.Calibration = append(res.Calibration, it.m)
+		}
+	}
+	fit, err := FitPrices(base, rowsOf(func(m Measurement) int64 { return m.Ns }))
+	if err != nil {
+		return res, err
+	}
+	share, src := Jiffy()
+	fit.Params.RCUBarrierShareWindowNs, res.ShareWindowSource = share, src
 	res.Fit = fit
+	for k := range o.Repeat {
+		f, err := fit.Refit(base, rowsOf(func(m Measurement) int64 { return m.Net[k] }))
+		if err != nil {
+			return res, fmt.Errorf("calib: repeat %d: %w", k+1, err)
+		}
+		f.Params.RCUBarrierShareWindowNs = share
+		res.Repeats = append(res.Repeats, f)
+	}
 	for _, it := range items {
 		if it.group == "" {
 			continue
@@ -377,15 +559,76 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("calib: predicting %s: %w", it.s.Name, err)
 		}
-		res.Predictions = append(res.Predictions, PredictionRow{Group: it.group, Name: it.s.Name, Gap: it.gap,
-			PredictedNs: c.VirtualNs, MeasuredNs: it.m.Ns, Error: float64(c.VirtualNs-it.m.Ns) / float64(it.m.Ns), Runs: len(it.m.All)})
+		row := PredictionRow{Group: it.group, Name: it.s.Name, Gap: it.gap, PredictedNs: c.VirtualNs,
+			PredictedLo: c.VirtualNs, PredictedHi: c.VirtualNs, MeasuredNs: it.m.Ns,
+			MeasuredLo: slices.Min(it.m.Net), MeasuredHi: slices.Max(it.m.Net),
+			Error: float64(c.VirtualNs-it.m.Ns) / float64(it.m.Ns), Runs: len(it.m.All)}
+		for _, f := range res.Repeats {
+			c, err := it.run.Simulate(f.Params)
+			if err != nil {
+				return res, fmt.Errorf("calib: predicting %s: %w", it.s.Name, err)
+			}
+			row.PredictedLo, row.PredictedHi = min(row.PredictedLo, c.VirtualNs), max(row.PredictedHi, c.VirtualNs)
+		}
+		res.Predictions = append(res.Predictions, row)
 	}
 	for k := range ignored {
 		res.Ignored = append(res.Ignored, k)
 	}
 	sort.Strings(res.Ignored)
+	res.Load = fmt.Sprintf("load average %s at the start, %s at the end", load0, loadAvg())
 	res.Date = time.Now().UTC()
 	return res, nil
+}
+
+// subtract sets Net to All less sub and Ns to their median; a time not
+// longer than sub fails (the scenario is too short to time this way).
+func (m *Measurement) subtract(sub int64) error {
+	m.Net = m.Net[:0]
+	for _, ns := range m.All {
+		if ns-sub <= 0 {
+			return fmt.Errorf("calib: %s: %v is not longer than the ip process start (%v): the scenario is too short to time this way",
+				m.Name, time.Duration(ns), time.Duration(sub))
+		}
+		m.Net = append(m.Net, ns-sub)
+	}
+	m.Ns = median(m.Net)
+	return nil
+}
+
+// median is the middle value (the mean of the middle two).
+func median(xs []int64) int64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[n/2]
+}
+
+// loadAvg is the first three fields of /proc/loadavg, or "unknown".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// ipVersion is what `ip -V` says, or why it could not be run.
+func ipVersion() string {
+	out, err := exec.Command("ip", "-V").Output()
+	if err != nil {
+		return "ip -V: " + err.Error()
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // Predict is the model's time for s at prices p (threads simulated).
@@ -402,13 +645,48 @@ func Predict(p cost.Params, s kmeasure.Scenario) (int64, error) {
 func (r Result) ProfileFile() sim.ProfileFile {
 	f := sim.ProfileFile{Profile: r.Profile, Cost: r.Fit.Params, Provenance: sim.ProfileProvenance{
 		Kernel: r.Kernel, Machine: r.Machine, Date: r.Date.Format(time.RFC3339), Tool: "rtnlsim calibrate",
-		Repeat: r.Repeat, Undetermined: r.Fit.Undetermined(),
+		Repeat: r.Repeat, Undetermined: r.Fit.Undetermined(), Client: ipClient + " (" + r.IPVersion + "), one process per user thread",
+		Load: r.Load, ProcessStartSubtracted: true,
 	}}
-	for _, row := range r.Fit.Rows {
-		f.Provenance.Scenarios = append(f.Provenance.Scenarios, sim.ProvenanceScenario{Name: row.Name,
-			MeasuredNs: row.MeasuredNs, FittedNs: row.FittedNs, Residual: row.Residual})
+	for i, row := range r.Fit.Rows {
+		ps := sim.ProvenanceScenario{Name: row.Name, MeasuredNs: row.MeasuredNs, FittedNs: row.FittedNs, Residual: row.Residual}
+		if i < len(r.Calibration) {
+			m := r.Calibration[i]
+			ps.Client, ps.RunsNs, ps.NetNs = m.Client, m.All, m.Net
+		}
+		f.Provenance.Scenarios = append(f.Provenance.Scenarios, ps)
 	}
-	f.Provenance.Notes = append(f.Provenance.Notes, fmt.Sprintf("each kernel time is the minimum of %d runs, each in a fresh namespace", r.Repeat),
+	for _, n := range slices.Sorted(maps.Keys(r.ProcessStart)) {
+		st := r.ProcessStart[n]
+		f.Provenance.ProcessStart = append(f.Provenance.ProcessStart, sim.ProvenanceProcessStart{Threads: n,
+			MedianNs: st.MedianNs, MinNs: st.MinNs, MaxNs: st.MaxNs, Runs: len(st.AllNs)})
+	}
+	ranges := map[cost.Step]PriceRange{}
+	for _, pr := range r.Ranges() {
+		ranges[pr.Step] = pr
+	}
+	for _, s := range r.Fit.Steps {
+		if s.Status == NotExercised && s.Distance == 0 && s.Ns == 0 {
+			continue
+		}
+		p := sim.ProvenancePrice{Step: s.Step.String(), Ns: s.Ns, Status: s.Status.String(), Distance: s.Distance, FittedDistance: s.FittedDistance}
+		if pr, ok := ranges[s.Step]; ok {
+			p.LoNs, p.HiNs, p.Wide = pr.Lo, pr.Hi, pr.Wide()
+		}
+		f.Provenance.Prices = append(f.Provenance.Prices, p)
+	}
+	f.Provenance.Design = &sim.ProvenanceDesign{Scenarios: r.Fit.Design.Rows,
+		Columns: len(r.Fit.Design.Steps), Rank: r.Fit.Design.Rank, Condition: finite(r.Fit.Design.Condition),
+		FittedColumns: len(r.Fit.Fitted.Steps), FittedRank: r.Fit.Fitted.Rank, FittedCondition: finite(r.Fit.Fitted.Condition),
+		MinDistance: MinDistance}
+	for _, p := range r.Predictions {
+		f.Provenance.Predictions = append(f.Provenance.Predictions, sim.ProvenancePrediction{Group: p.Group, Name: p.Name,
+			PredictedNs: p.PredictedNs, PredictedLoNs: p.PredictedLo, PredictedHiNs: p.PredictedHi,
+			MeasuredNs: p.MeasuredNs, MeasuredLoNs: p.MeasuredLo, MeasuredHiNs: p.MeasuredHi, Error: p.Error, Gap: p.Gap})
+	}
+	f.Provenance.Notes = append(f.Provenance.Notes,
+		fmt.Sprintf("each scenario ran %d times, round-robin, each run in a fresh namespace: setup through the kernel target, the timed part as ip -b batch files, one ip process per user thread, timed from their start until the last exited", r.Repeat),
+		"the median time of empty batch files (ip process start and exit, per thread count: process_start) is subtracted from every kernel time; measured_ns is the median of the net times, the prices are fitted to it, lo_ns..hi_ns are the least and most of the per-round fits",
 		"rcu_barrier_share_window_ns is one jiffy, not fitted: "+r.ShareWindowSource)
 	if len(r.Ignored) > 0 {
 		f.Provenance.Notes = append(f.Provenance.Notes, "sysctls the model does not act on: "+strings.Join(r.Ignored, ", "))
@@ -416,47 +694,110 @@ func (r Result) ProfileFile() sim.ProfileFile {
 	return f
 }
 
-// WriteSummary prints the prices, the calibration residuals and the
-// predictions.
-func (r Result) WriteSummary(w io.Writer) {
-	fmt.Fprintf(w, "calibration of %s on kernel %s (%s), %s; each kernel time is the minimum of its runs (%d rounds; x%d for scenarios under %v)\n\n",
-		r.Profile, r.Kernel, r.Machine, r.Date.Format(time.RFC3339), r.Repeat, ShortRuns, shortNs)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "parameter\tprice\thow\t")
-	for _, s := range r.Fit.Steps {
-		how := s.Status.String()
-		switch s.Status {
-		case NotSeparable:
-			how += ": " + stepNames(s.With)
-		case Pinned:
-			how += ": " + Pins[s.Step]
-		}
-		fmt.Fprintf(tw, "%s_ns\t%s\t%s\t\n", s.Step, nsText(s.Ns), how)
+// finite is x, or 0 for an infinite condition number (JSON has no Inf).
+func finite(x float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return 0
 	}
-	fmt.Fprintf(tw, "rcu_barrier_share_window_ns\t%s\tone jiffy, read: %s\t\n", nsText(r.Fit.Params.RCUBarrierShareWindowNs), r.ShareWindowSource)
+	return x
+}
+
+// condText prints a condition number.
+func condText(x float64) string {
+	if math.IsInf(x, 0) {
+		return "infinite"
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+// WriteDesign prints the design's rank and condition and each exercised
+// step's distance from the span of the others.
+func (f Fit) WriteDesign(w io.Writer) {
+	d, g := f.Design, f.Fitted
+	fmt.Fprintf(w, "design: %d scenarios x %d exercised steps (counts per measured ns, columns scaled to unit norm): rank %d, condition %s\n",
+		d.Rows, len(d.Steps), d.Rank, condText(d.Condition))
+	fmt.Fprintf(w, "fitted columns: %d (the others not identified: within %.2f of the span of the rest), rank %d, condition %s\n",
+		len(g.Steps), MinDistance, g.Rank, condText(g.Condition))
+}
+
+// WriteSummary prints the prices with their intervals, the design, the
+// calibration residuals and the predictions.
+func (r Result) WriteSummary(w io.Writer) {
+	fmt.Fprintf(w, "calibration of %s on kernel %s (%s), %s\n", r.Profile, r.Kernel, r.Machine, r.Date.Format(time.RFC3339))
+	fmt.Fprintf(w, "kernel times: %s (%s), one process per user thread, a fresh namespace per run, %d runs per scenario round-robin; %s\n",
+		ipClient, r.IPVersion, r.Repeat, r.Load)
+	var st []string
+	for _, n := range slices.Sorted(maps.Keys(r.ProcessStart)) {
+		s := r.ProcessStart[n]
+		st = append(st, fmt.Sprintf("%d thread(s) %s (%s..%s, %d runs)", n, msText(s.MedianNs), msText(s.MinNs), msText(s.MaxNs), len(s.AllNs)))
+	}
+	fmt.Fprintf(w, "SUBTRACTED from every kernel time: the median ip process start (empty batch files): %s\n", strings.Join(st, "; "))
+	fmt.Fprintf(w, "prices: the point fit is to each scenario's median net time; lo..hi are the least and most of the %d per-round fits\n\n", len(r.Repeats))
+	r.Fit.WriteDesign(w)
+	fmt.Fprintln(w)
+	ranges := map[cost.Step]PriceRange{}
+	for _, pr := range r.Ranges() {
+		ranges[pr.Step] = pr
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "parameter\tprice\tlo..hi over rounds\tdistance: all\tfitted\thow\t")
+	for _, s := range r.Fit.Steps {
+		if s.Status == NotExercised && s.Ns == 0 {
+			continue
+		}
+		how := s.Status.String()
+		if s.Status == NotIdentified && len(s.With) > 0 {
+			how += ": nearly a combination of " + stepNames(s.With)
+		}
+		span, dist, fdist := "", "", ""
+		if pr, ok := ranges[s.Step]; ok {
+			span = nsText(pr.Lo) + " .. " + nsText(pr.Hi)
+			if pr.Wide() {
+				how += "; rounds differ over 2x: identified, not precise"
+			}
+		}
+		if s.Status != NotExercised {
+			dist = fmt.Sprintf("%.3f", s.Distance)
+		}
+		if s.Status == Fitted {
+			fdist = fmt.Sprintf("%.3f", s.FittedDistance)
+		}
+		price := nsText(s.Ns)
+		if s.Status == NotIdentified {
+			price = "(" + price + ")"
+		}
+		fmt.Fprintf(tw, "%s_ns\t%s\t%s\t%s\t%s\t%s\t\n", s.Step, price, span, dist, fdist, how)
+	}
+	fmt.Fprintf(tw, "rcu_barrier_share_window_ns\t%s\t\t\t\tone jiffy, read: %s\t\n", nsText(r.Fit.Params.RCUBarrierShareWindowNs), r.ShareWindowSource)
 	tw.Flush()
+	fmt.Fprintln(w, "(distance: of the step's column from the span of the other columns, all exercised ones or the fitted ones; 1 = orthogonal, 0 = a combination of them. Steps not listed: no scenario makes them and their prior price is 0)")
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "calibration scenario\truns\tmeasured\tfitted\tresidual\t")
+	fmt.Fprintln(tw, "calibration scenario\truns\tmeasured net median\tmin..max\tfitted\tresidual\t")
 	for i, row := range r.Fit.Rows {
-		runs := 0
+		runs, span := 0, ""
 		if i < len(r.Calibration) {
-			runs = len(r.Calibration[i].All)
+			m := r.Calibration[i]
+			runs = len(m.All)
+			span = msText(slices.Min(m.Net)) + " .. " + msText(slices.Max(m.Net))
+			if m.Client != ipClient {
+				span += " (" + m.Client + ")"
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%+.1f%%\t\n", row.Name, runs, msText(row.MeasuredNs), msText(row.FittedNs), 100*row.Residual)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%+.1f%%\t\n", row.Name, runs, msText(row.MeasuredNs), span, msText(row.FittedNs), 100*row.Residual)
 	}
 	tw.Flush()
 	if len(r.Predictions) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\npredictions (scenarios not in the calibration set, from the fitted prices):")
+	fmt.Fprintln(w, "\npredictions (scenarios not in the calibration set, from the fitted prices; lo..hi over the rounds' fits):")
 	r.WritePredictions(w)
 }
 
 // WritePredictions prints the prediction table.
 func (r Result) WritePredictions(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "group\tscenario\truns\tpredicted\tmeasured\terror\t")
+	fmt.Fprintln(tw, "group\tscenario\truns\tpredicted\tlo..hi\tmeasured net median\tmin..max\terror\t")
 	var gaps []string
 	for _, p := range r.Predictions {
 		mark := ""
@@ -464,7 +805,8 @@ func (r Result) WritePredictions(w io.Writer) {
 			gaps = append(gaps, p.Name+": "+p.Gap)
 			mark = fmt.Sprintf(" [%d]", len(gaps))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%+.1f%%%s\t\n", p.Group, p.Name, p.Runs, msText(p.PredictedNs), msText(p.MeasuredNs), 100*p.Error, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s .. %s\t%s\t%s .. %s\t%+.1f%%%s\t\n", p.Group, p.Name, p.Runs, msText(p.PredictedNs),
+			msText(p.PredictedLo), msText(p.PredictedHi), msText(p.MeasuredNs), msText(p.MeasuredLo), msText(p.MeasuredHi), 100*p.Error, mark)
 	}
 	tw.Flush()
 	for i, g := range gaps {

@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/rtnlsim/rtnlsim/cost"
 )
 
@@ -26,43 +24,24 @@ type StepStatus int
 const (
 	// Fitted: the calibration set determines the price.
 	Fitted StepStatus = iota
-	// NotExercised: no calibration scenario makes the step; the price is
-	// the base's (the default prices), not measured.
+	// NotExercised: no calibration scenario makes the step (MinCount
+	// times); the price is the base's (the prior prices), not measured.
 	NotExercised
-	// NotSeparable: the step only occurs in fixed proportion to steps
-	// fitted before it (With): its cost is carried by those, its own
-	// price is 0.
-	NotSeparable
-	// Pinned: the calibration set cannot tell the step from another one
-	// (Pins says why); it keeps its base price.
-	Pinned
+	// NotIdentified: the step's column lies within MinDistance of the
+	// span of the fitted columns (With names those it is nearly a
+	// combination of): the data cannot tell its price from theirs. It
+	// keeps the base's price, charged at that price in the fit.
+	NotIdentified
 )
-
-// Pins are the steps the calibration set exercises but cannot price apart
-// from another, and why; they keep their base price.
-var Pins = map[cost.Step]string{
-	// ipv6_walk_cold (a request's first IPv6 walk finding the FIB out of
-	// the cache) and ipv6_route_list (fib6_add_rt2node's list walk) both
-	// grow as N^2 in `link set up` and in no other calibration scenario,
-	// so the fit can put their cost in either; fitted together they gave
-	// the cold price to the group moves (+28% to +73% on an idle
-	// machine). The cold effect was measured while other work shared the
-	// machine (per-request vs in-one-request walks); on an idle machine it
-	// was not measured apart, and pinning it is a choice made after the
-	// +28% run.
-	cost.StepIPv6WalkCold: "not separable from ipv6_route_list (both N^2 in link up only)",
-}
 
 func (s StepStatus) String() string {
 	switch s {
 	case Fitted:
 		return "fitted"
 	case NotExercised:
-		return "not exercised (default price kept)"
-	case NotSeparable:
-		return "not separable (0; carried by the steps named)"
-	case Pinned:
-		return "pinned at its base price"
+		return "not exercised (prior price kept)"
+	case NotIdentified:
+		return "not identified (prior price kept)"
 	}
 	return fmt.Sprintf("StepStatus(%d)", int(s))
 }
@@ -72,7 +51,14 @@ type StepFit struct {
 	Step   cost.Step
 	Ns     int64
 	Status StepStatus
-	// With are the fitted steps a NotSeparable step is proportional to.
+	// Distance is the step's column's distance from the span of the other
+	// exercised columns in the full design (Fit.Design); 0 when not
+	// exercised.
+	Distance float64
+	// FittedDistance is the same in the design of the fitted columns
+	// (Fit.Fitted), for a Fitted step.
+	FittedDistance float64
+	// With are the steps a NotIdentified step is nearly a combination of.
 	With []cost.Step
 }
 
@@ -89,6 +75,11 @@ type Fit struct {
 	Params cost.Params
 	Steps  []StepFit
 	Rows   []RowFit
+	// Design is the analysis of every exercised step's column; Fitted of
+	// the columns whose prices were fitted (the not identified ones left
+	// out one at a time, least pinned first, until each remaining column
+	// is at least MinDistance from the others).
+	Design, Fitted Identifiability
 }
 
 // Undetermined lists the steps whose price the calibration did not fit,
@@ -98,9 +89,10 @@ func (f Fit) Undetermined() []string {
 	for _, s := range f.Steps {
 		switch s.Status {
 		case NotExercised:
-			out = append(out, fmt.Sprintf("%s: not exercised by the calibration set; default price %d ns kept", s.Step, s.Ns))
-		case NotSeparable:
-			out = append(out, fmt.Sprintf("%s: occurs only in fixed proportion to %s; priced 0, its cost carried by those", s.Step, stepNames(s.With)))
+			out = append(out, fmt.Sprintf("%s: not exercised by the calibration set; prior price %d ns kept", s.Step, s.Ns))
+		case NotIdentified:
+			out = append(out, fmt.Sprintf("%s: not identified (column %.3f from the span of the others, under %.2f; nearly a combination of %s); prior price %d ns kept",
+				s.Step, s.Distance, MinDistance, stepNames(s.With), s.Ns))
 		}
 	}
 	return out
@@ -127,57 +119,127 @@ const MinCount = 10
 // non-negative least squares on relative error (each row divided by its
 // measured time, so a 10 ms scenario weighs as much as a 10 s one). Steps
 // no row makes at least MinCount times keep base's price (NotExercised,
-// and their few calls in the rows are charged at it); a step whose counts are
-// a linear combination of earlier steps' counts (in cost.Steps order)
-// is NotSeparable and priced 0. Small prices are rounded to whole ns one
-// at a time, smallest first, the others fitted again around each.
+// and their few calls in the rows are charged at it). Of the others, a
+// step whose column the design does not pin (AnalyzeDesign: within
+// MinDistance of the span of the rest) keeps base's price too
+// (NotIdentified): the least pinned is left out first, then the design is
+// analysed again, until every remaining column is pinned. Small prices
+// are rounded to whole ns one at a time, smallest first, the others
+// fitted again around each.
 func FitPrices(base cost.Params, rows []Row) (Fit, error) {
+	if err := checkRows(rows); err != nil {
+		return Fit{}, err
+	}
+	var used []cost.Step
+	status := map[cost.Step]StepFit{}
+	for _, s := range cost.Steps() {
+		u, some := false, false
+		for i := range rows {
+			u = u || rows[i].Counts[s] >= MinCount
+			some = some || rows[i].Counts[s] != 0
+		}
+		switch {
+		case u:
+			used = append(used, s)
+		case some:
+			status[s] = StepFit{Step: s, Ns: base.Cost(s), Status: NotExercised}
+		}
+	}
+	design := AnalyzeDesign(rows, used)
+	dist := map[cost.Step]float64{}
+	for j, s := range used {
+		dist[s] = design.Distance[j]
+	}
+	cols := append([]cost.Step(nil), used...)
+	fitted := design
+	for len(cols) > 0 {
+		// The least pinned goes first. Distances within a factor of 2 of
+		// the least count as a tie, won by the later step in cost.Steps
+		// order, so that noise in the times does not flip which of a
+		// nearly collinear pair is left out from one calibration to the
+		// next.
+		least := math.Inf(1)
+		for k := range cols {
+			if !fitted.Identified(k) {
+				least = min(least, fitted.Distance[k])
+			}
+		}
+		j := -1
+		for k := range cols {
+			if !fitted.Identified(k) && fitted.Distance[k] <= 2*least {
+				j = k
+			}
+		}
+		if j < 0 {
+			break
+		}
+		s := cols[j]
+		status[s] = StepFit{Step: s, Ns: base.Cost(s), Status: NotIdentified, Distance: dist[s], With: fitted.entangled(rows, j)}
+		cols = append(cols[:j:j], cols[j+1:]...)
+		fitted = AnalyzeDesign(rows, cols)
+	}
+	for j, s := range cols {
+		status[s] = StepFit{Step: s, Status: Fitted, Distance: dist[s], FittedDistance: fitted.Distance[j]}
+	}
+	out, err := fitWith(base, rows, status)
+	out.Design, out.Fitted = design, fitted
+	return out, err
+}
+
+// Refit fits rows (another repeat of the same scenarios) with f's choice
+// of fitted and kept prices, so that the fits of several repeats differ
+// only by their times.
+func (f Fit) Refit(base cost.Params, rows []Row) (Fit, error) {
+	if err := checkRows(rows); err != nil {
+		return Fit{}, err
+	}
+	status := map[cost.Step]StepFit{}
+	for _, s := range f.Steps {
+		if s.Status == Fitted || s.Status == NotExercised || s.Status == NotIdentified {
+			s.Ns = base.Cost(s.Step)
+			status[s.Step] = s
+		}
+	}
+	out, err := fitWith(base, rows, status)
+	out.Design, out.Fitted = f.Design, f.Fitted
+	return out, err
+}
+
+func checkRows(rows []Row) error {
 	if len(rows) == 0 {
-		return Fit{}, errors.New("calib: no calibration rows")
+		return errors.New("calib: no calibration rows")
 	}
 	for _, r := range rows {
 		if r.Ns <= 0 {
-			return Fit{}, fmt.Errorf("calib: %s: no time measured", r.Name)
+			return fmt.Errorf("calib: %s: no time measured (%d ns)", r.Name, r.Ns)
 		}
 	}
-	steps := cost.Steps()
+	return nil
+}
+
+// fitWith fits the Fitted steps of status, charging the rows' calls of
+// the others at base's prices; steps status does not name keep base's
+// price (no row makes them).
+func fitWith(base cost.Params, rows []Row, status map[cost.Step]StepFit) (Fit, error) {
 	out := Fit{Params: base}
 	// x is row i's count of step s per measured ns: dividing every row by
 	// its time makes the least squares weigh relative error.
 	x := func(i int, s cost.Step) float64 { return float64(rows[i].Counts[s]) / float64(rows[i].Ns) }
-	var cols, weak []cost.Step
-	status := map[cost.Step]StepFit{}
-	for _, s := range steps {
-		used, some := false, false
-		for i := range rows {
-			used = used || rows[i].Counts[s] >= MinCount
-			some = some || rows[i].Counts[s] != 0
+	var cols, kept []cost.Step
+	for _, s := range cost.Steps() {
+		sf, ok := status[s]
+		switch {
+		case !ok:
+		case sf.Status == Fitted:
+			cols = append(cols, s)
+		default:
+			kept = append(kept, s)
 		}
-		if _, pinned := Pins[s]; pinned && used {
-			status[s] = StepFit{Step: s, Ns: base.Cost(s), Status: Pinned}
-			weak = append(weak, s)
-			continue
-		}
-		if !used {
-			status[s] = StepFit{Step: s, Ns: base.Cost(s), Status: NotExercised}
-			if some {
-				weak = append(weak, s)
-			}
-			continue
-		}
-		with, ok := independent(rows, cols, s, x)
-		if !ok {
-			status[s] = StepFit{Step: s, Status: NotSeparable, With: with}
-			continue
-		}
-		cols = append(cols, s)
 	}
 	if len(cols) > len(rows) {
 		return out, fmt.Errorf("calib: %d step prices to fit from only %d calibration scenarios: the fit needs at least one scenario per price", len(cols), len(rows))
 	}
-	// The few calls of a step below MinCount are charged at its base
-	// price: columns of their own, fixed.
-	all := append(append([]cost.Step(nil), cols...), weak...)
+	all := append(append([]cost.Step(nil), cols...), kept...)
 	xs := make([][]float64, len(rows))
 	for i := range rows {
 		for _, s := range all {
@@ -185,7 +247,7 @@ func FitPrices(base cost.Params, rows []Row) (Fit, error) {
 		}
 	}
 	fixed := map[int]float64{}
-	for k, s := range weak {
+	for k, s := range kept {
 		fixed[len(cols)+k] = float64(base.Cost(s))
 	}
 	best := NonNegLeastSquares(xs, fixed)
@@ -211,10 +273,15 @@ func FitPrices(base cost.Params, rows []Row) (Fit, error) {
 		}
 	}
 	for c, s := range cols {
-		status[s] = StepFit{Step: s, Ns: int64(math.Round(best[c])), Status: Fitted}
-	}
-	for _, s := range steps {
 		sf := status[s]
+		sf.Ns = int64(math.Round(best[c]))
+		status[s] = sf
+	}
+	for _, s := range cost.Steps() {
+		sf, ok := status[s]
+		if !ok {
+			sf = StepFit{Step: s, Ns: base.Cost(s), Status: NotExercised}
+		}
 		// cost.Params.Set finds the field by its JSON name, so a new step
 		// enters the fit without this package changing.
 		if err := out.Params.Set(s, sf.Ns); err != nil {
@@ -231,56 +298,4 @@ func FitPrices(base cost.Params, rows []Row) (Fit, error) {
 			Residual: float64(t-r.Ns) / float64(r.Ns)})
 	}
 	return out, nil
-}
-
-// independent reports whether step s's column is outside the span of the
-// columns cols (relative tolerance 1e-9 on the singular values, columns
-// scaled to unit norm); if not, it returns the columns it depends on.
-func independent(rows []Row, cols []cost.Step, s cost.Step, x func(int, cost.Step) float64) ([]cost.Step, bool) {
-	all := append(append([]cost.Step(nil), cols...), s)
-	a := mat.NewDense(len(rows), len(all), nil)
-	for c, st := range all {
-		norm := 0.0
-		for i := range rows {
-			norm += x(i, st) * x(i, st)
-		}
-		norm = math.Sqrt(norm)
-		for i := range rows {
-			a.Set(i, c, x(i, st)/norm)
-		}
-	}
-	if len(all) > len(rows) {
-		return dependsOn(a, cols), false
-	}
-	var svd mat.SVD
-	if !svd.Factorize(a, mat.SVDNone) {
-		return nil, true
-	}
-	v := svd.Values(nil)
-	if v[len(v)-1] > 1e-9*v[0] {
-		return nil, true
-	}
-	return dependsOn(a, cols), false
-}
-
-// dependsOn names the columns with a noticeable coefficient when the last
-// column of a is written as a combination of the others.
-func dependsOn(a *mat.Dense, cols []cost.Step) []cost.Step {
-	r, c := a.Dims()
-	if c == 1 {
-		return nil
-	}
-	lhs := a.Slice(0, r, 0, c-1)
-	rhs := mat.Col(nil, c-1, a)
-	var sol mat.VecDense
-	if err := sol.SolveVec(lhs, mat.NewVecDense(r, rhs)); err != nil {
-		return cols
-	}
-	var out []cost.Step
-	for i, s := range cols {
-		if math.Abs(sol.AtVec(i)) > 1e-6 {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -256,3 +256,16 @@ func RouteFlush(n int) kmeasure.Scenario {
 		Timed:   [][]rtnl.Request{parse("route flush dev r0\n")},
 	}
 }
+
+// MTUDown is `link set dev gI mtu 1400` for each of n DOWN devices (IPv6
+// off): ip's lookup, the request, NETDEV_PRECHANGEMTU and NETDEV_CHANGEMTU
+// and one notification each, nothing that grows with n.
+func MTUDown(n int) kmeasure.Scenario {
+	lines := each(n, "link set dev g%d mtu 1400")
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("mtu change n=%d DOWN", n),
+		Sysctls: noIPv6,
+		Setup:   parse(devices(n, false, false)),
+		Timed:   split(lines, 1),
+	}
+}

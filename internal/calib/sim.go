@@ -56,6 +56,24 @@ func (r SimRun) Simulate(p cost.Params) (cost.Result, error) {
 // request the sim refuses fails the run, as it fails the kernel
 // measurement.
 func SimWork(p sim.Profile, s kmeasure.Scenario) (SimRun, error) {
+	return SimWorkFor(p, s, KernelTargetClient)
+}
+
+// Client is the program whose requests a kernel time includes: its name
+// lookups are kernel requests the sim does not make by itself.
+type Client int
+
+const (
+	// KernelTargetClient is the project's kernel target (kmeasure): one
+	// lookup per request that names a device (Lookups).
+	KernelTargetClient Client = iota
+	// IPClient is iproute2's `ip -b`, one process per thread: one lookup
+	// per device name the process has not resolved before (IPLookups).
+	IPClient
+)
+
+// SimWorkFor is SimWork with the name lookups client makes.
+func SimWorkFor(p sim.Profile, s kmeasure.Scenario, client Client) (SimRun, error) {
 	var run SimRun
 	t := sim.New(p.Options(0))
 	defer t.Close()
@@ -89,7 +107,16 @@ func SimWork(p sim.Profile, s kmeasure.Scenario) (SimRun, error) {
 			}
 		}
 		w, src := t.Work(), t.CostSources()
-		work, err := withLookups(th, w[done:], src[done:])
+		lookups := make([]int, len(th))
+		ip := NewIPLookups()
+		for j, r := range th {
+			if client == IPClient {
+				lookups[j] = ip.Lookups(r)
+			} else {
+				lookups[j] = Lookups(r)
+			}
+		}
+		work, err := withLookups(client, th, lookups, w[done:], src[done:])
 		if err != nil {
 			return run, fmt.Errorf("calib: sim: scenario %s: thread %d: %w", s.Name, i, err)
 		}
@@ -112,6 +139,17 @@ func LookupWork() cost.Work {
 	if s, ok := StepByName("link_fill"); ok {
 		w.AddLocked(s, 1)
 	}
+	return w
+}
+
+// IPLookupWork is one name lookup as ip makes it (iproute2's
+// ll_link_get): the kernel target's lookup (LookupWork) on a rtnetlink
+// socket opened for it and closed after (socket, bind, getsockname,
+// close: nl_socket, outside rtnl_lock). The socket and the fill come
+// together in every lookup, so the calibration cannot price them apart.
+func IPLookupWork() cost.Work {
+	w := LookupWork()
+	w.AddUnlocked(cost.StepNlSocket, 1)
 	return w
 }
 
@@ -166,18 +204,73 @@ func Lookups(r rtnl.Request) int {
 	return n
 }
 
+// IPLookups counts the name lookups of one `ip -b` process (iproute2
+// 6.1, seen with strace): ll_name_to_index sends an RTM_GETLINK by
+// IFLA_IFNAME, on a socket of its own (IPLookupWork), for a name not in
+// the process's cache and caches the answer, so a batch resolves each device name once. Unlike the kernel
+// target, `link del NAME` resolves its name too. Not counted: the one
+// RTM_NEWLINK probe of the process's first link command (about one
+// request in a whole batch).
+type IPLookups struct{ seen map[string]bool }
+
+// NewIPLookups is a fresh process: nothing resolved yet.
+func NewIPLookups() *IPLookups { return &IPLookups{seen: map[string]bool{}} }
+
+// Lookups counts r's lookups and remembers the names it resolved.
+func (c *IPLookups) Lookups(r rtnl.Request) int {
+	n := 0
+	named := func(s string) {
+		if s != "" && !c.seen[s] {
+			c.seen[s] = true
+			n++
+		}
+	}
+	master := func(m *string) {
+		if m != nil {
+			named(*m)
+		}
+	}
+	if rt, ok := rtnl.RouteOf(r.Op); ok {
+		named(rt.Dev)
+		return n
+	}
+	switch op := r.Op.(type) {
+	case rtnl.LinkAdd:
+		named(op.Lower)
+		master(op.Master)
+	case rtnl.LinkSet:
+		named(op.Dev)
+		master(op.Master)
+	case rtnl.LinkDel:
+		named(op.Dev)
+	case rtnl.AddrAdd:
+		named(op.Addr.Dev)
+	case rtnl.AddrDel:
+		named(op.Addr.Dev)
+	case rtnl.AddrFlush:
+		named(op.Dev)
+	case rtnl.RouteFlush:
+		named(op.Dev)
+	}
+	return n
+}
+
 // withLookups puts each request's lookups (LookupWork, as separate kernel
-// requests) before the work the sim recorded for it; src says which
-// applied request each work entry came from.
-func withLookups(reqs []rtnl.Request, work []cost.Work, src []sim.CostSource) ([]cost.Work, error) {
+// requests; lookups[j] of them for reqs[j]) before the work the sim
+// recorded for it; src says which applied request each work entry came
+// from.
+func withLookups(client Client, reqs []rtnl.Request, lookups []int, work []cost.Work, src []sim.CostSource) ([]cost.Work, error) {
 	out := make([]cost.Work, 0, len(work))
 	lookup := LookupWork()
+	if client == IPClient {
+		lookup = IPLookupWork()
+	}
 	k := 0
 	for j, r := range reqs {
 		if k >= len(work) {
 			return nil, fmt.Errorf("request %d (%s) recorded no work", j+1, kmeasure.RequestText(r))
 		}
-		for range Lookups(r) {
+		for range lookups[j] {
 			out = append(out, lookup)
 		}
 		first := src[k].Request
