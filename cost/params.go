@@ -42,9 +42,9 @@ type Params struct {
 	// its callback behind the last queued one, so a caller that queued its
 	// callbacks before that grace period began rides on it and returns
 	// with the running barrier (its own barrier then finds nothing to wait
-	// for). Calibration sets it to one jiffy of the machine's CONFIG_HZ;
-	// 0 keeps the older rule (a caller arriving while a barrier runs
-	// always needs the next one).
+	// for). 0 is the rule without a window: a caller arriving while a
+	// barrier runs always needs the next one. Calibration sets 0, what
+	// concurrent ip -b processes show on this machine's kernel.
 	RCUBarrierShareWindowNs int64 `json:"rcu_barrier_share_window_ns,omitempty"`
 }
 

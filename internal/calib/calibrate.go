@@ -289,8 +289,8 @@ type Result struct {
 	Repeat       int
 	// Ignored are sysctls of the scenarios the sim does not model.
 	Ignored []string
-	// ShareWindowSource says where the rcu_barrier sharing window (one
-	// jiffy) came from.
+	// ShareWindowSource says why the rcu_barrier sharing window is what
+	// it is.
 	ShareWindowSource string
 }
 
@@ -540,7 +540,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	share, src := Jiffy()
+	share, src := int64(ShareWindowNs), ShareWindowWhy
 	fit.Params.RCUBarrierShareWindowNs, res.ShareWindowSource = share, src
 	res.Fit = fit
 	for k := range o.Repeat {
@@ -687,7 +687,7 @@ func (r Result) ProfileFile() sim.ProfileFile {
 	f.Provenance.Notes = append(f.Provenance.Notes,
 		fmt.Sprintf("each scenario ran %d times, round-robin, each run in a fresh namespace: setup through the kernel target, the timed part as ip -b batch files, one ip process per user thread, timed from their start until the last exited", r.Repeat),
 		"the median time of empty batch files (ip process start and exit, per thread count: process_start) is subtracted from every kernel time; measured_ns is the median of the net times, the prices are fitted to it, lo_ns..hi_ns are the least and most of the per-round fits",
-		"rcu_barrier_share_window_ns is one jiffy, not fitted: "+r.ShareWindowSource)
+		"rcu_barrier_share_window_ns is not fitted: "+r.ShareWindowSource)
 	if len(r.Ignored) > 0 {
 		f.Provenance.Notes = append(f.Provenance.Notes, "sysctls the model does not act on: "+strings.Join(r.Ignored, ", "))
 	}
@@ -768,7 +768,7 @@ func (r Result) WriteSummary(w io.Writer) {
 		}
 		fmt.Fprintf(tw, "%s_ns\t%s\t%s\t%s\t%s\t%s\t\n", s.Step, price, span, dist, fdist, how)
 	}
-	fmt.Fprintf(tw, "rcu_barrier_share_window_ns\t%s\t\t\t\tone jiffy, read: %s\t\n", nsText(r.Fit.Params.RCUBarrierShareWindowNs), r.ShareWindowSource)
+	fmt.Fprintf(tw, "rcu_barrier_share_window_ns\t%s\t\t\t\tnot fitted: %s\t\n", nsText(r.Fit.Params.RCUBarrierShareWindowNs), r.ShareWindowSource)
 	tw.Flush()
 	fmt.Fprintln(w, "(distance: of the step's column from the span of the other columns, all exercised ones or the fitted ones; 1 = orthogonal, 0 = a combination of them. Steps not listed: no scenario makes them and their prior price is 0)")
 	fmt.Fprintln(w)
