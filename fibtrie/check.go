@@ -88,7 +88,14 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 	}
 	var empty, full uint64
 	slen := n.pos
-	for _, ch := range n.child {
+	nw := occWords(n.bits)
+	for i, ch := range n.child {
+		if (ch != nil) != (n.occ[i>>6]>>(i&63)&1 != 0) {
+			return 0, fmt.Errorf("tnode %s: occupancy bit of slot %d", FormatIP(n.key), i)
+		}
+		if sum := n.occ[nw:]; len(sum) > 0 && (n.occ[i>>6] != 0) != (sum[i>>12]>>(i>>6&63)&1 != 0) {
+			return 0, fmt.Errorf("tnode %s: occupancy summary of word %d", FormatIP(n.key), i>>6)
+		}
 		if ch == nil {
 			empty++
 			continue

@@ -33,6 +33,11 @@ type node struct {
 	full   uint64 // children that are tnodes with no skipped bits
 	empty  uint64 // nil children
 	leaf   []*Alias
+	// occ marks the slots that hold a child, one bit each, then (for more
+	// than 64 slots) one bit per nonzero word of those: update_suffix's
+	// scan jumps over empty slots instead of reading each, and counts
+	// them all the same.
+	occ []uint64
 }
 
 func (n *node) isTrie() bool { return n.pos >= keyLength }
@@ -77,6 +82,11 @@ func (t *trie) tnodeNew(key uint32, pos, nbits uint8) *node {
 	t.c().TnodeAllocs++
 	shift := uint(pos) + uint(nbits)
 	n := &node{pos: pos, bits: nbits, slen: pos, child: make([]*node, 1<<nbits)}
+	words := occWords(nbits)
+	if words > 1 {
+		words += (words + 63) / 64
+	}
+	n.occ = make([]uint64, words)
 	if shift < keyLength {
 		n.key = key >> shift << shift
 	}
@@ -110,6 +120,70 @@ func putChild(tn *node, i uint64, n *node) {
 		tn.slen = n.slen
 	}
 	tn.child[i] = n
+	w, b := i>>6, uint64(1)<<(i&63)
+	sum := tn.occ[occWords(tn.bits):]
+	if n != nil {
+		tn.occ[w] |= b
+		if len(sum) > 0 {
+			sum[w>>6] |= 1 << (w & 63)
+		}
+	} else if tn.occ[w] &^= b; tn.occ[w] == 0 && len(sum) > 0 {
+		sum[w>>6] &^= 1 << (w & 63)
+	}
+}
+
+// occWords is the number of 64-slot words of a tnode of nbits.
+func occWords(nbits uint8) uint64 { return (uint64(1)<<nbits + 63) / 64 }
+
+// strideMask has the bits of a word at multiples of stride (2 to 32).
+var strideMask = func() (m [64]uint64) {
+	for s := 1; s < 64; s <<= 1 {
+		for b := 0; b < 64; b += s {
+			m[s] |= 1 << b
+		}
+	}
+	return m
+}()
+
+// nextChild is the first slot at or after i (a multiple of stride, a
+// power of two) that is a multiple of stride and holds a child, or
+// childLength when there is none.
+func (tn *node) nextChild(i, stride uint64) uint64 {
+	cl := tn.childLength()
+	if stride >= 64 {
+		for ; i < cl; i += stride {
+			if tn.occ[i>>6]&1 != 0 {
+				return i
+			}
+		}
+		return cl
+	}
+	nw := occWords(tn.bits)
+	sum := tn.occ[nw:]
+	mask := strideMask[stride]
+	w := i >> 6
+	word := tn.occ[w] & mask &^ (uint64(1)<<(i&63) - 1)
+	for word == 0 {
+		w++
+		if w >= nw {
+			return cl
+		}
+		if len(sum) > 0 {
+			// the next nonzero word, from the summary bits
+			sw := w >> 6
+			s := sum[sw] &^ (uint64(1)<<(w&63) - 1)
+			for s == 0 {
+				sw++
+				if sw >= uint64(len(sum)) {
+					return cl
+				}
+				s = sum[sw]
+			}
+			w = sw<<6 + uint64(bits.TrailingZeros64(s))
+		}
+		word = tn.occ[w] & mask
+	}
+	return min(cl, w<<6+uint64(bits.TrailingZeros64(word)))
 }
 
 func putChildRoot(tp *node, key uint32, n *node) {
@@ -267,10 +341,21 @@ func (t *trie) updateSuffix(tn *node) uint8 {
 		stop = top
 	}
 	cl := tn.childLength()
+	// The kernel reads every stride-th slot; the empty ones are counted
+	// in one step.
 	for i, stride := uint64(0), uint64(2); i < cl; i += stride {
-		c.UpdateSuffixVisits++
+		j := i
+		if tn.child[i] == nil {
+			j = tn.nextChild(i, stride)
+		}
+		if j >= cl {
+			c.UpdateSuffixVisits += (cl - i + stride - 1) / stride
+			break
+		}
+		c.UpdateSuffixVisits += (j-i)/stride + 1
+		i = j
 		n := tn.child[i]
-		if n == nil || n.slen <= slen {
+		if n.slen <= slen {
 			continue
 		}
 		stride <<= n.slen - slen
