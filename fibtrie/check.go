@@ -9,14 +9,37 @@ import "fmt"
 // matching keys and their slen is that of the last alias; walks come in
 // strictly ascending key order; no tnode is childless. Tnode slen must be at
 // least the largest suffix below (and pos); exactSlen demands equality,
-// which holds only while no leaf has been removed by a delete. Resize
+// which holds only while no leaf has been removed by a delete. The device
+// index holds exactly the aliases of the tries. Resize
 // thresholds are not checked: a node off the changed path may legitimately
 // be outside them (see pathThresholds in the tests).
 func (f *FIB) Check(exactSlen bool) error {
+	held := 0
 	for _, tb := range f.trieTables() {
 		if err := tb.t.check(exactSlen); err != nil {
 			return fmt.Errorf("table %d: %w", tb.id, err)
 		}
+		var err error
+		walkLeaves(tb.t.root(), func(l *node) bool {
+			for _, fa := range l.leaf {
+				if _, ok := f.byOIF[fa.OIF][fa]; !ok {
+					err = fmt.Errorf("table %d: alias %s/%d not indexed by device", tb.id, FormatIP(fa.Dst), fa.Len)
+					return false
+				}
+				held++
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	indexed := 0
+	for _, m := range f.byOIF {
+		indexed += len(m)
+	}
+	if indexed != held {
+		return fmt.Errorf("%d aliases indexed by device, %d in the tries", indexed, held)
 	}
 	return nil
 }

@@ -24,6 +24,31 @@ type FIB struct {
 	byID     map[uint32]*table
 	unmerged bool
 	freeSize uint64 // tnode_free_size
+	// byOIF holds the aliases of every trie by nexthop device, as the
+	// kernel's fib_info_devhash finds a device's nexthops without a walk.
+	byOIF map[int]map[*Alias]struct{}
+}
+
+// linkAlias enters a new alias in byOIF.
+func (f *FIB) linkAlias(a *Alias) {
+	m := f.byOIF[a.OIF]
+	if m == nil {
+		if f.byOIF == nil {
+			f.byOIF = map[int]map[*Alias]struct{}{}
+		}
+		m = map[*Alias]struct{}{}
+		f.byOIF[a.OIF] = m
+	}
+	m[a] = struct{}{}
+}
+
+// unlinkAlias takes a freed alias out of byOIF.
+func (f *FIB) unlinkAlias(a *Alias) {
+	m := f.byOIF[a.OIF]
+	delete(m, a)
+	if len(m) == 0 {
+		delete(f.byOIF, a.OIF)
+	}
 }
 
 // New returns an empty FIB, as in a fresh namespace with lo down.
@@ -230,9 +255,14 @@ func (f *FIB) MarkDead(pred func(*Alias) bool) int {
 // scope NETDEV_DOWN spares); on NETDEV_UNREGISTER (force true) all go.
 // Deleting a device is both, in that order: two flushes.
 func (f *FIB) SyncDownDev(oif int, force bool) int {
-	return f.MarkDead(func(a *Alias) bool {
-		return a.OIF == oif && (force || a.Scope != ScopeHost)
-	})
+	n := 0
+	for a := range f.byOIF[oif] {
+		if !a.Dead && (force || a.Scope != ScopeHost) {
+			a.Dead = true
+			n++
+		}
+	}
+	return n
 }
 
 // SetLinkDown sets or clears RTNH_F_LINKDOWN on the aliases for which
@@ -301,6 +331,7 @@ func (f *FIB) Unmerge() {
 			}
 			cp := *fa
 			f.counters.AliasAllocs++
+			f.linkAlias(&cp)
 			ll, tp := lt.findNode(l.key)
 			lt.insertAlias(tp, ll, &cp, -1, l.key)
 		}

@@ -564,7 +564,9 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 			// swap in the new alias at the first position of the run
 			c.AliasAllocs++
 			c.AliasFrees++
+			t.fib.unlinkAlias(l.leaf[first])
 			l.leaf[first] = &Alias{Route: *r}
+			t.fib.linkAlias(l.leaf[first])
 			return true, nil
 		}
 		if match >= 0 {
@@ -584,7 +586,9 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 		return false, uapi.ENOENT
 	}
 	c.AliasAllocs++
-	t.insertAlias(tp, l, &Alias{Route: *r}, at, key)
+	fa := &Alias{Route: *r}
+	t.fib.linkAlias(fa)
+	t.insertAlias(tp, l, fa, at, key)
 	return true, nil
 }
 
@@ -632,6 +636,7 @@ func (t *trie) insertNode(tp *node, fa *Alias, key uint32) {
 
 func (t *trie) removeAlias(tp, l *node, i int) {
 	t.c().AliasFrees++
+	t.fib.unlinkAlias(l.leaf[i])
 	l.leaf = append(l.leaf[:i], l.leaf[i+1:]...)
 	if len(l.leaf) == 0 {
 		if tp.slen == l.slen {
@@ -860,6 +865,7 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int 
 				continue
 			}
 			c.AliasFrees++
+			t.fib.unlinkAlias(fa)
 			found++
 		}
 		clear(n.leaf[len(stay):])
