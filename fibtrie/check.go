@@ -22,7 +22,7 @@ func (f *FIB) Check(exactSlen bool) error {
 		var err error
 		walkLeaves(tb.t.root(), func(l *node) bool {
 			for _, fa := range l.leaf {
-				if _, ok := f.byOIF[fa.OIF][fa]; !ok {
+				if l := f.byOIF[fa.OIF]; int(fa.oifAt) >= len(l) || l[fa.oifAt] != fa || int(fa.at) >= len(f.all) || f.all[fa.at] != fa {
 					err = fmt.Errorf("table %d: alias %s/%d not indexed by device", tb.id, FormatIP(fa.Dst), fa.Len)
 					return false
 				}
@@ -38,7 +38,7 @@ func (f *FIB) Check(exactSlen bool) error {
 	for _, m := range f.byOIF {
 		indexed += len(m)
 	}
-	if indexed != held {
+	if indexed != held || len(f.all) != held {
 		return fmt.Errorf("%d aliases indexed by device, %d in the tries", indexed, held)
 	}
 	return nil

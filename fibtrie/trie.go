@@ -38,6 +38,26 @@ type node struct {
 	// scan jumps over empty slots instead of reading each, and counts
 	// them all the same.
 	occ []uint64
+	// clean: the last fib_table_flush of a dead-nexthop sweep found
+	// nothing to do below this tnode, and nothing changed here since;
+	// flushed is what that walk counted, which the next one adds
+	// instead of walking again.
+	clean   bool
+	flushed *flushCounts
+}
+
+// flushCounts is the work fib_table_flush does under a tnode that it
+// leaves as it was.
+type flushCounts struct {
+	leaves, suffixCalls, suffixVisits, resizes uint64
+}
+
+// touch marks tn and the tnodes above it as changed: a flush must walk
+// them again.
+func touch(tn *node) {
+	for ; tn != nil && tn.clean; tn = tn.parent {
+		tn.clean = false
+	}
 }
 
 func (n *node) isTrie() bool { return n.pos >= keyLength }
@@ -120,6 +140,7 @@ func putChild(tn *node, i uint64, n *node) {
 		tn.slen = n.slen
 	}
 	tn.child[i] = n
+	touch(tn)
 	w, b := i>>6, uint64(1)<<(i&63)
 	sum := tn.occ[occWords(tn.bits):]
 	if n != nil {
@@ -144,6 +165,37 @@ var strideMask = func() (m [64]uint64) {
 	}
 	return m
 }()
+
+// prevChild is the last slot below i (1 to childLength) that holds a
+// child, and whether there is one.
+func (tn *node) prevChild(i uint64) (uint64, bool) {
+	nw := occWords(tn.bits)
+	sum := tn.occ[nw:]
+	j := i - 1
+	w := j >> 6
+	word := tn.occ[w] & (^uint64(0) >> (63 - j&63))
+	for word == 0 {
+		if w == 0 {
+			return 0, false
+		}
+		w--
+		if len(sum) > 0 {
+			// the previous nonzero word, from the summary bits
+			sw := w >> 6
+			s := sum[sw] & (^uint64(0) >> (63 - w&63))
+			for s == 0 {
+				if sw == 0 {
+					return 0, false
+				}
+				sw--
+				s = sum[sw]
+			}
+			w = sw<<6 + 63 - uint64(bits.LeadingZeros64(s))
+		}
+		word = tn.occ[w]
+	}
+	return w<<6 + 63 - uint64(bits.LeadingZeros64(word)), true
+}
 
 // nextChild is the first slot at or after i (a multiple of stride, a
 // power of two) that is a multiple of stride and holds a child, or
@@ -565,6 +617,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 			c.AliasAllocs++
 			c.AliasFrees++
 			t.fib.unlinkAlias(l.leaf[first])
+			touch(l.parent)
 			l.leaf[first] = &Alias{Route: *r}
 			t.fib.linkAlias(l.leaf[first])
 			return true, nil
@@ -597,6 +650,7 @@ func (t *trie) insertAlias(tp, l *node, fa *Alias, at int, key uint32) {
 		t.insertNode(tp, fa, key)
 		return
 	}
+	touch(l.parent)
 	if at >= 0 {
 		l.leaf = insertAt(l.leaf, at, fa)
 	} else {
@@ -637,6 +691,7 @@ func (t *trie) insertNode(tp *node, fa *Alias, key uint32) {
 func (t *trie) removeAlias(tp, l *node, i int) {
 	t.c().AliasFrees++
 	t.fib.unlinkAlias(l.leaf[i])
+	touch(l.parent)
 	l.leaf = append(l.leaf[:i], l.leaf[i+1:]...)
 	if len(l.leaf) == 0 {
 		if tp.slen == l.slen {
@@ -814,43 +869,101 @@ func (t *trie) flushEach(tb uint32, dead func(*Alias) bool, flushAll bool, remov
 	if t.fib.opts.FlushPullsLeafSuffix {
 		kept = t.leafPullSuffix
 	}
-	return t.reverseFlush(keep, kept)
+	// Only the plain sweep of dead nexthops, whose result under a tnode
+	// depends on nothing but that subtree, reuses earlier walks.
+	return t.reverseFlush(keep, kept, flushReuse && dead == nil && !flushAll && kept == nil)
 }
+
+// flushReuse lets a test walk every flush in full, to compare.
+var flushReuse = true
 
 // flushExternal is fib_table_flush_external: drop aliases of other tables.
 func (t *trie) flushExternal(tb uint32) {
-	t.reverseFlush(func(fa *Alias) bool { return fa.Table == tb }, nil)
+	t.reverseFlush(func(fa *Alias) bool { return fa.Table == tb }, nil, false)
+}
+
+// flushFrame is a tnode reverseFlush is in: the counters when it went in,
+// whether anything below changed, whether a dead alias was seen.
+type flushFrame struct {
+	before        Counters
+	changed, dead bool
 }
 
 // reverseFlush is the walk both flushes make: children right to left, each
 // tnode's suffix fixed (update_suffix) and the tnode resized once its
 // children are done; on each leaf the aliases keep refuses are freed, an
 // emptied leaf is unlinked, and kept (if any) is called for a leaf that
-// stays. It returns how many aliases went.
-func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int {
+// stays. It returns how many aliases went. With reuse, a tnode below the
+// root that an earlier such walk left clean is not walked: its counts are
+// added as they were (the walk would find and do the same).
+func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reuse bool) int {
 	c := t.c()
 	pn := &t.kv
 	cindex := uint64(1)
 	found := 0
+	stack := []flushFrame{{}}
 	for {
+		fr := &stack[len(stack)-1]
 		if cindex == 0 {
 			pkey := pn.key
 			if pn.isTrie() {
 				break
 			}
+			slen := pn.slen
 			if pn.slen > pn.pos {
 				t.updateSuffix(pn)
 			}
+			steps := c.ResizeSteps
+			old := pn
 			pn = t.resize(pn)
+			changed := fr.changed || slen != old.slen || steps != c.ResizeSteps
+			if !changed && reuse && !fr.dead && !pn.isTrie() {
+				d := *c
+				fc := flushCounts{d.FlushLeafVisits - fr.before.FlushLeafVisits,
+					d.UpdateSuffixCalls - fr.before.UpdateSuffixCalls,
+					d.UpdateSuffixVisits - fr.before.UpdateSuffixVisits,
+					d.ResizeCalls - fr.before.ResizeCalls}
+				d.FlushLeafVisits, d.UpdateSuffixCalls = fr.before.FlushLeafVisits, fr.before.UpdateSuffixCalls
+				d.UpdateSuffixVisits, d.ResizeCalls = fr.before.UpdateSuffixVisits, fr.before.ResizeCalls
+				if d == fr.before {
+					if old.flushed == nil {
+						old.flushed = new(flushCounts)
+					}
+					*old.flushed = fc
+					old.clean = true
+				}
+			} else if changed {
+				touch(old)
+			}
+			dead := fr.dead
+			stack = stack[:len(stack)-1]
+			up := &stack[len(stack)-1]
+			up.changed = up.changed || changed
+			up.dead = up.dead || dead
 			cindex = getIndex(pkey, pn)
 			continue
 		}
-		cindex--
+		if pn.occ == nil {
+			cindex-- // the trie's anchor
+		} else if j, ok := pn.prevChild(cindex); ok {
+			cindex = j // the empty slots between hold nothing to do
+		} else {
+			cindex = 0
+			continue
+		}
 		n := pn.child[cindex]
 		if n == nil {
 			continue
 		}
 		if !n.isLeaf() {
+			if reuse && n.clean && !pn.isTrie() {
+				c.FlushLeafVisits += n.flushed.leaves
+				c.UpdateSuffixCalls += n.flushed.suffixCalls
+				c.UpdateSuffixVisits += n.flushed.suffixVisits
+				c.ResizeCalls += n.flushed.resizes
+				continue
+			}
+			stack = append(stack, flushFrame{before: *c})
 			pn = n
 			cindex = n.childLength()
 			continue
@@ -859,6 +972,7 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int 
 		var slen uint8
 		stay := n.leaf[:0]
 		for _, fa := range n.leaf {
+			fr.dead = fr.dead || fa.Dead
 			if keep(fa) {
 				slen = fa.slen()
 				stay = append(stay, fa)
@@ -867,6 +981,9 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int 
 			c.AliasFrees++
 			t.fib.unlinkAlias(fa)
 			found++
+		}
+		if len(stay) != len(n.leaf) || slen != n.slen {
+			fr.changed = true
 		}
 		clear(n.leaf[len(stay):])
 		n.leaf = stay
