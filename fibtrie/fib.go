@@ -286,16 +286,24 @@ func (f *FIB) SyncDownDev(oif int, force bool) int {
 // returns how many changed.
 func (f *FIB) SetLinkDown(pred func(*Alias) bool, down bool) int {
 	n := 0
-	for _, tb := range f.trieTables() {
-		walkLeaves(tb.t.root(), func(l *node) bool {
-			for _, fa := range l.leaf {
-				if fa.LinkDown != down && pred(fa) {
-					fa.LinkDown = down
-					n++
-				}
-			}
-			return true
-		})
+	for _, fa := range f.all {
+		if fa.LinkDown != down && pred(fa) {
+			fa.LinkDown = down
+			n++
+		}
+	}
+	return n
+}
+
+// SetLinkDownDev is SetLinkDown for the aliases whose nexthop is device
+// oif and not host scope (fib_sync_down_dev on NETDEV_CHANGE, fib_sync_up).
+func (f *FIB) SetLinkDownDev(oif int, down bool) int {
+	n := 0
+	for _, fa := range f.byOIF[oif] {
+		if fa.LinkDown != down && fa.Scope != ScopeHost {
+			fa.LinkDown = down
+			n++
+		}
 	}
 	return n
 }

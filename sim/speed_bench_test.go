@@ -10,12 +10,15 @@ package sim
 //	g  2000 UP ifb devices deleted one by one
 //
 //	go test ./sim -run '^$' -bench Speed -count 5
+//	go test ./sim -run '^$' -bench SpeedGroupMove -cpuprofile cpu.out
+//	go tool pprof -tagfocus part=main -top cpu.out
 //
 // No timed assertions: the numbers are reported, not checked.
 
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"strings"
 	"testing"
 
@@ -67,7 +70,11 @@ func benchSpeed(b *testing.B, setup, main string) {
 		t := New(Options{})
 		applySpeedScript(b, t, setup)
 		b.StartTimer()
-		reqs = applySpeedScript(b, t, main)
+		// The label lets a CPU profile keep the main part only
+		// (go tool pprof -tagfocus part=main).
+		pprof.Do(context.Background(), pprof.Labels("part", "main"), func(context.Context) {
+			reqs = applySpeedScript(b, t, main)
+		})
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(reqs), "ns/request")
 }
