@@ -245,7 +245,7 @@ func makeList(n *Netns, picks []int, dup, related bool, variant, at int) []strin
 }
 
 // lastWork is the cost work of the last request priced.
-func lastWork(tg *Target) cost.Work { return tg.work[len(tg.work)-1] }
+func lastWork(tg *Target) cost.Work { return tg.workList()[len(tg.workList())-1] }
 
 func TestPropBulkListDelete(t *testing.T) {
 	var stats bulkStats
@@ -400,7 +400,7 @@ func TestPropBulkListDelete(t *testing.T) {
 				return failCase(c, "one by one leaves %s, bulk %s", got, ifnames(tg))
 			}
 			deleting := int64(0)
-			for _, wk := range one.work[len(one.work)-int(oneAfter.Counters.Request-oneBefore.Counters.Request):] {
+			for _, wk := range one.workList()[len(one.workList())-int(oneAfter.Counters.Request-oneBefore.Counters.Request):] {
 				if wk.Count(cost.StepUnregisterDevice) > 0 {
 					deleting++
 				}

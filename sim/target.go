@@ -94,17 +94,19 @@ type Target struct {
 	closed     bool
 	initErr    error // a failed Options.Sysctls write, which Apply returns
 	ev         *eventLog
-	// work is what each applied request cost, in order, for the cost
-	// model: an unregister batch or a plain request.
-	work []cost.Work
-	// workSrc is the script request each entry of work came from (a list
-	// delete without +bulk-ifindex makes several).
-	workSrc []CostSource
+	// workIDs is what each applied request cost, in order, for the cost
+	// model (an unregister batch or a plain request): an index in works,
+	// with lastPart set on the last kernel request of a script request (a
+	// list delete without +bulk-ifindex makes several), which is all
+	// CostSources needs.
+	workIDs []uint32
 	applied int32 // requests recorded so far
 	parts   int32 // kernel requests recorded for the request being applied
-	// interned are the distinct works recorded, whose step arrays the
-	// entries of work share (sim/devlist.go).
-	interned map[string]cost.Work
+	// works are the distinct works recorded, interned by their key
+	// (sim/devlist.go): a million requests keep 4 bytes each.
+	works    []cost.Work
+	interned map[string]uint32
+	plainID  uint32 // plainWork's index in works plus one, 0 before its first use
 }
 
 // New makes a sim target with one namespace holding its loopback.
@@ -351,7 +353,7 @@ func (t *Target) Cost(threads int) (cost.Result, error) {
 	if err != nil {
 		return cost.Result{}, err
 	}
-	return cost.Simulate(p, cost.SplitInOrder(t.work, threads))
+	return cost.Simulate(p, cost.SplitInOrder(t.workList(), threads))
 }
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has
@@ -446,8 +448,8 @@ var _ rtnl.Target = (*Target)(nil)
 // Work is each request's cost work so far, in request order (a copy):
 // what calibration and traces price.
 func (t *Target) Work() []cost.Work {
-	out := make([]cost.Work, len(t.work))
-	for i, w := range t.work {
+	out := make([]cost.Work, len(t.workIDs))
+	for i, w := range t.workList() {
 		// Requests share step arrays (plainWork): a caller's edit must
 		// not reach the target's record.
 		out[i] = cost.Work{Locked: slices.Clone(w.Locked), Unlocked: slices.Clone(w.Unlocked)}
