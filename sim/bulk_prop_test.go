@@ -152,8 +152,8 @@ func expectRemoved(n *Netns, names []string) map[*Device]bool {
 	for len(todo) > 0 {
 		d := todo[0]
 		todo = todo[1:]
-		add(d.peer)
-		for _, v := range d.vlans {
+		add(d.Peer())
+		for _, v := range d.vlanList() {
 			add(v)
 		}
 	}
@@ -181,7 +181,7 @@ func (s *bulkStats) note(n *Netns, list []string) {
 		if d == nil {
 			continue
 		}
-		vb = vb || (d.peer != nil && seen[d.peer.name])
+		vb = vb || (d.Peer() != nil && seen[d.Peer().name])
 		bp = bp || (d.master != nil && seen[d.master.name])
 		ml = ml || (d.lower != nil && seen[d.lower.name])
 		up = up || d.Up()
@@ -222,7 +222,7 @@ func makeList(n *Netns, picks []int, dup, related bool, variant, at int) []strin
 			// macvlans.
 			for _, name := range slices.Clone(list) {
 				d := n.ByName(name)
-				for _, x := range append(append([]*Device{d.master, d.peer, d.lower}, d.ports...), d.vlans...) {
+				for _, x := range append(append([]*Device{d.master, d.Peer(), d.lower}, d.portList()...), d.vlanList()...) {
 					if x != nil {
 						list = append(list, x.name)
 					}
