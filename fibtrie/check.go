@@ -132,6 +132,9 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 		}
 		slen = max(slen, s)
 	}
+	if err := checkFlushState(n); err != nil {
+		return 0, err
+	}
 	if empty != n.empty || full != n.full {
 		return 0, fmt.Errorf("tnode %s/%d: empty %d/%d full %d/%d", FormatIP(n.key), 32-shift,
 			n.empty, empty, n.full, full)
@@ -152,4 +155,39 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 		return 0, fmt.Errorf("tnode %s: no children", FormatIP(n.key))
 	}
 	return slen, nil
+}
+
+// checkFlushState holds what a tnode records for the flush walks to its
+// children: its sum is the counts of the children marked in agg, exactly
+// those that say inSum, each a clean tnode or a leaf without dead aliases.
+func checkFlushState(n *node) error {
+	var sum flushCounts
+	for i, ch := range n.child {
+		marked := n.fl != nil && n.fl.agg[i>>6]>>(i&63)&1 != 0
+		if ch == nil {
+			if marked {
+				return fmt.Errorf("tnode %s: empty slot %d summed", FormatIP(n.key), i)
+			}
+			continue
+		}
+		if marked != ch.inSum {
+			return fmt.Errorf("tnode %s: slot %d summed %v, child says %v", FormatIP(n.key), i, marked, ch.inSum)
+		}
+		if !marked {
+			continue
+		}
+		if !ch.isLeaf() && !ch.clean {
+			return fmt.Errorf("tnode %s: slot %d summed but not clean", FormatIP(n.key), i)
+		}
+		for _, fa := range ch.leaf {
+			if fa.Dead {
+				return fmt.Errorf("tnode %s: slot %d summed with a dead alias", FormatIP(n.key), i)
+			}
+		}
+		sum.add(ch.counts(), 1)
+	}
+	if n.fl != nil && sum != n.fl.sum {
+		return fmt.Errorf("tnode %s: flush sum %+v, children %+v", FormatIP(n.key), n.fl.sum, sum)
+	}
+	return nil
 }

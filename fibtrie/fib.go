@@ -69,7 +69,7 @@ func (f *FIB) markDead(a *Alias) {
 	if l == nil {
 		panic("fibtrie: an indexed alias is in no leaf")
 	}
-	touch(l.parent)
+	touchLeaf(l)
 }
 
 // New returns an empty FIB, as in a fresh namespace with lo down.

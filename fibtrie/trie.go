@@ -39,17 +39,64 @@ type node struct {
 	// them all the same.
 	occ []uint64
 	// clean: the last fib_table_flush of a dead-nexthop sweep found
-	// nothing to do below this tnode, and nothing changed here since;
-	// flushed is what that walk counted, which the next one adds
-	// instead of walking again.
-	clean   bool
-	flushed *flushCounts
+	// nothing to do below this tnode, and nothing changed here since
+	// (a clean tnode's subtree is all clean). inSum: this node's counts
+	// are in its parent's flushState.sum (it is clean, or a leaf without
+	// dead aliases that has not changed since).
+	clean, inSum bool
+	fl           *flushState
 }
 
-// flushCounts is the work fib_table_flush does under a tnode that it
+// flushState is what fib_table_flush's walks left recorded in a tnode:
+// own, what a walk of the tnode counts while it is clean, and sum, the
+// counts of the children marked in agg, which a walk adds instead of
+// visiting them.
+type flushState struct {
+	own, sum flushCounts
+	agg      []uint64
+}
+
+// flushCounts is the work fib_table_flush does under a node that it
 // leaves as it was.
 type flushCounts struct {
 	leaves, suffixCalls, suffixVisits, resizes uint64
+}
+
+func (c *flushCounts) add(o flushCounts, sign uint64) {
+	c.leaves += sign * o.leaves
+	c.suffixCalls += sign * o.suffixCalls
+	c.suffixVisits += sign * o.suffixVisits
+	c.resizes += sign * o.resizes
+}
+
+// counts is what a walk of the clean node n counts.
+func (n *node) counts() flushCounts {
+	if n.isLeaf() {
+		return flushCounts{leaves: 1}
+	}
+	return n.fl.own
+}
+
+// aggregate puts the counts of tp's child n at slot i in tp's sum.
+func aggregate(tp *node, i uint64, n *node) {
+	if tp.fl == nil {
+		tp.fl = &flushState{agg: make([]uint64, occWords(tp.bits))}
+	}
+	tp.fl.sum.add(n.counts(), 1)
+	tp.fl.agg[i>>6] |= 1 << (i & 63)
+	n.inSum = true
+}
+
+// unaggregate takes n's counts out of its parent's sum.
+func unaggregate(n *node) {
+	n.inSum = false
+	tp := n.parent
+	if tp == nil || tp.isTrie() || tp.fl == nil {
+		return
+	}
+	i := getIndex(n.key, tp)
+	tp.fl.sum.add(n.counts(), ^uint64(0)) // subtracts
+	tp.fl.agg[i>>6] &^= 1 << (i & 63)
 }
 
 // touch marks tn and the tnodes above it as changed: a flush must walk
@@ -57,7 +104,18 @@ type flushCounts struct {
 func touch(tn *node) {
 	for ; tn != nil && tn.clean; tn = tn.parent {
 		tn.clean = false
+		if tn.inSum {
+			unaggregate(tn)
+		}
 	}
+}
+
+// touchLeaf marks leaf l changed (its aliases, or one of them dead).
+func touchLeaf(l *node) {
+	if l.inSum {
+		unaggregate(l)
+	}
+	touch(l.parent)
 }
 
 func (n *node) isTrie() bool { return n.pos >= keyLength }
@@ -124,6 +182,12 @@ func tnodeFull(tn, n *node) bool {
 // node's suffix length current.
 func putChild(tn *node, i uint64, n *node) {
 	chi := tn.child[i]
+	if chi != nil && chi.inSum {
+		unaggregate(chi)
+	}
+	if n != nil && n.inSum {
+		unaggregate(n) // from the parent it leaves
+	}
 	if n == nil && chi != nil {
 		tn.empty++
 	}
@@ -167,14 +231,21 @@ var strideMask = func() (m [64]uint64) {
 }()
 
 // prevChild is the last slot below i (1 to childLength) that holds a
-// child, and whether there is one.
-func (tn *node) prevChild(i uint64) (uint64, bool) {
+// child not marked in skip (nil or one bit per slot), and whether there
+// is one.
+func (tn *node) prevChild(i uint64, skip []uint64) (uint64, bool) {
 	nw := occWords(tn.bits)
 	sum := tn.occ[nw:]
+	word := func(w uint64) uint64 {
+		if skip == nil {
+			return tn.occ[w]
+		}
+		return tn.occ[w] &^ skip[w]
+	}
 	j := i - 1
 	w := j >> 6
-	word := tn.occ[w] & (^uint64(0) >> (63 - j&63))
-	for word == 0 {
+	word0 := word(w) & (^uint64(0) >> (63 - j&63))
+	for word0 == 0 {
 		if w == 0 {
 			return 0, false
 		}
@@ -192,9 +263,9 @@ func (tn *node) prevChild(i uint64) (uint64, bool) {
 			}
 			w = sw<<6 + 63 - uint64(bits.LeadingZeros64(s))
 		}
-		word = tn.occ[w]
+		word0 = word(w)
 	}
-	return w<<6 + 63 - uint64(bits.LeadingZeros64(word)), true
+	return w<<6 + 63 - uint64(bits.LeadingZeros64(word0)), true
 }
 
 // nextChild is the first slot at or after i (a multiple of stride, a
@@ -240,6 +311,9 @@ func (tn *node) nextChild(i, stride uint64) uint64 {
 
 func putChildRoot(tp *node, key uint32, n *node) {
 	if tp.isTrie() {
+		if n != nil && n.inSum {
+			unaggregate(n)
+		}
 		tp.child[0] = n
 		return
 	}
@@ -617,7 +691,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 			c.AliasAllocs++
 			c.AliasFrees++
 			t.fib.unlinkAlias(l.leaf[first])
-			touch(l.parent)
+			touchLeaf(l)
 			l.leaf[first] = &Alias{Route: *r}
 			t.fib.linkAlias(l.leaf[first])
 			return true, nil
@@ -650,7 +724,7 @@ func (t *trie) insertAlias(tp, l *node, fa *Alias, at int, key uint32) {
 		t.insertNode(tp, fa, key)
 		return
 	}
-	touch(l.parent)
+	touchLeaf(l)
 	if at >= 0 {
 		l.leaf = insertAt(l.leaf, at, fa)
 	} else {
@@ -691,7 +765,7 @@ func (t *trie) insertNode(tp *node, fa *Alias, key uint32) {
 func (t *trie) removeAlias(tp, l *node, i int) {
 	t.c().AliasFrees++
 	t.fib.unlinkAlias(l.leaf[i])
-	touch(l.parent)
+	touchLeaf(l)
 	l.leaf = append(l.leaf[:i], l.leaf[i+1:]...)
 	if len(l.leaf) == 0 {
 		if tp.slen == l.slen {
@@ -893,9 +967,11 @@ type flushFrame struct {
 // tnode's suffix fixed (update_suffix) and the tnode resized once its
 // children are done; on each leaf the aliases keep refuses are freed, an
 // emptied leaf is unlinked, and kept (if any) is called for a leaf that
-// stays. It returns how many aliases went. With reuse, a tnode below the
-// root that an earlier such walk left clean is not walked: its counts are
-// added as they were (the walk would find and do the same).
+// stays. It returns how many aliases went. With reuse, what an earlier
+// such walk found unchanged is not walked again: a tnode's sum (the
+// counts of its children marked in agg) is added as it enters, a clean
+// tnode below the root adds its own counts (the walk would find and do
+// the same), and the walk records what it finds unchanged.
 func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reuse bool) int {
 	c := t.c()
 	pn := &t.kv
@@ -917,6 +993,7 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 			old := pn
 			pn = t.resize(pn)
 			changed := fr.changed || slen != old.slen || steps != c.ResizeSteps
+			cindex = getIndex(pkey, pn)
 			if !changed && reuse && !fr.dead && !pn.isTrie() {
 				d := *c
 				fc := flushCounts{d.FlushLeafVisits - fr.before.FlushLeafVisits,
@@ -926,11 +1003,12 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 				d.FlushLeafVisits, d.UpdateSuffixCalls = fr.before.FlushLeafVisits, fr.before.UpdateSuffixCalls
 				d.UpdateSuffixVisits, d.ResizeCalls = fr.before.UpdateSuffixVisits, fr.before.ResizeCalls
 				if d == fr.before {
-					if old.flushed == nil {
-						old.flushed = new(flushCounts)
+					if old.fl == nil {
+						old.fl = &flushState{agg: make([]uint64, occWords(old.bits))}
 					}
-					*old.flushed = fc
+					old.fl.own = fc
 					old.clean = true
+					aggregate(pn, cindex, old)
 				}
 			} else if changed {
 				touch(old)
@@ -940,16 +1018,21 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 			up := &stack[len(stack)-1]
 			up.changed = up.changed || changed
 			up.dead = up.dead || dead
-			cindex = getIndex(pkey, pn)
 			continue
 		}
 		if pn.occ == nil {
 			cindex-- // the trie's anchor
-		} else if j, ok := pn.prevChild(cindex); ok {
-			cindex = j // the empty slots between hold nothing to do
 		} else {
-			cindex = 0
-			continue
+			var skip []uint64
+			if reuse && pn.fl != nil {
+				skip = pn.fl.agg // added as the tnode was entered
+			}
+			j, ok := pn.prevChild(cindex, skip)
+			if !ok {
+				cindex = 0
+				continue
+			}
+			cindex = j // the slots between hold nothing to do
 		}
 		n := pn.child[cindex]
 		if n == nil {
@@ -957,22 +1040,32 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 		}
 		if !n.isLeaf() {
 			if reuse && n.clean && !pn.isTrie() {
-				c.FlushLeafVisits += n.flushed.leaves
-				c.UpdateSuffixCalls += n.flushed.suffixCalls
-				c.UpdateSuffixVisits += n.flushed.suffixVisits
-				c.ResizeCalls += n.flushed.resizes
+				own := n.fl.own
+				c.FlushLeafVisits += own.leaves
+				c.UpdateSuffixCalls += own.suffixCalls
+				c.UpdateSuffixVisits += own.suffixVisits
+				c.ResizeCalls += own.resizes
+				aggregate(pn, cindex, n)
 				continue
 			}
 			stack = append(stack, flushFrame{before: *c})
 			pn = n
 			cindex = n.childLength()
+			if reuse && n.fl != nil {
+				sum := n.fl.sum
+				c.FlushLeafVisits += sum.leaves
+				c.UpdateSuffixCalls += sum.suffixCalls
+				c.UpdateSuffixVisits += sum.suffixVisits
+				c.ResizeCalls += sum.resizes
+			}
 			continue
 		}
 		c.FlushLeafVisits++
 		var slen uint8
+		dead := false
 		stay := n.leaf[:0]
 		for _, fa := range n.leaf {
-			fr.dead = fr.dead || fa.Dead
+			dead = dead || fa.Dead
 			if keep(fa) {
 				slen = fa.slen()
 				stay = append(stay, fa)
@@ -982,8 +1075,11 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 			t.fib.unlinkAlias(fa)
 			found++
 		}
-		if len(stay) != len(n.leaf) || slen != n.slen {
+		fr.dead = fr.dead || dead
+		changed := len(stay) != len(n.leaf) || slen != n.slen
+		if changed {
 			fr.changed = true
+			touchLeaf(n)
 		}
 		clear(n.leaf[len(stay):])
 		n.leaf = stay
@@ -993,6 +1089,8 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 			c.LeafFrees++
 		} else if kept != nil {
 			kept(pn, n)
+		} else if reuse && !changed && !dead && !n.inSum && !pn.isTrie() {
+			aggregate(pn, cindex, n)
 		}
 	}
 	return found
