@@ -83,7 +83,7 @@ func (t *Target) internWork(w cost.Work) uint32 {
 		}
 		return t.plainID - 1
 	}
-	key := make([]byte, 0, 10*(len(w.Locked)+len(w.Unlocked))+1)
+	key := t.keyBuf[:0]
 	put := func(l []cost.StepN) {
 		for _, e := range l {
 			key = append(key, byte(e.Step))
@@ -99,6 +99,7 @@ func (t *Target) internWork(w cost.Work) uint32 {
 	put(w.Locked)
 	key = append(key, 0xff)
 	put(w.Unlocked)
+	t.keyBuf = key
 	if id, ok := t.interned[string(key)]; ok {
 		return id
 	}

@@ -107,6 +107,10 @@ type Target struct {
 	works    []cost.Work
 	interned map[string]uint32
 	plainID  uint32 // plainWork's index in works plus one, 0 before its first use
+	// scratch and keyBuf are reused for each request's steps and their
+	// intern key.
+	scratch []cost.StepN
+	keyBuf  []byte
 }
 
 // New makes a sim target with one namespace holding its loopback.
@@ -260,13 +264,15 @@ func (t *Target) requestWork(n *Netns) cost.Work {
 	iw := n.takeInetWork()
 	if len(batch) == 0 {
 		// A flush is several netlink requests (dumps and deletes).
-		w := cost.Work{Locked: []cost.StepN{{Step: cost.StepRequest, N: max(1, int64(iw.requests))}}}
+		// The steps go in a scratch list: recordPart keeps a copy.
+		w := cost.Work{Locked: append(t.scratch[:0], cost.StepN{Step: cost.StepRequest, N: max(1, int64(iw.requests))})}
 		w.AddLocked(cost.StepNotifierCall, sent)
 		w.AddLocked(cost.StepNotification, sent)
 		// dev_close of a device with a queue: dev_deactivate_many's
 		// synchronize_net, expedited under RTNL.
 		w.AddLocked(cost.StepSynchronizeNetExpedited, syncs)
 		iw.addTo(&w)
+		t.scratch = w.Locked[:0]
 		return w
 	}
 	steps := UnregisterStepsV618()
