@@ -18,6 +18,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -69,6 +70,7 @@ func benchSpeed(b *testing.B, setup, main string) {
 		b.StopTimer()
 		t := New(Options{})
 		applySpeedScript(b, t, setup)
+		runtime.GC() // the setup's garbage is the setup's
 		b.StartTimer()
 		// The label lets a CPU profile keep the main part only
 		// (go tool pprof -tagfocus part=main).
