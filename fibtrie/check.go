@@ -135,7 +135,7 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 	if err := checkFlushState(n); err != nil {
 		return 0, err
 	}
-	if empty != n.empty || full != n.full {
+	if empty != uint64(n.empty) || full != uint64(n.full) {
 		return 0, fmt.Errorf("tnode %s/%d: empty %d/%d full %d/%d", FormatIP(n.key), 32-shift,
 			n.empty, empty, n.full, full)
 	}
@@ -151,7 +151,7 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 	// Not "at least two": when inflate cascades into a full child whose
 	// split leaves one half empty, the kernel keeps a one-child tnode (see
 	// TestGoldenOneChildTnode, checked against Linux 6.18).
-	if n.childLength() == n.empty {
+	if n.childLength() == uint64(n.empty) {
 		return 0, fmt.Errorf("tnode %s: no children", FormatIP(n.key))
 	}
 	return slen, nil

@@ -30,9 +30,11 @@ type node struct {
 	slen   uint8
 	parent *node
 	child  []*node
-	full   uint64 // children that are tnodes with no skipped bits
-	empty  uint64 // nil children
-	leaf   []*Alias
+	// 32 bits each, as the kernel's full_children and empty_children
+	// (and a node of 144 bytes)
+	full  uint32 // children that are tnodes with no skipped bits
+	empty uint32 // nil children
+	leaf  []*Alias
 	// occ marks the slots that hold a child, one bit each, then (for more
 	// than 64 slots) one bit per nonzero word of those: update_suffix's
 	// scan jumps over empty slots instead of reading each, and counts
@@ -224,7 +226,7 @@ func (t *trie) tnodeNew(key uint32, pos, nbits uint8) *node {
 	if shift < keyLength {
 		n.key = key >> shift << shift
 	}
-	n.empty = 1 << nbits
+	n.empty = uint32(1) << nbits
 	return n
 }
 
@@ -559,8 +561,8 @@ func shouldInflate(tp, tn *node) bool {
 	if tp.isTrie() {
 		threshold = used * inflateThresholdRoot
 	}
-	used -= tn.empty
-	used += tn.full
+	used -= uint64(tn.empty)
+	used += uint64(tn.full)
 	return used > 1 && tn.pos != 0 && 50*used >= threshold
 }
 
@@ -570,12 +572,12 @@ func shouldHalve(tp, tn *node) bool {
 	if tp.isTrie() {
 		threshold = used * halveThresholdRoot
 	}
-	used -= tn.empty
+	used -= uint64(tn.empty)
 	return used > 1 && tn.bits > 1 && 100*used < threshold
 }
 
 func shouldCollapse(tn *node) bool {
-	return tn.childLength()-tn.empty < 2
+	return tn.childLength()-uint64(tn.empty) < 2
 }
 
 // resize inflates or halves tn until the thresholds hold (at most maxWork
