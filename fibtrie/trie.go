@@ -141,32 +141,6 @@ func getIndex(key uint32, kv *node) uint64 { return uint64(key^kv.key) >> kv.pos
 type trie struct {
 	kv  node
 	fib *FIB
-	// spare holds the child and occupancy arrays of freed tnodes by bits,
-	// for the next tnodes of that size: resizes that rebuild a big tnode
-	// again and again need not make the garbage collector free them.
-	spare [keyLength + 1][]spareArrays
-}
-
-// spareArrays are a freed tnode's arrays.
-type spareArrays struct {
-	child []*node
-	occ   []uint64
-}
-
-// maxSpare bounds the spare arrays kept for each size.
-const maxSpare = 4
-
-// release keeps the arrays of tnode n, which the trie no longer holds.
-func (t *trie) release(n *node) {
-	if n.bits < 2 || n.bits > keyLength || len(t.spare[n.bits]) >= maxSpare {
-		return
-	}
-	sp := spareArrays{child: n.child}
-	if occWords(n.bits) > 1 {
-		sp.occ = n.occ
-	}
-	t.spare[n.bits] = append(t.spare[n.bits], sp)
-	n.child, n.occ = nil, nil
 }
 
 func newTrie(f *FIB) *trie {
@@ -197,31 +171,15 @@ func (t *trie) tnodeNew(key uint32, pos, nbits uint8) *node {
 	t.c().TnodeAllocs++
 	shift := uint(pos) + uint(nbits)
 	n := &node{pos: pos, bits: nbits, slen: pos}
-	var sp spareArrays
-	if nbits >= 2 && int(nbits) < len(t.spare) {
-		if k := len(t.spare[nbits]); k > 0 {
-			sp = t.spare[nbits][k-1]
-			t.spare[nbits][k-1] = spareArrays{}
-			t.spare[nbits] = t.spare[nbits][:k-1]
-			clear(sp.child)
-			clear(sp.occ)
-		}
-	}
-	switch {
-	case nbits == 1:
+	if nbits == 1 {
 		n.child = n.pair[:]
-	case sp.child != nil:
-		n.child = sp.child
-	default:
+	} else {
 		n.child = make([]*node, 1<<nbits)
 	}
-	switch words := occWords(nbits); {
-	case words <= 1:
-		n.occ = n.occ1[:]
-	case sp.occ != nil:
-		n.occ = sp.occ
-	default:
+	if words := occWords(nbits); words > 1 {
 		n.occ = make([]uint64, words+(words+63)/64)
+	} else {
+		n.occ = n.occ1[:]
 	}
 	if shift < keyLength {
 		n.key = key >> shift << shift
@@ -402,7 +360,6 @@ func (t *trie) tnodeFree(chain []*node) {
 	for _, n := range chain {
 		t.fib.freeSize += tnodeSize(uint64(1) << n.bits)
 		c.TnodeFrees++
-		t.release(n)
 	}
 	if t.fib.freeSize >= syncMem {
 		t.fib.freeSize = 0
@@ -507,7 +464,6 @@ func (t *trie) collapse(old *node) *node {
 		n.parent = tp
 	}
 	t.c().TnodeFrees++
-	t.release(old)
 	return tp
 }
 
