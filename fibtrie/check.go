@@ -9,14 +9,37 @@ import "fmt"
 // matching keys and their slen is that of the last alias; walks come in
 // strictly ascending key order; no tnode is childless. Tnode slen must be at
 // least the largest suffix below (and pos); exactSlen demands equality,
-// which holds only while no leaf has been removed by a delete. Resize
+// which holds only while no leaf has been removed by a delete. The device
+// index holds exactly the aliases of the tries. Resize
 // thresholds are not checked: a node off the changed path may legitimately
 // be outside them (see pathThresholds in the tests).
 func (f *FIB) Check(exactSlen bool) error {
+	held := 0
 	for _, tb := range f.trieTables() {
 		if err := tb.t.check(exactSlen); err != nil {
 			return fmt.Errorf("table %d: %w", tb.id, err)
 		}
+		var err error
+		walkLeaves(tb.t.root(), func(l *node) bool {
+			for _, fa := range l.leaf {
+				if l := f.byOIF[fa.OIF]; int(fa.oifAt) >= len(l) || l[fa.oifAt] != fa || int(fa.at) >= len(f.all) || f.all[fa.at] != fa {
+					err = fmt.Errorf("table %d: alias %s/%d not indexed by device", tb.id, FormatIP(fa.Dst), fa.Len)
+					return false
+				}
+				held++
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	indexed := 0
+	for _, m := range f.byOIF {
+		indexed += len(m)
+	}
+	if indexed != held || len(f.all) != held {
+		return fmt.Errorf("%d aliases indexed by device, %d in the tries", indexed, held)
 	}
 	return nil
 }
@@ -88,7 +111,14 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 	}
 	var empty, full uint64
 	slen := n.pos
-	for _, ch := range n.child {
+	nw := occWords(n.bits)
+	for i, ch := range n.child {
+		if (ch != nil) != (n.occ[i>>6]>>(i&63)&1 != 0) {
+			return 0, fmt.Errorf("tnode %s: occupancy bit of slot %d", FormatIP(n.key), i)
+		}
+		if sum := n.occ[nw:]; len(sum) > 0 && (n.occ[i>>6] != 0) != (sum[i>>12]>>(i>>6&63)&1 != 0) {
+			return 0, fmt.Errorf("tnode %s: occupancy summary of word %d", FormatIP(n.key), i>>6)
+		}
 		if ch == nil {
 			empty++
 			continue
@@ -102,7 +132,10 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 		}
 		slen = max(slen, s)
 	}
-	if empty != n.empty || full != n.full {
+	if err := checkFlushState(n); err != nil {
+		return 0, err
+	}
+	if empty != uint64(n.empty) || full != uint64(n.full) {
 		return 0, fmt.Errorf("tnode %s/%d: empty %d/%d full %d/%d", FormatIP(n.key), 32-shift,
 			n.empty, empty, n.full, full)
 	}
@@ -118,8 +151,43 @@ func checkNode(n, parent *node, exact bool) (uint8, error) {
 	// Not "at least two": when inflate cascades into a full child whose
 	// split leaves one half empty, the kernel keeps a one-child tnode (see
 	// TestGoldenOneChildTnode, checked against Linux 6.18).
-	if n.childLength() == n.empty {
+	if n.childLength() == uint64(n.empty) {
 		return 0, fmt.Errorf("tnode %s: no children", FormatIP(n.key))
 	}
 	return slen, nil
+}
+
+// checkFlushState holds what a tnode records for the flush walks to its
+// children: its sum is the counts of the children marked in agg, exactly
+// those that say inSum, each a clean tnode or a leaf without dead aliases.
+func checkFlushState(n *node) error {
+	var sum flushCounts
+	for i, ch := range n.child {
+		marked := n.fl != nil && n.fl.agg[i>>6]>>(i&63)&1 != 0
+		if ch == nil {
+			if marked {
+				return fmt.Errorf("tnode %s: empty slot %d summed", FormatIP(n.key), i)
+			}
+			continue
+		}
+		if marked != ch.inSum {
+			return fmt.Errorf("tnode %s: slot %d summed %v, child says %v", FormatIP(n.key), i, marked, ch.inSum)
+		}
+		if !marked {
+			continue
+		}
+		if !ch.isLeaf() && !ch.clean {
+			return fmt.Errorf("tnode %s: slot %d summed but not clean", FormatIP(n.key), i)
+		}
+		for _, fa := range ch.leaf {
+			if fa.Dead {
+				return fmt.Errorf("tnode %s: slot %d summed with a dead alias", FormatIP(n.key), i)
+			}
+		}
+		sum.add(ch.counts(), 1)
+	}
+	if n.fl != nil && sum != n.fl.sum {
+		return fmt.Errorf("tnode %s: flush sum %+v, children %+v", FormatIP(n.key), n.fl.sum, sum)
+	}
+	return nil
 }

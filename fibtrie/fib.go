@@ -24,6 +24,52 @@ type FIB struct {
 	byID     map[uint32]*table
 	unmerged bool
 	freeSize uint64 // tnode_free_size
+	// all holds the aliases of every trie, in no order, and byOIF the
+	// same by nexthop device (as the kernel's fib_info_devhash finds a
+	// device's nexthops): MarkDead and SyncDownDev find them without a
+	// walk. Alias.at and Alias.oifAt are their places there.
+	all   []*Alias
+	byOIF map[int][]*Alias
+}
+
+// linkAlias enters a new alias in all and byOIF.
+func (f *FIB) linkAlias(a *Alias) {
+	a.at = int32(len(f.all))
+	f.all = append(f.all, a)
+	if f.byOIF == nil {
+		f.byOIF = map[int][]*Alias{}
+	}
+	l := f.byOIF[a.OIF]
+	a.oifAt = int32(len(l))
+	f.byOIF[a.OIF] = append(l, a)
+}
+
+// unlinkAlias takes a freed alias out of all and byOIF (the last one of
+// each list takes its place).
+func (f *FIB) unlinkAlias(a *Alias) {
+	last := f.all[len(f.all)-1]
+	f.all[a.at], last.at = last, a.at
+	f.all[len(f.all)-1] = nil
+	f.all = f.all[:len(f.all)-1]
+	l := f.byOIF[a.OIF]
+	last = l[len(l)-1]
+	l[a.oifAt], last.oifAt = last, a.oifAt
+	l[len(l)-1] = nil
+	if len(l) == 1 {
+		delete(f.byOIF, a.OIF)
+	} else {
+		f.byOIF[a.OIF] = l[:len(l)-1]
+	}
+}
+
+// markDead sets a.Dead and marks a's leaf's tnodes changed.
+func (f *FIB) markDead(a *Alias) {
+	a.Dead = true
+	l, _ := f.getTable(a.Table).t.findNode(a.Dst)
+	if l == nil {
+		panic("fibtrie: an indexed alias is in no leaf")
+	}
+	touchLeaf(l)
 }
 
 // New returns an empty FIB, as in a fresh namespace with lo down.
@@ -209,16 +255,11 @@ func (f *FIB) Flush(dead func(*Alias) bool) int { return f.FlushEach(dead, nil) 
 // how many it marked.
 func (f *FIB) MarkDead(pred func(*Alias) bool) int {
 	n := 0
-	for _, tb := range f.trieTables() {
-		walkLeaves(tb.t.root(), func(l *node) bool {
-			for _, fa := range l.leaf {
-				if !fa.Dead && pred(fa) {
-					fa.Dead = true
-					n++
-				}
-			}
-			return true
-		})
+	for _, fa := range f.all {
+		if !fa.Dead && pred(fa) {
+			f.markDead(fa)
+			n++
+		}
 	}
 	return n
 }
@@ -230,9 +271,14 @@ func (f *FIB) MarkDead(pred func(*Alias) bool) int {
 // scope NETDEV_DOWN spares); on NETDEV_UNREGISTER (force true) all go.
 // Deleting a device is both, in that order: two flushes.
 func (f *FIB) SyncDownDev(oif int, force bool) int {
-	return f.MarkDead(func(a *Alias) bool {
-		return a.OIF == oif && (force || a.Scope != ScopeHost)
-	})
+	n := 0
+	for _, a := range f.byOIF[oif] {
+		if !a.Dead && (force || a.Scope != ScopeHost) {
+			f.markDead(a)
+			n++
+		}
+	}
+	return n
 }
 
 // SetLinkDown sets or clears RTNH_F_LINKDOWN on the aliases for which
@@ -240,16 +286,24 @@ func (f *FIB) SyncDownDev(oif int, force bool) int {
 // returns how many changed.
 func (f *FIB) SetLinkDown(pred func(*Alias) bool, down bool) int {
 	n := 0
-	for _, tb := range f.trieTables() {
-		walkLeaves(tb.t.root(), func(l *node) bool {
-			for _, fa := range l.leaf {
-				if fa.LinkDown != down && pred(fa) {
-					fa.LinkDown = down
-					n++
-				}
-			}
-			return true
-		})
+	for _, fa := range f.all {
+		if fa.LinkDown != down && pred(fa) {
+			fa.LinkDown = down
+			n++
+		}
+	}
+	return n
+}
+
+// SetLinkDownDev is SetLinkDown for the aliases whose nexthop is device
+// oif and not host scope (fib_sync_down_dev on NETDEV_CHANGE, fib_sync_up).
+func (f *FIB) SetLinkDownDev(oif int, down bool) int {
+	n := 0
+	for _, fa := range f.byOIF[oif] {
+		if fa.LinkDown != down && fa.Scope != ScopeHost {
+			fa.LinkDown = down
+			n++
+		}
 	}
 	return n
 }
@@ -301,6 +355,7 @@ func (f *FIB) Unmerge() {
 			}
 			cp := *fa
 			f.counters.AliasAllocs++
+			f.linkAlias(&cp)
 			ll, tp := lt.findNode(l.key)
 			lt.insertAlias(tp, ll, &cp, -1, l.key)
 		}

@@ -109,7 +109,7 @@ func collectStats(n *node, depth uint32, s *TrieStat) {
 	if n.bits < maxStatDepth {
 		s.NodeSizes[n.bits]++
 	}
-	s.NullPointers += n.empty
+	s.NullPointers += uint64(n.empty)
 	for _, ch := range n.child {
 		collectStats(ch, depth+1, s)
 	}

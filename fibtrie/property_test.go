@@ -320,7 +320,7 @@ func pathThresholds(f *FIB, key uint32) error {
 	n := tb.t.root()
 	for n != nil && !n.isLeaf() {
 		root := n.parent.isTrie()
-		if kernelShouldInflate(root, n.bits, n.pos, n.empty, n.full) || kernelShouldHalve(root, n.bits, n.empty) {
+		if kernelShouldInflate(root, n.bits, n.pos, uint64(n.empty), uint64(n.full)) || kernelShouldHalve(root, n.bits, uint64(n.empty)) {
 			return fmt.Errorf("tnode %s pos %d bits %d: thresholds (empty %d full %d)",
 				FormatIP(n.key), n.pos, n.bits, n.empty, n.full)
 		}
@@ -348,7 +348,7 @@ func TestPropResizeThresholdsKernelNumbers(t *testing.T) {
 		if !root && int(pos)+int(bits) == keyLength {
 			pos-- // a parent below the trie has bits to cover
 		}
-		tn := &node{pos: pos, bits: bits, empty: empty, full: full}
+		tn := &node{pos: pos, bits: bits, empty: uint32(empty), full: uint32(full)}
 		tp := &node{pos: keyLength} // the trie itself
 		if !root {
 			tp = &node{pos: pos + bits, bits: 1}

@@ -30,9 +30,100 @@ type node struct {
 	slen   uint8
 	parent *node
 	child  []*node
-	full   uint64 // children that are tnodes with no skipped bits
-	empty  uint64 // nil children
-	leaf   []*Alias
+	// 32 bits each, as the kernel's full_children and empty_children
+	// (and a node of 144 bytes)
+	full  uint32 // children that are tnodes with no skipped bits
+	empty uint32 // nil children
+	leaf  []*Alias
+	// occ marks the slots that hold a child, one bit each, then (for more
+	// than 64 slots) one bit per nonzero word of those: update_suffix's
+	// scan jumps over empty slots instead of reading each, and counts
+	// them all the same.
+	occ []uint64
+	// clean: the last fib_table_flush of a dead-nexthop sweep found
+	// nothing to do below this tnode, and nothing changed here since
+	// (a clean tnode's subtree is all clean). inSum: this node's counts
+	// are in its parent's flushState.sum (it is clean, or a leaf without
+	// dead aliases that has not changed since).
+	clean, inSum bool
+	fl           *flushState
+	// A 1-bit tnode's children, a small tnode's occupancy word and a
+	// leaf's first alias live here, which saves a tree of a hundred
+	// thousand routes most of its allocations.
+	pair [2]*node
+	occ1 [1]uint64
+	one  [1]*Alias
+}
+
+// flushState is what fib_table_flush's walks left recorded in a tnode:
+// own, what a walk of the tnode counts while it is clean, and sum, the
+// counts of the children marked in agg, which a walk adds instead of
+// visiting them.
+type flushState struct {
+	own, sum flushCounts
+	agg      []uint64
+}
+
+// flushCounts is the work fib_table_flush does under a node that it
+// leaves as it was.
+type flushCounts struct {
+	leaves, suffixCalls, suffixVisits, resizes uint64
+}
+
+func (c *flushCounts) add(o flushCounts, sign uint64) {
+	c.leaves += sign * o.leaves
+	c.suffixCalls += sign * o.suffixCalls
+	c.suffixVisits += sign * o.suffixVisits
+	c.resizes += sign * o.resizes
+}
+
+// counts is what a walk of the clean node n counts.
+func (n *node) counts() flushCounts {
+	if n.isLeaf() {
+		return flushCounts{leaves: 1}
+	}
+	return n.fl.own
+}
+
+// aggregate puts the counts of tp's child n at slot i in tp's sum.
+func aggregate(tp *node, i uint64, n *node) {
+	if tp.fl == nil {
+		tp.fl = &flushState{agg: make([]uint64, occWords(tp.bits))}
+	}
+	tp.fl.sum.add(n.counts(), 1)
+	tp.fl.agg[i>>6] |= 1 << (i & 63)
+	n.inSum = true
+}
+
+// unaggregate takes n's counts out of its parent's sum.
+func unaggregate(n *node) {
+	n.inSum = false
+	tp := n.parent
+	if tp == nil || tp.isTrie() || tp.fl == nil {
+		return
+	}
+	i := getIndex(n.key, tp)
+	tp.fl.sum.add(n.counts(), ^uint64(0)) // subtracts
+	tp.fl.agg[i>>6] &^= 1 << (i & 63)
+}
+
+// touch marks tn and the tnodes above it as changed: a flush must walk
+// them again.
+func touch(tn *node) {
+	for ; tn != nil && tn.clean; tn = tn.parent {
+		tn.clean = false
+		if tn.inSum {
+			unaggregate(tn)
+		}
+	}
+}
+
+// touchLeaf marks leaf l changed (its aliases, or one of them dead).
+func touchLeaf(l *node) {
+	if l.inSum {
+		unaggregate(l)
+	}
+	touch(l.parent)
 }
 
 func (n *node) isTrie() bool { return n.pos >= keyLength }
@@ -70,17 +161,30 @@ func tnodeSize(children uint64) uint64 { return 40 + 8*children }
 
 func (t *trie) leafNew(key uint32, fa *Alias) *node {
 	t.c().LeafAllocs++
-	return &node{key: key, slen: fa.slen(), leaf: []*Alias{fa}}
+	l := &node{key: key, slen: fa.slen()}
+	l.one[0] = fa
+	l.leaf = l.one[:]
+	return l
 }
 
 func (t *trie) tnodeNew(key uint32, pos, nbits uint8) *node {
 	t.c().TnodeAllocs++
 	shift := uint(pos) + uint(nbits)
-	n := &node{pos: pos, bits: nbits, slen: pos, child: make([]*node, 1<<nbits)}
+	n := &node{pos: pos, bits: nbits, slen: pos}
+	if nbits == 1 {
+		n.child = n.pair[:]
+	} else {
+		n.child = make([]*node, 1<<nbits)
+	}
+	if words := occWords(nbits); words > 1 {
+		n.occ = make([]uint64, words+(words+63)/64)
+	} else {
+		n.occ = n.occ1[:]
+	}
 	if shift < keyLength {
 		n.key = key >> shift << shift
 	}
-	n.empty = 1 << nbits
+	n.empty = uint32(1) << nbits
 	return n
 }
 
@@ -94,6 +198,12 @@ func tnodeFull(tn, n *node) bool {
 // node's suffix length current.
 func putChild(tn *node, i uint64, n *node) {
 	chi := tn.child[i]
+	if chi != nil && chi.inSum {
+		unaggregate(chi)
+	}
+	if n != nil && n.inSum {
+		unaggregate(n) // from the parent it leaves
+	}
 	if n == nil && chi != nil {
 		tn.empty++
 	}
@@ -110,10 +220,116 @@ func putChild(tn *node, i uint64, n *node) {
 		tn.slen = n.slen
 	}
 	tn.child[i] = n
+	touch(tn)
+	w, b := i>>6, uint64(1)<<(i&63)
+	sum := tn.occ[occWords(tn.bits):]
+	if n != nil {
+		tn.occ[w] |= b
+		if len(sum) > 0 {
+			sum[w>>6] |= 1 << (w & 63)
+		}
+	} else if tn.occ[w] &^= b; tn.occ[w] == 0 && len(sum) > 0 {
+		sum[w>>6] &^= 1 << (w & 63)
+	}
+}
+
+// occWords is the number of 64-slot words of a tnode of nbits.
+func occWords(nbits uint8) uint64 { return (uint64(1)<<nbits + 63) / 64 }
+
+// strideMask has the bits of a word at multiples of stride (2 to 32).
+var strideMask = func() (m [64]uint64) {
+	for s := 1; s < 64; s <<= 1 {
+		for b := 0; b < 64; b += s {
+			m[s] |= 1 << b
+		}
+	}
+	return m
+}()
+
+// prevChild is the last slot below i (1 to childLength) that holds a
+// child not marked in skip (nil or one bit per slot), and whether there
+// is one.
+func (tn *node) prevChild(i uint64, skip []uint64) (uint64, bool) {
+	nw := occWords(tn.bits)
+	sum := tn.occ[nw:]
+	word := func(w uint64) uint64 {
+		if skip == nil {
+			return tn.occ[w]
+		}
+		return tn.occ[w] &^ skip[w]
+	}
+	j := i - 1
+	w := j >> 6
+	word0 := word(w) & (^uint64(0) >> (63 - j&63))
+	for word0 == 0 {
+		if w == 0 {
+			return 0, false
+		}
+		w--
+		if len(sum) > 0 {
+			// the previous nonzero word, from the summary bits
+			sw := w >> 6
+			s := sum[sw] & (^uint64(0) >> (63 - w&63))
+			for s == 0 {
+				if sw == 0 {
+					return 0, false
+				}
+				sw--
+				s = sum[sw]
+			}
+			w = sw<<6 + 63 - uint64(bits.LeadingZeros64(s))
+		}
+		word0 = word(w)
+	}
+	return w<<6 + 63 - uint64(bits.LeadingZeros64(word0)), true
+}
+
+// nextChild is the first slot at or after i (a multiple of stride, a
+// power of two) that is a multiple of stride and holds a child, or
+// childLength when there is none.
+func (tn *node) nextChild(i, stride uint64) uint64 {
+	cl := tn.childLength()
+	if stride >= 64 {
+		for ; i < cl; i += stride {
+			if tn.occ[i>>6]&1 != 0 {
+				return i
+			}
+		}
+		return cl
+	}
+	nw := occWords(tn.bits)
+	sum := tn.occ[nw:]
+	mask := strideMask[stride]
+	w := i >> 6
+	word := tn.occ[w] & mask &^ (uint64(1)<<(i&63) - 1)
+	for word == 0 {
+		w++
+		if w >= nw {
+			return cl
+		}
+		if len(sum) > 0 {
+			// the next nonzero word, from the summary bits
+			sw := w >> 6
+			s := sum[sw] &^ (uint64(1)<<(w&63) - 1)
+			for s == 0 {
+				sw++
+				if sw >= uint64(len(sum)) {
+					return cl
+				}
+				s = sum[sw]
+			}
+			w = sw<<6 + uint64(bits.TrailingZeros64(s))
+		}
+		word = tn.occ[w] & mask
+	}
+	return min(cl, w<<6+uint64(bits.TrailingZeros64(word)))
 }
 
 func putChildRoot(tp *node, key uint32, n *node) {
 	if tp.isTrie() {
+		if n != nil && n.inSum {
+			unaggregate(n)
+		}
 		tp.child[0] = n
 		return
 	}
@@ -267,10 +483,21 @@ func (t *trie) updateSuffix(tn *node) uint8 {
 		stop = top
 	}
 	cl := tn.childLength()
+	// The kernel reads every stride-th slot; the empty ones are counted
+	// in one step.
 	for i, stride := uint64(0), uint64(2); i < cl; i += stride {
-		c.UpdateSuffixVisits++
+		j := i
+		if tn.child[i] == nil {
+			j = tn.nextChild(i, stride)
+		}
+		if j >= cl {
+			c.UpdateSuffixVisits += (cl - i + stride - 1) / stride
+			break
+		}
+		c.UpdateSuffixVisits += (j-i)/stride + 1
+		i = j
 		n := tn.child[i]
-		if n == nil || n.slen <= slen {
+		if n.slen <= slen {
 			continue
 		}
 		stride <<= n.slen - slen
@@ -290,8 +517,8 @@ func shouldInflate(tp, tn *node) bool {
 	if tp.isTrie() {
 		threshold = used * inflateThresholdRoot
 	}
-	used -= tn.empty
-	used += tn.full
+	used -= uint64(tn.empty)
+	used += uint64(tn.full)
 	return used > 1 && tn.pos != 0 && 50*used >= threshold
 }
 
@@ -301,12 +528,12 @@ func shouldHalve(tp, tn *node) bool {
 	if tp.isTrie() {
 		threshold = used * halveThresholdRoot
 	}
-	used -= tn.empty
+	used -= uint64(tn.empty)
 	return used > 1 && tn.bits > 1 && 100*used < threshold
 }
 
 func shouldCollapse(tn *node) bool {
-	return tn.childLength()-tn.empty < 2
+	return tn.childLength()-uint64(tn.empty) < 2
 }
 
 // resize inflates or halves tn until the thresholds hold (at most maxWork
@@ -479,7 +706,10 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 			// swap in the new alias at the first position of the run
 			c.AliasAllocs++
 			c.AliasFrees++
+			t.fib.unlinkAlias(l.leaf[first])
+			touchLeaf(l)
 			l.leaf[first] = &Alias{Route: *r}
+			t.fib.linkAlias(l.leaf[first])
 			return true, nil
 		}
 		if match >= 0 {
@@ -499,7 +729,9 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 		return false, uapi.ENOENT
 	}
 	c.AliasAllocs++
-	t.insertAlias(tp, l, &Alias{Route: *r}, at, key)
+	fa := &Alias{Route: *r}
+	t.fib.linkAlias(fa)
+	t.insertAlias(tp, l, fa, at, key)
 	return true, nil
 }
 
@@ -508,6 +740,7 @@ func (t *trie) insertAlias(tp, l *node, fa *Alias, at int, key uint32) {
 		t.insertNode(tp, fa, key)
 		return
 	}
+	touchLeaf(l)
 	if at >= 0 {
 		l.leaf = insertAt(l.leaf, at, fa)
 	} else {
@@ -547,6 +780,8 @@ func (t *trie) insertNode(tp *node, fa *Alias, key uint32) {
 
 func (t *trie) removeAlias(tp, l *node, i int) {
 	t.c().AliasFrees++
+	t.fib.unlinkAlias(l.leaf[i])
+	touchLeaf(l)
 	l.leaf = append(l.leaf[:i], l.leaf[i+1:]...)
 	if len(l.leaf) == 0 {
 		if tp.slen == l.slen {
@@ -724,58 +959,143 @@ func (t *trie) flushEach(tb uint32, dead func(*Alias) bool, flushAll bool, remov
 	if t.fib.opts.FlushPullsLeafSuffix {
 		kept = t.leafPullSuffix
 	}
-	return t.reverseFlush(keep, kept)
+	// Only the plain sweep of dead nexthops, whose result under a tnode
+	// depends on nothing but that subtree, reuses earlier walks.
+	return t.reverseFlush(keep, kept, flushReuse && dead == nil && !flushAll && kept == nil)
 }
+
+// flushReuse lets a test walk every flush in full, to compare.
+var flushReuse = true
 
 // flushExternal is fib_table_flush_external: drop aliases of other tables.
 func (t *trie) flushExternal(tb uint32) {
-	t.reverseFlush(func(fa *Alias) bool { return fa.Table == tb }, nil)
+	t.reverseFlush(func(fa *Alias) bool { return fa.Table == tb }, nil, false)
+}
+
+// flushFrame is a tnode reverseFlush is in: the counters when it went in,
+// whether anything below changed, whether a dead alias was seen.
+type flushFrame struct {
+	before        Counters
+	changed, dead bool
 }
 
 // reverseFlush is the walk both flushes make: children right to left, each
 // tnode's suffix fixed (update_suffix) and the tnode resized once its
 // children are done; on each leaf the aliases keep refuses are freed, an
 // emptied leaf is unlinked, and kept (if any) is called for a leaf that
-// stays. It returns how many aliases went.
-func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int {
+// stays. It returns how many aliases went. With reuse, what an earlier
+// such walk found unchanged is not walked again: a tnode's sum (the
+// counts of its children marked in agg) is added as it enters, a clean
+// tnode below the root adds its own counts (the walk would find and do
+// the same), and the walk records what it finds unchanged.
+func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reuse bool) int {
 	c := t.c()
 	pn := &t.kv
 	cindex := uint64(1)
 	found := 0
+	stack := []flushFrame{{}}
 	for {
+		fr := &stack[len(stack)-1]
 		if cindex == 0 {
 			pkey := pn.key
 			if pn.isTrie() {
 				break
 			}
+			slen := pn.slen
 			if pn.slen > pn.pos {
 				t.updateSuffix(pn)
 			}
+			steps := c.ResizeSteps
+			old := pn
 			pn = t.resize(pn)
+			changed := fr.changed || slen != old.slen || steps != c.ResizeSteps
 			cindex = getIndex(pkey, pn)
+			if !changed && reuse && !fr.dead && !pn.isTrie() {
+				d := *c
+				fc := flushCounts{d.FlushLeafVisits - fr.before.FlushLeafVisits,
+					d.UpdateSuffixCalls - fr.before.UpdateSuffixCalls,
+					d.UpdateSuffixVisits - fr.before.UpdateSuffixVisits,
+					d.ResizeCalls - fr.before.ResizeCalls}
+				d.FlushLeafVisits, d.UpdateSuffixCalls = fr.before.FlushLeafVisits, fr.before.UpdateSuffixCalls
+				d.UpdateSuffixVisits, d.ResizeCalls = fr.before.UpdateSuffixVisits, fr.before.ResizeCalls
+				if d == fr.before {
+					if old.fl == nil {
+						old.fl = &flushState{agg: make([]uint64, occWords(old.bits))}
+					}
+					old.fl.own = fc
+					old.clean = true
+					aggregate(pn, cindex, old)
+				}
+			} else if changed {
+				touch(old)
+			}
+			dead := fr.dead
+			stack = stack[:len(stack)-1]
+			up := &stack[len(stack)-1]
+			up.changed = up.changed || changed
+			up.dead = up.dead || dead
 			continue
 		}
-		cindex--
+		if pn.occ == nil {
+			cindex-- // the trie's anchor
+		} else {
+			var skip []uint64
+			if reuse && pn.fl != nil {
+				skip = pn.fl.agg // added as the tnode was entered
+			}
+			j, ok := pn.prevChild(cindex, skip)
+			if !ok {
+				cindex = 0
+				continue
+			}
+			cindex = j // the slots between hold nothing to do
+		}
 		n := pn.child[cindex]
 		if n == nil {
 			continue
 		}
 		if !n.isLeaf() {
+			if reuse && n.clean && !pn.isTrie() {
+				own := n.fl.own
+				c.FlushLeafVisits += own.leaves
+				c.UpdateSuffixCalls += own.suffixCalls
+				c.UpdateSuffixVisits += own.suffixVisits
+				c.ResizeCalls += own.resizes
+				aggregate(pn, cindex, n)
+				continue
+			}
+			stack = append(stack, flushFrame{before: *c})
 			pn = n
 			cindex = n.childLength()
+			if reuse && n.fl != nil {
+				sum := n.fl.sum
+				c.FlushLeafVisits += sum.leaves
+				c.UpdateSuffixCalls += sum.suffixCalls
+				c.UpdateSuffixVisits += sum.suffixVisits
+				c.ResizeCalls += sum.resizes
+			}
 			continue
 		}
 		c.FlushLeafVisits++
 		var slen uint8
+		dead := false
 		stay := n.leaf[:0]
 		for _, fa := range n.leaf {
+			dead = dead || fa.Dead
 			if keep(fa) {
 				slen = fa.slen()
 				stay = append(stay, fa)
 				continue
 			}
 			c.AliasFrees++
+			t.fib.unlinkAlias(fa)
 			found++
+		}
+		fr.dead = fr.dead || dead
+		changed := len(stay) != len(n.leaf) || slen != n.slen
+		if changed {
+			fr.changed = true
+			touchLeaf(n)
 		}
 		clear(n.leaf[len(stay):])
 		n.leaf = stay
@@ -785,6 +1105,8 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node)) int 
 			c.LeafFrees++
 		} else if kept != nil {
 			kept(pn, n)
+		} else if reuse && !changed && !dead && !n.inSum && !pn.isTrie() {
+			aggregate(pn, cindex, n)
 		}
 	}
 	return found

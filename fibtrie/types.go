@@ -144,6 +144,8 @@ func (r Route) String() string {
 type Alias struct {
 	Route
 	Dead bool
+	// its places in the FIB's alias lists (FIB.all, FIB.byOIF)
+	at, oifAt int32
 }
 
 // slen is the kernel's fa_slen: the number of host bits.

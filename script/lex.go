@@ -23,7 +23,7 @@ type rawLine struct {
 
 // joinLines applies backslash continuation and strips comments.
 func joinLines(physical []string) []rawLine {
-	var out []rawLine
+	out := make([]rawLine, 0, len(physical))
 	for i := 0; i < len(physical); i++ {
 		start := i + 1
 		s := physical[i]

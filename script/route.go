@@ -27,6 +27,9 @@ type kw struct {
 }
 
 func lookup(list []kw, w string) (kw, bool) {
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return kw{}, false // every keyword starts with a lowercase letter (an address does not)
+	}
 	for _, k := range list {
 		if w == k.name || (k.prefix && matches(w, k.name)) {
 			return k, true

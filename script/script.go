@@ -53,7 +53,6 @@
 package script
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -100,23 +99,20 @@ func (e Errors) Unwrap() []error {
 // lines together with a *Errors naming every bad one. An error reading r is
 // returned as it is.
 func Parse(r io.Reader) ([]rtnl.Request, error) {
-	br := bufio.NewReader(r)
-	var physical []string
-	for {
-		s, err := br.ReadString('\n')
-		if len(s) > 0 || err == nil {
-			physical = append(physical, strings.TrimSuffix(s, "\n"))
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
 	}
-	var reqs []rtnl.Request
+	// One string for the whole script, its lines slices of it (a final
+	// line without a newline counts; nothing after a final newline).
+	physical := strings.Split(string(data), "\n")
+	if physical[len(physical)-1] == "" {
+		physical = physical[:len(physical)-1]
+	}
+	lines := joinLines(physical)
+	reqs := make([]rtnl.Request, 0, len(lines))
 	var errs Errors
-	for _, rl := range joinLines(physical) {
+	for _, rl := range lines {
 		words, unterminated := splitWords(rl.text)
 		if unterminated != "" {
 			errs = append(errs, &LineError{Line: rl.line, Word: unterminated, Msg: "unterminated quoted string"})
@@ -132,6 +128,9 @@ func Parse(r io.Reader) ([]rtnl.Request, error) {
 			continue
 		}
 		reqs = append(reqs, rtnl.Request{Line: rl.line, Text: strings.Trim(rl.text, blanks), Op: op})
+	}
+	if len(reqs) == 0 {
+		reqs = nil // none is nil, as it always was
 	}
 	if len(errs) > 0 {
 		return reqs, &errs

@@ -152,8 +152,8 @@ func expectRemoved(n *Netns, names []string) map[*Device]bool {
 	for len(todo) > 0 {
 		d := todo[0]
 		todo = todo[1:]
-		add(d.peer)
-		for _, v := range d.vlans {
+		add(d.Peer())
+		for _, v := range d.vlanList() {
 			add(v)
 		}
 	}
@@ -181,7 +181,7 @@ func (s *bulkStats) note(n *Netns, list []string) {
 		if d == nil {
 			continue
 		}
-		vb = vb || (d.peer != nil && seen[d.peer.name])
+		vb = vb || (d.Peer() != nil && seen[d.Peer().name])
 		bp = bp || (d.master != nil && seen[d.master.name])
 		ml = ml || (d.lower != nil && seen[d.lower.name])
 		up = up || d.Up()
@@ -222,7 +222,7 @@ func makeList(n *Netns, picks []int, dup, related bool, variant, at int) []strin
 			// macvlans.
 			for _, name := range slices.Clone(list) {
 				d := n.ByName(name)
-				for _, x := range append(append([]*Device{d.master, d.peer, d.lower}, d.ports...), d.vlans...) {
+				for _, x := range append(append([]*Device{d.master, d.Peer(), d.lower}, d.portList()...), d.vlanList()...) {
 					if x != nil {
 						list = append(list, x.name)
 					}
@@ -245,7 +245,7 @@ func makeList(n *Netns, picks []int, dup, related bool, variant, at int) []strin
 }
 
 // lastWork is the cost work of the last request priced.
-func lastWork(tg *Target) cost.Work { return tg.work[len(tg.work)-1] }
+func lastWork(tg *Target) cost.Work { return tg.workList()[len(tg.workList())-1] }
 
 func TestPropBulkListDelete(t *testing.T) {
 	var stats bulkStats
@@ -400,7 +400,7 @@ func TestPropBulkListDelete(t *testing.T) {
 				return failCase(c, "one by one leaves %s, bulk %s", got, ifnames(tg))
 			}
 			deleting := int64(0)
-			for _, wk := range one.work[len(one.work)-int(oneAfter.Counters.Request-oneBefore.Counters.Request):] {
+			for _, wk := range one.workList()[len(one.workList())-int(oneAfter.Counters.Request-oneBefore.Counters.Request):] {
 				if wk.Count(cost.StepUnregisterDevice) > 0 {
 					deleting++
 				}

@@ -44,12 +44,27 @@ type CostSource struct {
 
 // CostSources returns, for each request Cost prices (in the same order),
 // where it came from.
-func (t *Target) CostSources() []CostSource { return append([]CostSource(nil), t.workSrc...) }
+func (t *Target) CostSources() []CostSource {
+	out := make([]CostSource, len(t.workIDs))
+	var req, part int32
+	for i, id := range t.workIDs {
+		out[i] = CostSource{Request: req, Part: part}
+		part++
+		if id&lastPart != 0 {
+			req, part = req+1, 0
+		}
+	}
+	return out
+}
+
+// lastPart marks the entry of workIDs that ends a script request.
+const lastPart = 1 << 31
 
 // recordWork records the work of the request being applied, which ends it:
 // the next recorded work belongs to the next request.
 func (t *Target) recordWork(w cost.Work) {
 	t.recordPart(w)
+	t.workIDs[len(t.workIDs)-1] |= lastPart
 	t.parts = 0
 	t.applied++
 }
@@ -57,8 +72,7 @@ func (t *Target) recordWork(w cost.Work) {
 // recordPart records the work of one kernel request that is not the last
 // one the request being applied sends.
 func (t *Target) recordPart(w cost.Work) {
-	t.work = append(t.work, t.internWork(w))
-	t.workSrc = append(t.workSrc, CostSource{Request: t.applied, Part: t.parts})
+	t.workIDs = append(t.workIDs, t.internWork(w))
 	t.ev.trace.endPart(t.Netns())
 	t.parts++
 }

@@ -179,7 +179,7 @@ func TestDeleteCostSeesUp(t *testing.T) {
 				}
 				tg, errs := runProfile(t, c.profile, src+c.del+"\n")
 				require.Equal(t, []string{"", ""}, errs)
-				w := tg.work[len(tg.work)-1]
+				w := tg.workList()[len(tg.workList())-1]
 				want := int64(2)
 				if up && kind == "ifb" {
 					want = 3

@@ -72,15 +72,18 @@ func (n *Netns) devSnapshot() []*Device {
 // every such request the targets record (read only).
 var plainWork = cost.Work{Locked: []cost.StepN{{Step: cost.StepRequest, N: 1}}[:1:1]}
 
-// internWork returns w, or an equal cost.Work recorded before whose step
-// arrays it then shares: a million requests keep a 48-byte cost.Work each
-// instead of their own step arrays (UnregisterRequestWork makes room for
-// ten steps). Recorded works are read only.
-func (t *Target) internWork(w cost.Work) cost.Work {
+// internWork returns the index in t.works of w, or of an equal cost.Work
+// recorded before: a million requests keep a 4-byte index each instead
+// of a cost.Work and its step arrays (UnregisterRequestWork makes room
+// for ten steps). Recorded works are read only.
+func (t *Target) internWork(w cost.Work) uint32 {
 	if len(w.Unlocked) == 0 && len(w.Locked) == 1 && w.Locked[0] == plainWork.Locked[0] {
-		return plainWork
+		if t.plainID == 0 {
+			t.plainID = t.addWork(plainWork)
+		}
+		return t.plainID - 1
 	}
-	key := make([]byte, 0, 10*(len(w.Locked)+len(w.Unlocked))+1)
+	key := t.keyBuf[:0]
 	put := func(l []cost.StepN) {
 		for _, e := range l {
 			key = append(key, byte(e.Step))
@@ -96,13 +99,33 @@ func (t *Target) internWork(w cost.Work) cost.Work {
 	put(w.Locked)
 	key = append(key, 0xff)
 	put(w.Unlocked)
-	if v, ok := t.interned[string(key)]; ok {
-		return v
+	t.keyBuf = key
+	if id, ok := t.interned[string(key)]; ok {
+		return id
 	}
-	w = cost.Work{Locked: slices.Clip(slices.Clone(w.Locked)), Unlocked: slices.Clip(slices.Clone(w.Unlocked))}
+	id := t.addWork(cost.Work{Locked: slices.Clip(slices.Clone(w.Locked)), Unlocked: slices.Clip(slices.Clone(w.Unlocked))}) - 1
 	if t.interned == nil {
-		t.interned = map[string]cost.Work{}
+		t.interned = map[string]uint32{}
 	}
-	t.interned[string(key)] = w
-	return w
+	t.interned[string(key)] = id
+	return id
+}
+
+// addWork appends w to t.works and returns its index plus one.
+func (t *Target) addWork(w cost.Work) uint32 {
+	if len(t.works) >= lastPart-1 {
+		panic("sim: too many distinct request works")
+	}
+	t.works = append(t.works, w)
+	return uint32(len(t.works))
+}
+
+// workList is the work of every request recorded, in order; the entries
+// share the step arrays of t.works (read only).
+func (t *Target) workList() []cost.Work {
+	out := make([]cost.Work, len(t.workIDs))
+	for i, id := range t.workIDs {
+		out[i] = t.works[id&^lastPart]
+	}
+	return out
 }

@@ -302,10 +302,7 @@ func (n *Netns) fibNetdevChange(d *Device) {
 	if d.in == nil {
 		return
 	}
-	oif := int(d.ifindex)
-	n.fib.SetLinkDown(func(a *fibtrie.Alias) bool {
-		return a.OIF == oif && a.Scope != fibtrie.ScopeHost
-	}, !d.carrier)
+	n.fib.SetLinkDownDev(int(d.ifindex), !d.carrier)
 }
 
 // routeEvent sends RTM_NEWROUTE or RTM_DELROUTE (rtmsg_fib) for r.

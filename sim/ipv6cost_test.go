@@ -32,7 +32,7 @@ func ifbScript(n int, up bool) string {
 // sumLastWork is the summed work of the last k requests applied.
 func sumLastWork(tg *Target, k int) cost.Work {
 	var w cost.Work
-	for _, x := range tg.work[len(tg.work)-k:] {
+	for _, x := range tg.workList()[len(tg.workList())-k:] {
 		for _, e := range x.Locked {
 			w.AddLocked(e.Step, e.N)
 		}
@@ -151,13 +151,13 @@ func TestIPv6WalkOneByOneAndDown(t *testing.T) {
 		fmt.Fprintf(&b, "link del g%d\n", i)
 	}
 	tg, _ := runProfile(t, "linux-6.18", b.String())
-	ws := tg.work[len(tg.work)-n:]
+	ws := tg.workList()[len(tg.workList())-n:]
 	for k := 1; k < n; k++ {
 		require.Greater(t, ws[k-1].Count(cost.StepIPv6Walk), ws[k].Count(cost.StepIPv6Walk), "deletion %d", k)
 		require.EqualValues(t, 3, ws[k].Count(cost.StepSynchronizeNetExpedited))
 	}
 	tg, _ = runProfile(t, "linux-6.18", ifbScript(3, true)+"link set dev g1 down\nlink set dev g1 up\n")
-	down, up := tg.work[len(tg.work)-2], tg.work[len(tg.work)-1]
+	down, up := tg.workList()[len(tg.workList())-2], tg.workList()[len(tg.workList())-1]
 	require.EqualValues(t, 1, down.Count(cost.StepSynchronizeNetExpedited))
 	require.Zero(t, up.Count(cost.StepSynchronizeNetExpedited))
 	// down: walk of 3 devices' state (8 nodes, 9 routes), 3 addresses,
@@ -211,7 +211,7 @@ func TestIPv6PlausiblePricesShape(t *testing.T) {
 		if op == "del" {
 			k = 1
 		}
-		res, err := cost.Simulate(p, [][]cost.Work{tg.work[len(tg.work)-k:]})
+		res, err := cost.Simulate(p, [][]cost.Work{tg.workList()[len(tg.workList())-k:]})
 		require.NoError(t, err)
 		return res.VirtualNs
 	}
@@ -413,7 +413,7 @@ func TestUnregisterBuildersIPv6MatchSimTarget(t *testing.T) {
 	}
 	tg, _ = runProfile(t, "linux-6.18", b.String())
 	one := UnregisterOneByOne(UnregisterStepsV618(), devs, 1)[0]
-	for i, w := range tg.work[len(tg.work)-n:] {
+	for i, w := range tg.workList()[len(tg.workList())-n:] {
 		require.Equal(t, one[i].Count(cost.StepIPv6Walk), w.Count(cost.StepIPv6Walk), "deletion %d", i+1)
 		require.Equal(t, one[i].Count(cost.StepIPv6WalkCold), w.Count(cost.StepIPv6WalkCold), "deletion %d", i+1)
 		require.Equal(t, one[i].Count(cost.StepNotification), w.Count(cost.StepNotification), "deletion %d", i+1)

@@ -12,33 +12,15 @@ import (
 // reports, the state the drivers keep (carrier, operstate, qdisc), and the
 // links between devices (veth peer, macvlan lower, bridge master and ports).
 type Device struct {
-	noCopy  noCopy // the model holds devices by pointer; a copy would be a second, stale device
-	ns      *Netns
-	ifindex uint32
-	name    string
-	kind    string // one of rtnl.Kinds, or "" for the loopback
-
-	flags    uint32 // dev->flags: IFF_UP and the kind's static flags
-	linkType uint16
-	mtu      uint32
-	minMTU   uint32
-	maxMTU   uint32 // 0: no maximum (dev_validate_mtu)
-	group    uint32
-	txQLen   uint32
-	addr     net.HardwareAddr
-	brd      net.HardwareAddr
-	addrSet  bool // addr_assign_type == NET_ADDR_SET
-	noQueue  bool // IFF_NO_QUEUE
-	liveAddr bool // IFF_LIVE_ADDR_CHANGE
-	qdisc    string
-
-	carrier bool // !__LINK_STATE_NOCARRIER
-	// txActive: the tx queues hold the qdisc (dev_activate hands it over
-	// only with carrier; dev_deactivate, at close or when linkwatch finds
-	// the carrier gone, takes it back), which addrconf_link_ready asks.
-	txActive  bool
-	operstate uint8 // dev->operstate, as linkwatch last set it
-	lwPending bool  // __LINK_STATE_LINKWATCH_PENDING
+	noCopy noCopy // the model holds devices by pointer; a copy would be a second, stale device
+	// The fields are ordered by size so that a device packs into 224
+	// bytes (a million of them are registered in a test).
+	ns    *Netns
+	name  string
+	kind  string // one of rtnl.Kinds, or "" for the loopback
+	addr  net.HardwareAddr
+	brd   net.HardwareAddr
+	qdisc string
 	// in is the device's in_device (dev->ip_ptr): nil when IPv4 is off
 	// (an mtu below 68, see inetdev_event).
 	in *InDevice
@@ -47,26 +29,41 @@ type Device struct {
 	in6 *inet6Dev
 
 	master *Device // the bridge this device is a port of
-
-	// veth
-	peer *Device
-	// macvlan: the real lower device; on a lower, its macvlans
+	// macvlan: the real lower device
 	lower *Device
-	vlans []*Device
+	// rel holds what only some kinds use (veth peer, macvlans of a lower,
+	// bridge ports and id, vxlan id): nil until one is set.
+	rel *devRel
+
+	seq uint64 // registration order (dev_base_head)
+
+	ifindex  uint32
+	flags    uint32 // dev->flags: IFF_UP and the kind's static flags
+	mtu      uint32
+	minMTU   uint32
+	maxMTU   uint32 // 0: no maximum (dev_validate_mtu)
+	group    uint32
+	txQLen   uint32
+	linkType uint16
+
+	addrSet  bool // addr_assign_type == NET_ADDR_SET
+	noQueue  bool // IFF_NO_QUEUE
+	liveAddr bool // IFF_LIVE_ADDR_CHANGE
+
+	carrier bool // !__LINK_STATE_NOCARRIER
+	// txActive: the tx queues hold the qdisc (dev_activate hands it over
+	// only with carrier; dev_deactivate, at close or when linkwatch finds
+	// the carrier gone, takes it back), which addrconf_link_ready asks.
+	txActive  bool
+	operstate uint8 // dev->operstate, as linkwatch last set it
+	lwPending bool  // __LINK_STATE_LINKWATCH_PENDING
+
 	// macvlan: mode passthru; on a lower, a passthru macvlan holds the port
 	macvlanPassthru bool
 	passthruPort    bool
-	// vxlan
-	vni     uint32
-	dstPort uint16
-	// bridge: ports (port_list order: newest first), bridge_id.addr,
-	// BROPT_MTU_SET_BY_USER; on a port, whether it is not DISABLED
-	ports        []*Device
-	bridgeID     net.HardwareAddr
+	// bridge: BROPT_MTU_SET_BY_USER; on a port, whether it is not DISABLED
 	mtuSetByUser bool
 	portEnabled  bool
-
-	seq uint64 // registration order (dev_base_head)
 
 	// initializing is rtnl_link_initializing: made by RTM_NEWLINK and not
 	// configured yet, so no notification names it.
@@ -92,6 +89,44 @@ type Device struct {
 	// back in (netdev_increment_features), so a lower that loses them
 	// changes nothing and a lower that gains them changes the macvlan.
 	oneForAll bool
+}
+
+// devRel is the part of a device that only some kinds use.
+type devRel struct {
+	// veth
+	peer *Device
+	// on a lower, its macvlans
+	vlans []*Device
+	// bridge: ports (port_list order: newest first), bridge_id.addr
+	ports    []*Device
+	bridgeID net.HardwareAddr
+	// vxlan
+	vni     uint32
+	dstPort uint16
+}
+
+// relOf returns d.rel, made if need be, to set one of its fields.
+func (d *Device) relOf() *devRel {
+	if d.rel == nil {
+		d.rel = &devRel{}
+	}
+	return d.rel
+}
+
+// vlanList is a lower's macvlans.
+func (d *Device) vlanList() []*Device {
+	if d.rel == nil {
+		return nil
+	}
+	return d.rel.vlans
+}
+
+// portList is a bridge's ports in port_list order (not a copy).
+func (d *Device) portList() []*Device {
+	if d.rel == nil {
+		return nil
+	}
+	return d.rel.ports
 }
 
 // hasEnqueue: the qdisc its tx queue uses has an enqueue function, so
@@ -126,13 +161,18 @@ func (d *Device) Address() net.HardwareAddr { return append(net.HardwareAddr(nil
 func (d *Device) Master() *Device { return d.master }
 
 // Peer returns the other end of a veth pair, or nil.
-func (d *Device) Peer() *Device { return d.peer }
+func (d *Device) Peer() *Device {
+	if d.rel == nil {
+		return nil
+	}
+	return d.rel.peer
+}
 
 // Lower returns a macvlan's lower device, or nil.
 func (d *Device) Lower() *Device { return d.lower }
 
 // Ports returns a bridge's ports in port_list order.
-func (d *Device) Ports() []*Device { return append([]*Device(nil), d.ports...) }
+func (d *Device) Ports() []*Device { return append([]*Device(nil), d.portList()...) }
 
 // Carrier reports netif_carrier_ok.
 func (d *Device) Carrier() bool { return d.carrier }
@@ -155,8 +195,8 @@ func (d *Device) operUp() bool {
 // device itself otherwise.
 func (d *Device) iflink() *Device {
 	switch {
-	case d.peer != nil:
-		return d.peer
+	case d.Peer() != nil:
+		return d.Peer()
 	case d.lower != nil:
 		return d.lower
 	}
@@ -194,14 +234,14 @@ const (
 	vxlanDefaultPort = 8472
 )
 
-var broadcastEther = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+var broadcastEther = net.HardwareAddr{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}[:6:6]
 
 // newDevice is alloc_netdev plus the kind's setup function: the defaults
 // each driver sets before rtnl_create_link applies the request's attributes.
 func (n *Netns) newDevice(name, kind string) *Device {
 	d := &Device{ns: n, name: name, kind: kind, linkType: uapi.ARPHRD_ETHER, qdisc: "noop", carrier: true,
 		initializing: true, features: featNoPorts}
-	d.brd = append(net.HardwareAddr(nil), broadcastEther...)
+	d.brd = broadcastEther // shared: no device writes its broadcast address in place
 	// ether_setup
 	d.flags = uapi.IFF_BROADCAST | uapi.IFF_MULTICAST
 	d.mtu, d.minMTU, d.maxMTU = ethDataLen, ethMinMTU, ethDataLen

@@ -17,7 +17,7 @@ import (
 // brPortStateSelection is br_port_state_selection's carrier rule.
 func (n *Netns) brPortStateSelection(br *Device) {
 	live := false
-	for _, p := range br.ports {
+	for _, p := range br.portList() {
 		if p.portEnabled {
 			live = true
 		}
@@ -106,10 +106,10 @@ func lowerOneForAll(d *Device) bool {
 	case rtnl.KindMacvlan:
 		return d.oneForAll
 	case rtnl.KindBridge:
-		if len(d.ports) == 0 {
+		if len(d.portList()) == 0 {
 			return true
 		}
-		return slices.ContainsFunc(d.ports, lowerOneForAll)
+		return slices.ContainsFunc(d.portList(), lowerOneForAll)
 	}
 	return true
 }
@@ -122,9 +122,9 @@ func lowerOneForAll(d *Device) bool {
 // own, an RTM_NEWLINK, and, if it is a port, its bridge's update.
 func (n *Netns) brUpdateFeatures(br *Device) {
 	f := featNoPorts
-	if len(br.ports) > 0 {
+	if len(br.portList()) > 0 {
 		f = 0xff
-		for _, p := range br.ports {
+		for _, p := range br.portList() {
 			f &= featureClass(p)
 		}
 	}
@@ -136,7 +136,7 @@ func (n *Netns) brUpdateFeatures(br *Device) {
 	if !lowerOneForAll(br) {
 		return
 	}
-	for _, v := range br.vlans {
+	for _, v := range br.vlanList() {
 		if !v.oneForAll {
 			v.oneForAll = true
 			n.linkEvent(v)
@@ -149,7 +149,7 @@ func (n *Netns) brUpdateFeatures(br *Device) {
 
 // brOpen is br_dev_open's br_stp_enable_bridge.
 func (n *Netns) brOpen(br *Device) {
-	for _, p := range br.ports {
+	for _, p := range br.portList() {
 		if p.Up() && p.operUp() {
 			n.brEnablePort(br, p)
 		}
@@ -158,7 +158,7 @@ func (n *Netns) brOpen(br *Device) {
 
 // brStop is br_dev_stop's br_stp_disable_bridge.
 func (n *Netns) brStop(br *Device) {
-	for _, p := range br.ports {
+	for _, p := range br.portList() {
 		if p.portEnabled {
 			n.brDisablePort(br, p)
 		}
@@ -174,7 +174,7 @@ func (n *Netns) brRecalculateID(br *Device) bool {
 		return false
 	}
 	var addr net.HardwareAddr
-	for _, p := range br.ports {
+	for _, p := range br.portList() {
 		if addr == nil || lessAddr(p.addr, addr) {
 			addr = p.addr
 		}
@@ -182,7 +182,11 @@ func (n *Netns) brRecalculateID(br *Device) bool {
 	if addr == nil {
 		addr = make(net.HardwareAddr, 6)
 	}
-	if sameAddr(br.bridgeID, addr) {
+	var id net.HardwareAddr
+	if br.rel != nil {
+		id = br.rel.bridgeID
+	}
+	if sameAddr(id, addr) {
 		return false
 	}
 	n.brChangeID(br, addr)
@@ -191,7 +195,7 @@ func (n *Netns) brRecalculateID(br *Device) bool {
 
 // brChangeID is br_stp_change_bridge_id.
 func (n *Netns) brChangeID(br *Device, addr net.HardwareAddr) {
-	br.bridgeID = append(net.HardwareAddr(nil), addr...)
+	br.relOf().bridgeID = append(net.HardwareAddr(nil), addr...)
 	br.addr = append(net.HardwareAddr(nil), addr...)
 	n.brPortStateSelection(br)
 }
@@ -200,7 +204,7 @@ func (n *Netns) brChangeID(br *Device, addr net.HardwareAddr) {
 // minimum, as the kernel's loop does.
 func brMTUMin(br *Device) uint32 {
 	var m uint32
-	for _, p := range br.ports {
+	for _, p := range br.portList() {
 		if m == 0 || m > p.mtu {
 			m = p.mtu
 		}
@@ -232,7 +236,7 @@ func (n *Netns) brAddIf(br, d *Device) error {
 		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_rx_handler_register: a macvlan lower holds the rx handler.
-	if len(d.vlans) > 0 {
+	if len(d.vlanList()) > 0 {
 		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_master_upper_dev_link: the bridge is below d already (a
@@ -248,7 +252,7 @@ func (n *Netns) brAddIf(br, d *Device) error {
 	n.ev.trace.netdev(d, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")
 	n.linkEvent(d)
 	n.promiscuity(d)
-	br.ports = append([]*Device{d}, br.ports...)
+	br.relOf().ports = append([]*Device{d}, br.portList()...)
 	n.brUpdateFeatures(br)
 	changed := n.brRecalculateID(br)
 	if d.Up() && d.operUp() && br.Up() {
@@ -280,7 +284,7 @@ func (n *Netns) delNbp(br, d *Device) {
 	n.promiscuity(d)
 	n.brDisablePort(br, d)
 	n.bridgeEvent("RTM_DELLINK", d)
-	br.ports = without(br.ports, d)
+	br.rel.ports = without(br.rel.ports, d)
 	d.master = nil
 	d.portEnabled = false
 	n.ev.trace.netdev(d, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")

@@ -185,7 +185,7 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 		return err
 	}
 	n.carrierOff(d)
-	d.peer, p.peer = p, d
+	d.relOf().peer, p.relOf().peer = p, d
 	return nil
 }
 
@@ -206,7 +206,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 	if d.addr == nil {
 		d.addr = n.randomAddr(n.previewName(d.name))
 	}
-	if len(lower.vlans) == 0 {
+	if len(lower.vlanList()) == 0 {
 		// macvlan_port_create
 		if lower.linkType != uapi.ARPHRD_ETHER || lower.flags&uapi.IFF_LOOPBACK != 0 {
 			return rtnl.Errf(uapi.EINVAL, "")
@@ -221,7 +221,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 		return rtnl.Errf(uapi.EINVAL, "")
 	}
 	if op.MacvlanMode == "passthru" {
-		if len(lower.vlans) > 0 {
+		if len(lower.vlanList()) > 0 {
 			return rtnl.Errf(uapi.EINVAL, "")
 		}
 		d.macvlanPassthru = true
@@ -239,7 +239,7 @@ func (n *Netns) macvlanNewlink(d, lower *Device, op rtnl.LinkAdd) error {
 		return err
 	}
 	lower.passthruPort = d.macvlanPassthru
-	lower.vlans = append(lower.vlans, d)
+	lower.relOf().vlans = append(lower.vlanList(), d)
 	n.ev.trace.netdev(lower, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")
 	n.linkEvent(lower) // netdev_upper_dev_link: NETDEV_CHANGEUPPER
 	if lower.carrier {
@@ -256,15 +256,15 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 	if op.VNI == nil {
 		return rtnl.Errf(uapi.EINVAL, "")
 	}
-	d.vni = *op.VNI
+	d.relOf().vni = *op.VNI
 	// vxlan_config_apply: a port not given, or given as 0, is the
 	// module's default.
-	d.dstPort = vxlanDefaultPort
+	d.rel.dstPort = vxlanDefaultPort
 	if op.DstPort != nil && *op.DstPort != 0 {
-		d.dstPort = *op.DstPort
+		d.rel.dstPort = *op.DstPort
 	}
 	for x := range n.listed() {
-		if x.kind == rtnl.KindVxlan && x.vni == d.vni && x.dstPort == d.dstPort {
+		if x.kind == rtnl.KindVxlan && x.rel != nil && x.rel.vni == d.rel.vni && x.rel.dstPort == d.rel.dstPort {
 			return rtnl.Errf(uapi.EEXIST, "A VXLAN device with the specified VNI already exists")
 		}
 	}
@@ -316,7 +316,7 @@ func (n *Netns) devOpen(d *Device) error {
 			n.linkEvent(d.lower) // macvlan_open: dev_set_promiscuity(lower, 1)
 		}
 	case rtnl.KindVeth:
-		if p := d.peer; p != nil && p.Up() {
+		if p := d.Peer(); p != nil && p.Up() {
 			n.carrierOn(d)
 			n.carrierOn(p)
 		}
@@ -353,8 +353,8 @@ func (n *Netns) devClose(d *Device) {
 		}
 	case rtnl.KindVeth:
 		n.carrierOff(d)
-		if d.peer != nil {
-			n.carrierOff(d.peer)
+		if d.Peer() != nil {
+			n.carrierOff(d.Peer())
 		}
 	case rtnl.KindBridge:
 		n.brStop(d)
@@ -373,7 +373,7 @@ func (n *Netns) macvlanAddrBusy(d *Device, a net.HardwareAddr) bool {
 	if sameAddr(l.addr, a) {
 		return true
 	}
-	for _, v := range l.vlans {
+	for _, v := range l.vlanList() {
 		if v != d && v.Up() && sameAddr(v.addr, a) {
 			return true
 		}
@@ -632,11 +632,13 @@ func (b *unregBatch) queue(d *Device) {
 func (n *Netns) dellink(d *Device, b *unregBatch) {
 	switch {
 	case d.kind == rtnl.KindVeth:
-		p := d.peer
-		d.peer = nil
+		p := d.Peer()
+		if p != nil {
+			d.rel.peer = nil
+		}
 		b.queue(d)
 		if p != nil {
-			p.peer = nil
+			p.rel.peer = nil
 			b.queue(p)
 		}
 		return
@@ -645,11 +647,11 @@ func (n *Netns) dellink(d *Device, b *unregBatch) {
 		if d.macvlanPassthru {
 			l.passthruPort = false
 		}
-		l.vlans = without(l.vlans, d)
+		l.rel.vlans = without(l.rel.vlans, d)
 		n.linkEvent(l)
 	case d.kind == rtnl.KindBridge:
-		for len(d.ports) > 0 {
-			n.delNbp(d, d.ports[0])
+		for len(d.portList()) > 0 {
+			n.delNbp(d, d.portList()[0])
 		}
 	}
 	b.queue(d)
@@ -692,9 +694,9 @@ func (n *Netns) unregisterBatch(list []*Device) {
 		if br := d.master; br != nil {
 			n.brDelIf(br, d)
 		}
-		if len(d.vlans) > 0 {
+		if len(d.vlanList()) > 0 {
 			var nested unregBatch
-			for _, v := range append([]*Device(nil), d.vlans...) {
+			for _, v := range append([]*Device(nil), d.vlanList()...) {
 				n.dellink(v, &nested)
 			}
 			n.unregisterBatch(nested.list)

@@ -453,7 +453,7 @@ func (n *Netns) notifyChangeMTU(d *Device) {
 	// macvlan_device_event: drivers/net registers before net/ipv6 (both
 	// built in), so a lower's macvlans take its smaller mtu, with all
 	// their notifications, before the lower's IPv6 reacts.
-	for _, v := range append([]*Device(nil), d.vlans...) {
+	for _, v := range append([]*Device(nil), d.vlanList()...) {
 		if v.mtu <= d.mtu {
 			continue
 		}
@@ -477,7 +477,7 @@ func (n *Netns) notifyChangeAddr(d *Device) {
 	}
 	// A passthru macvlan takes its lower's new address.
 	if d.passthruPort {
-		for _, v := range d.vlans {
+		for _, v := range d.vlanList() {
 			v.addr = append(net.HardwareAddr(nil), d.addr...)
 		}
 	}
@@ -487,7 +487,7 @@ func (n *Netns) notifyChangeAddr(d *Device) {
 // NETDEV_CHANGE of a lower: netif_stacked_transfer_operstate to each
 // macvlan (the carrier follows the lower's carrier).
 func (n *Netns) macvlanTransfer(lower *Device) {
-	for _, v := range lower.vlans {
+	for _, v := range lower.vlanList() {
 		if lower.carrier {
 			n.carrierOn(v)
 		} else {

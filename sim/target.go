@@ -94,17 +94,23 @@ type Target struct {
 	closed     bool
 	initErr    error // a failed Options.Sysctls write, which Apply returns
 	ev         *eventLog
-	// work is what each applied request cost, in order, for the cost
-	// model: an unregister batch or a plain request.
-	work []cost.Work
-	// workSrc is the script request each entry of work came from (a list
-	// delete without +bulk-ifindex makes several).
-	workSrc []CostSource
+	// workIDs is what each applied request cost, in order, for the cost
+	// model (an unregister batch or a plain request): an index in works,
+	// with lastPart set on the last kernel request of a script request (a
+	// list delete without +bulk-ifindex makes several), which is all
+	// CostSources needs.
+	workIDs []uint32
 	applied int32 // requests recorded so far
 	parts   int32 // kernel requests recorded for the request being applied
-	// interned are the distinct works recorded, whose step arrays the
-	// entries of work share (sim/devlist.go).
-	interned map[string]cost.Work
+	// works are the distinct works recorded, interned by their key
+	// (sim/devlist.go): a million requests keep 4 bytes each.
+	works    []cost.Work
+	interned map[string]uint32
+	plainID  uint32 // plainWork's index in works plus one, 0 before its first use
+	// scratch and keyBuf are reused for each request's steps and their
+	// intern key.
+	scratch []cost.StepN
+	keyBuf  []byte
 }
 
 // New makes a sim target with one namespace holding its loopback.
@@ -258,13 +264,15 @@ func (t *Target) requestWork(n *Netns) cost.Work {
 	iw := n.takeInetWork()
 	if len(batch) == 0 {
 		// A flush is several netlink requests (dumps and deletes).
-		w := cost.Work{Locked: []cost.StepN{{Step: cost.StepRequest, N: max(1, int64(iw.requests))}}}
+		// The steps go in a scratch list: recordPart keeps a copy.
+		w := cost.Work{Locked: append(t.scratch[:0], cost.StepN{Step: cost.StepRequest, N: max(1, int64(iw.requests))})}
 		w.AddLocked(cost.StepNotifierCall, sent)
 		w.AddLocked(cost.StepNotification, sent)
 		// dev_close of a device with a queue: dev_deactivate_many's
 		// synchronize_net, expedited under RTNL.
 		w.AddLocked(cost.StepSynchronizeNetExpedited, syncs)
 		iw.addTo(&w)
+		t.scratch = w.Locked[:0]
 		return w
 	}
 	steps := UnregisterStepsV618()
@@ -351,7 +359,7 @@ func (t *Target) Cost(threads int) (cost.Result, error) {
 	if err != nil {
 		return cost.Result{}, err
 	}
-	return cost.Simulate(p, cost.SplitInOrder(t.work, threads))
+	return cost.Simulate(p, cost.SplitInOrder(t.workList(), threads))
 }
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has
@@ -446,8 +454,8 @@ var _ rtnl.Target = (*Target)(nil)
 // Work is each request's cost work so far, in request order (a copy):
 // what calibration and traces price.
 func (t *Target) Work() []cost.Work {
-	out := make([]cost.Work, len(t.work))
-	for i, w := range t.work {
+	out := make([]cost.Work, len(t.workIDs))
+	for i, w := range t.workList() {
 		// Requests share step arrays (plainWork): a caller's edit must
 		// not reach the target's record.
 		out[i] = cost.Work{Locked: slices.Clone(w.Locked), Unlocked: slices.Clone(w.Unlocked)}

@@ -277,7 +277,7 @@ func (t *Target) StartTrace() {
 		steps = *t.opts.Unregister
 	}
 	n := t.Netns()
-	t.ev.trace = &traceRec{base: len(t.work), preUninit: steps.PreUninit, ev: t.ev}
+	t.ev.trace = &traceRec{base: len(t.workIDs), preUninit: steps.PreUninit, ev: t.ev}
 	t.ev.trace.last = n.traceSnapshot()
 }
 
@@ -355,16 +355,17 @@ func (t *Target) Trace(threads int) (Trace, error) {
 	if err != nil {
 		return Trace{}, err
 	}
-	if len(r.done) != len(t.work) || len(res.Requests) != len(t.work) {
-		return Trace{}, fmt.Errorf("sim trace: %d records for %d priced requests", len(r.done), len(t.work))
+	if len(r.done) != len(t.workIDs) || len(res.Requests) != len(t.workIDs) {
+		return Trace{}, fmt.Errorf("sim trace: %d records for %d priced requests", len(r.done), len(t.workIDs))
 	}
 	tr := Trace{Threads: max(threads, 1), Params: p, VirtualNs: res.VirtualNs, LockHeldNs: res.LockHeldNs,
-		Requests: make([]TraceRequest, len(t.work))}
-	for i, w := range t.work {
+		Requests: make([]TraceRequest, len(t.workIDs))}
+	src := t.CostSources()
+	for i, w := range t.workList() {
 		c := res.Requests[i]
 		take := c.Arrive + c.LockWait
 		q := TraceRequest{
-			Source: t.workSrc[i], Thread: c.Thread,
+			Source: src[i], Thread: c.Thread,
 			ArriveNs: c.Arrive, TakeNs: take, ReleaseNs: take + c.Locked, EndNs: c.End,
 			LockWaitNs: c.LockWait, LockedNs: c.Locked, UnlockedNs: c.Unlocked, TotalNs: c.End - c.Arrive,
 			Locked: traceSteps(w.Locked, p), Unlocked: traceSteps(w.Unlocked, p),
