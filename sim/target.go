@@ -470,7 +470,7 @@ func (t *Target) Work() []cost.Work {
 // applied before Forget shapes what follows without being priced.
 // Options.MACOrder's request numbers restart too.
 func (t *Target) Forget() {
-	t.work, t.workSrc = nil, nil
+	t.workIDs = nil
 	t.applied, t.parts = 0, 0
 	t.ev.list, t.ev.req = nil, 0
 	if r := t.ev.trace; r != nil {
