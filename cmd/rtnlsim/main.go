@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rtnlsim/rtnlsim/internal/gcpace"
 )
 
 // exitError carries an exit status without printing more.
@@ -19,24 +20,8 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// The model allocates and frees FIB nodes at a high rate (a promoting flush
-// rebuilds the subnet's routes once per promotion): with the collector at
-// its default pace that garbage costs about a third of a run. Unless the
-// user sets GOGC, the heap may grow to five times what is live before a
-// collection, and the collector works harder again as the heap nears
-// gcSoftLimit.
-const (
-	gcPercent   = 400
-	gcSoftLimit = 4 << 30
-)
-
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-		if os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(gcSoftLimit)
-		}
-	}
+	gcpace.Set()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	root := newRootCmd()

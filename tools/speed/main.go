@@ -19,12 +19,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rtnlsim/rtnlsim/internal/gcpace"
 	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/script"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 func main() {
+	gcpace.Set()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "speed:", err)
 		os.Exit(1)
