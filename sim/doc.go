@@ -60,7 +60,10 @@
 //	    events.go         rtmsg_ifinfo, br_ifinfo_notify
 //	    render.go         rtnl_fill_ifinfo, as `ip -j link` shows it
 //	net/ipv4/devinet.c
-//	    devinet.go        struct in_device's list: insert, delete, promote
+//	    devinet.go        struct in_device's list: insert, delete, promote,
+//	                      each walk step by step (the oracle)
+//	    devinet_count.go  the same requests, each walk counted, not made
+//	    ifaindex.go       the list-order indexes that count them
 //	    inet.go           inetdev_event, the address requests, addr flush
 //	net/ipv4/fib_frontend.c
 //	    fib.go            fib_magic, fib_add_ifaddr, fib_del_ifaddr, fib_disable_ip

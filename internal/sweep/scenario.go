@@ -75,11 +75,12 @@ type Options struct {
 const DefaultRc3MaxN = 3200
 
 // DefaultPromote1MaxN is where seed001's promote=1 curve stops by default.
-// A promoting flush walks about N^3/3 list steps in the sim: measured on
-// this machine (2 cores, shared), N = 1000 takes 1.6 s, 2000 takes 9.3 s
-// and 3200 about 40 s of wall time; 5600 would take about 4 minutes and
-// 10,000 about 20.
-const DefaultPromote1MaxN = 3200
+// The sim counts a promoting flush's N^3/3 list steps instead of walking
+// them, but makes its N^2 FIB operations (each promotion deletes and
+// re-adds every remaining secondary's routes, and the trie rebuilds its
+// tnodes each time): measured on this machine (2 cores, shared), N = 2000
+// takes about 2 s, 4000 about 7 s and 16,000 about 2 minutes of wall time.
+const DefaultPromote1MaxN = 8000
 
 // Scenario is a sweepable workload.
 type Scenario struct {
@@ -327,7 +328,7 @@ func seed001Curves(o Options, profs []profile) ([]Curve, error) {
 			})
 			if m.promote {
 				c.MaxN = capN
-				c.SkipNote = fmt.Sprintf("not run: a promoting flush walks about N^3/3 list steps in the sim; the curve stops at N=%d (--promote1-max-n; N=2000 takes about 9 s of wall time, 3200 about 40 s)", capN)
+				c.SkipNote = fmt.Sprintf("not run: a promoting flush makes N^2 FIB operations in the sim; the curve stops at N=%d (--promote1-max-n; N=4000 takes about 7 s of wall time, 16,000 about 2 minutes)", capN)
 			}
 			out = append(out, c)
 		}
