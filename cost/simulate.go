@@ -69,9 +69,9 @@ func (s *costSim) cur(th int32) *Request {
 // SplitInOrder deals requests to threads in order: thread t issues a
 // contiguous run of them, the first len(requests)%threads threads one more
 // (the way a script's requests are split over --threads N).
-func SplitInOrder(requests []Work, threads int) [][]Work {
+func SplitInOrder[T any](requests []T, threads int) [][]T {
 	threads = max(threads, 1)
-	out := make([][]Work, threads)
+	out := make([][]T, threads)
 	per, extra := len(requests)/threads, len(requests)%threads
 	i := 0
 	for t := range out {

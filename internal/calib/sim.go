@@ -165,13 +165,22 @@ func StepByName(name string) (cost.Step, bool) {
 
 // Lookups counts the name lookups the kernel target makes before it sends
 // r (kernel/apply.go): the device of link set, addr add/del/flush and
-// route requests with a dev, a link's master and lower device. The sim
-// target resolves names for free, so SimWork adds these.
+// route requests with a dev, a link's master and lower device, each device
+// of a list delete. The sim target resolves names for free, so SimWork
+// adds these.
 func Lookups(r rtnl.Request) int {
 	n := 0
+	lookedUp(r, false, func(string) { n++ })
+	return n
+}
+
+// lookedUp calls f for each device name a client resolves before it sends
+// r. ip (iproute2) also resolves the name of `link del NAME`; the kernel
+// target resolves each device of a list delete, which ip cannot send.
+func lookedUp(r rtnl.Request, ip bool, f func(name string)) {
 	named := func(s string) {
 		if s != "" {
-			n++
+			f(s)
 		}
 	}
 	master := func(m *string) {
@@ -181,7 +190,7 @@ func Lookups(r rtnl.Request) int {
 	}
 	if rt, ok := rtnl.RouteOf(r.Op); ok {
 		named(rt.Dev)
-		return n
+		return
 	}
 	switch op := r.Op.(type) {
 	case rtnl.LinkAdd:
@@ -190,8 +199,16 @@ func Lookups(r rtnl.Request) int {
 	case rtnl.LinkSet:
 		named(op.Dev)
 		master(op.Master)
+	case rtnl.LinkDel:
+		if ip {
+			named(op.Dev)
+		}
 	case rtnl.LinkDelList:
-		n += len(op.Devs)
+		if !ip {
+			for _, d := range op.Devs {
+				f(d)
+			}
+		}
 	case rtnl.AddrAdd:
 		named(op.Addr.Dev)
 	case rtnl.AddrDel:
@@ -201,7 +218,6 @@ func Lookups(r rtnl.Request) int {
 	case rtnl.RouteFlush:
 		named(op.Dev)
 	}
-	return n
 }
 
 // IPLookups counts the name lookups of one `ip -b` process (iproute2
@@ -219,39 +235,12 @@ func NewIPLookups() *IPLookups { return &IPLookups{seen: map[string]bool{}} }
 // Lookups counts r's lookups and remembers the names it resolved.
 func (c *IPLookups) Lookups(r rtnl.Request) int {
 	n := 0
-	named := func(s string) {
-		if s != "" && !c.seen[s] {
-			c.seen[s] = true
+	lookedUp(r, true, func(name string) {
+		if !c.seen[name] {
+			c.seen[name] = true
 			n++
 		}
-	}
-	master := func(m *string) {
-		if m != nil {
-			named(*m)
-		}
-	}
-	if rt, ok := rtnl.RouteOf(r.Op); ok {
-		named(rt.Dev)
-		return n
-	}
-	switch op := r.Op.(type) {
-	case rtnl.LinkAdd:
-		named(op.Lower)
-		master(op.Master)
-	case rtnl.LinkSet:
-		named(op.Dev)
-		master(op.Master)
-	case rtnl.LinkDel:
-		named(op.Dev)
-	case rtnl.AddrAdd:
-		named(op.Addr.Dev)
-	case rtnl.AddrDel:
-		named(op.Addr.Dev)
-	case rtnl.AddrFlush:
-		named(op.Dev)
-	case rtnl.RouteFlush:
-		named(op.Dev)
-	}
+	})
 	return n
 }
 

@@ -61,24 +61,6 @@ func Lines(reqs []rtnl.Request) ([]string, error) {
 	return out, nil
 }
 
-// Split deals xs to threads in order, as cost.SplitInOrder does: slice t
-// is a contiguous run, the first len(xs)%threads slices one longer.
-func Split[T any](xs []T, threads int) [][]T {
-	threads = max(threads, 1)
-	out := make([][]T, threads)
-	per, extra := len(xs)/threads, len(xs)%threads
-	i := 0
-	for t := range out {
-		k := per
-		if t < extra {
-			k++
-		}
-		out[t] = xs[i : i+k : i+k]
-		i += k
-	}
-	return out
-}
-
 // WriteBatches writes each slice of lines as a batch file in dir, named
 // PREFIXi.batch, and returns their paths, in slice order.
 func WriteBatches(dir, prefix string, slices [][]string) ([]string, error) {

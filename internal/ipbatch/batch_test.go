@@ -42,29 +42,6 @@ func TestLinesRefused(t *testing.T) {
 	require.NotContains(t, msg, "line 3 ")
 }
 
-// The kernel's slices are the model's: Split deals as cost.SplitInOrder.
-func TestSplitIsTheModelsSplit(t *testing.T) {
-	for n := range 12 {
-		for threads := 1; threads <= 5; threads++ {
-			xs := make([]int, n)
-			ws := make([]cost.Work, n)
-			for i := range xs {
-				xs[i] = i
-				ws[i] = cost.Work{Locked: []cost.StepN{{Step: cost.StepRequest, N: int64(i)}}}
-			}
-			got := Split(xs, threads)
-			want := cost.SplitInOrder(ws, threads)
-			require.Len(t, got, threads)
-			for s := range got {
-				require.Len(t, got[s], len(want[s]))
-				for j := range got[s] {
-					require.EqualValues(t, want[s][j].Locked[0].N, got[s][j])
-				}
-			}
-		}
-	}
-}
-
 func TestWriteBatches(t *testing.T) {
 	dir := t.TempDir()
 	paths, err := WriteBatches(dir, "s", [][]string{{"link add a type ifb", "link add b type ifb"}, nil})

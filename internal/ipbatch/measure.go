@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -139,7 +140,7 @@ func Measure(ctx context.Context, s Scenario, o Options) (Report, error) {
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	files, err := WriteBatches(dir, "slice", Split(lines, r.Threads))
+	files, err := WriteBatches(dir, "slice", cost.SplitInOrder(lines, r.Threads))
 	if err != nil {
 		return r, err
 	}
