@@ -32,6 +32,8 @@ import (
 
 // Ifaddr is one struct in_ifaddr. Addresses are IPv4 in host byte order;
 // zero means "not set" where the kernel tests for zero (ifa_broadcast).
+// An Ifaddr of a list is read only: the list's indexes (ifaindex.go) key
+// on its addresses, mask, scope and flags.
 type Ifaddr struct {
 	Local     uint32 // ifa_local
 	Address   uint32 // ifa_address: the peer, or local
