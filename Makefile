@@ -8,7 +8,7 @@ TESTFLAGS ?= -count=1 -timeout 60m
 CROSS ?= darwin/amd64 darwin/arm64 windows/amd64 freebsd/amd64
 CROSS_VET ?= darwin windows freebsd
 
-.PHONY: build test bench lint fuzz tidy-check portable fidelity mutate speed
+.PHONY: build test bench lint fuzz tidy-check portable fidelity fidelity-tests speed mutate
 
 build:
 	$(GO) build -o bin/rtnlsim ./cmd/rtnlsim
@@ -44,8 +44,18 @@ portable:
 
 # The cost model's wall-clock accuracy against this machine's kernel: root,
 # minutes, and a quiet machine (load moves the kernel's times), so it is not
-# part of make test.
+# part of make test. fidelity times a prediction set of thirteen workloads
+# on the kernel through ip -b and on the model (FIDELITY_PROFILE's prices),
+# prints the table, writes it as JSON, and fails when fewer than 90% of the
+# predictions are within 25% of the kernel's median. fidelity-tests are the
+# seed and calibration checks of the same kind.
+FIDELITY_PROFILE ?= docs/profiles/this-machine.json
+FIDELITY_JSON ?= bin/fidelity.json
 fidelity:
+	@mkdir -p $(dir $(FIDELITY_JSON))
+	$(GO) run ./tools/speed -set fidelity -runs $(SPEED_RUNS) -profile $(FIDELITY_PROFILE) -json $(FIDELITY_JSON)
+
+fidelity-tests:
 	RTNLSIM_KMEASURE=1 $(GO) test -count=1 -timeout 60m -v \
 		-run 'TestKernelSeed001Prediction|TestCalibratePredictsUnfitted|TestSeed004Prediction' \
 		./props ./internal/repro/seed001 ./internal/repro/seed004

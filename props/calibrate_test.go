@@ -21,7 +21,7 @@ import (
 // size) and require each prediction within 25% of the kernel's time. The
 // table is logged. About 2.5-3.5 minutes of wall time on this 2-core
 // machine (3m20s measured while other jobs loaded it). It runs only with
-// RTNLSIM_KMEASURE=1 (make fidelity).
+// RTNLSIM_KMEASURE=1 (make fidelity-tests).
 func TestCalibratePredictsUnfitted(t *testing.T) {
 	testseed.NeedKMeasure(t, "calibrate's unfitted predictions")
 	requireKernel(t)

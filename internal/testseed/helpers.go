@@ -27,12 +27,12 @@ func NeedRoot(t testing.TB) {
 }
 
 // NeedKMeasure skips a kernel timing test unless RTNLSIM_KMEASURE=1 (as
-// make fidelity sets): wall-clock figures move with the machine's load, so
+// make fidelity-tests sets): wall-clock figures move with the machine's load, so
 // make test leaves them out. what names the measurement for the skip.
 func NeedKMeasure(t testing.TB, what string) {
 	t.Helper()
 	if os.Getenv("RTNLSIM_KMEASURE") != "1" {
-		t.Skipf("kernel timing (%s) runs with RTNLSIM_KMEASURE=1 and root, as make fidelity does", what)
+		t.Skipf("kernel timing (%s) runs with RTNLSIM_KMEASURE=1 and root, as make fidelity-tests does", what)
 	}
 }
 

@@ -38,6 +38,9 @@ func run() error {
 	out := flag.String("json", "speed.json", "write the reports here")
 	profile := flag.String("profile", sim.DefaultProfile, "the model's profile (name or calibrate file)")
 	write := flag.String("write", "", "only write each workload as NAME.setup.ip and NAME.ip into this directory")
+	set := flag.String("set", "speed", "the workloads: speed (the seven) or fidelity (those and six more, a prediction set)")
+	within := flag.Float64("within", 0.25, "fidelity: a prediction counts as right within this fraction of the kernel's median")
+	need := flag.Float64("need", 0.9, "fidelity: exit non-zero when fewer than this fraction of the predictions are right")
 	flag.Parse()
 	scale := 1.0
 	if s := os.Getenv("RTNLSIM_SPEED_SCALE"); s != "" {
@@ -47,7 +50,15 @@ func run() error {
 		}
 		scale = v
 	}
-	ws := workloads(scale)
+	var ws []workload
+	switch *set {
+	case "speed":
+		ws = workloads(scale)
+	case "fidelity":
+		ws = fidelityWorkloads(scale)
+	default:
+		return fmt.Errorf("-set %q: want speed or fidelity", *set)
+	}
 	if only := os.Getenv("RTNLSIM_SPEED_ONLY"); only != "" {
 		var keep []workload
 		for _, w := range ws {
@@ -85,7 +96,7 @@ func run() error {
 			return err
 		}
 		t0 := time.Now()
-		r, err := ipbatch.Measure(ctx, s, ipbatch.Options{Threads: 1, Runs: *runs, Profile: p, Progress: os.Stderr})
+		r, err := ipbatch.Measure(ctx, s, ipbatch.Options{Threads: max(w.threads, 1), Runs: *runs, Profile: p, Progress: os.Stderr})
 		if err != nil {
 			// The others still run: a full run takes many minutes.
 			failed = append(failed, fmt.Errorf("%s: %w", w.name, err))
@@ -110,6 +121,14 @@ func run() error {
 	}
 	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		return err
+	}
+	if *set == "fidelity" {
+		ok, pass := gate(reports, *within, *need)
+		fmt.Printf("%d of %d predictions within %.0f%% of the kernel's median (%.0f%%; %.0f%% needed)\n",
+			ok, len(reports), *within*100, 100*float64(ok)/float64(max(len(reports), 1)), *need*100)
+		if !pass {
+			failed = append(failed, fmt.Errorf("fidelity: %d of %d predictions within %.0f%%, fewer than %.0f%%", ok, len(reports), *within*100, *need*100))
+		}
 	}
 	return errors.Join(failed...)
 }

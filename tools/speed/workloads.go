@@ -6,12 +6,15 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 )
 
-// workload is one side-by-side benchmark: a setup and a main script.
+// workload is one side-by-side benchmark: a setup and a main script, the
+// main one split over threads ip processes (0: one).
 type workload struct {
 	name, setup, main string
+	threads           int
 }
 
 // sizes are the workloads' sizes at scale 1.
@@ -79,12 +82,55 @@ func workloads(scale float64) []workload {
 	}
 	routes.WriteString("route flush table main\n")
 	return []workload{
-		{fmt.Sprintf("a-flush-%d", a), slash8Setup(a), "addr flush dev i0\n"},
-		{fmt.Sprintf("b-flush-%d", b), slash8Setup(b), "addr flush dev i0\n"},
-		{fmt.Sprintf("c-del-primary-of-%d", c), slash8Setup(c), "addr del 10.0.0.1/8 dev i0\n"},
-		{fmt.Sprintf("d-route-add-flush-%d", d), noIPv6 + "link add i0 type ifb\nlink set i0 up\n", routes.String()},
-		{fmt.Sprintf("e-del-addr-devs-%d", e), upIfbs(e, true), each(e, "link del d%d\n")},
-		{fmt.Sprintf("f-group-move-%d", f), upIfbs(f, false), each(f, "link set d%d group 5\n")},
-		{fmt.Sprintf("g-del-devs-%d", g), upIfbs(g, false), each(g, "link del d%d\n")},
+		{fmt.Sprintf("a-flush-%d", a), slash8Setup(a), "addr flush dev i0\n", 0},
+		{fmt.Sprintf("b-flush-%d", b), slash8Setup(b), "addr flush dev i0\n", 0},
+		{fmt.Sprintf("c-del-primary-of-%d", c), slash8Setup(c), "addr del 10.0.0.1/8 dev i0\n", 0},
+		{fmt.Sprintf("d-route-add-flush-%d", d), noIPv6 + "link add i0 type ifb\nlink set i0 up\n", routes.String(), 0},
+		{fmt.Sprintf("e-del-addr-devs-%d", e), upIfbs(e, true), each(e, "link del d%d\n"), 0},
+		{fmt.Sprintf("f-group-move-%d", f), upIfbs(f, false), each(f, "link set d%d group 5\n"), 0},
+		{fmt.Sprintf("g-del-devs-%d", g), upIfbs(g, false), each(g, "link del d%d\n"), 0},
 	}
+}
+
+// fidelitySizes are the extra prediction rows' sizes at scale 1.
+var fidelitySizes = struct {
+	concurrent, groupDown, flushNoPromote, routeFlush int
+}{1000, 2000, 4000, 20000}
+
+// fidelityWorkloads are the prediction set of `make fidelity`: the seven
+// workloads, then one-by-one deletion by 2, 4 and 10 concurrent ip
+// processes, a group move of DOWN devices, a flush without promotion and a
+// route flush alone. None is a calibration scenario (rtnlsim calibrate's
+// set has other sizes, one thread, and no group move or flush of these
+// kinds).
+func fidelityWorkloads(scale float64) []workload {
+	ws := workloads(scale)
+	n := scaled(fidelitySizes.concurrent, scale)
+	for _, th := range []int{2, 4, 10} {
+		ws = append(ws, workload{fmt.Sprintf("h-del-devs-%d-by-%d", n, th), upIfbs(n, false), each(n, "link del d%d\n"), th})
+	}
+	g := scaled(fidelitySizes.groupDown, scale)
+	ws = append(ws, workload{fmt.Sprintf("i-group-move-down-%d", g), each(g, "link add d%d type ifb\n"), each(g, "link set d%d group 5\n"), 0})
+	f := scaled(fidelitySizes.flushNoPromote, scale)
+	ws = append(ws, workload{fmt.Sprintf("j-flush-no-promote-%d", f),
+		strings.Replace(slash8Setup(f), "promote_secondaries=1", "promote_secondaries=0", 1), "addr flush dev i0\n", 0})
+	r := scaled(fidelitySizes.routeFlush, scale)
+	var routes strings.Builder
+	routes.WriteString(noIPv6 + "link add i0 type ifb\nlink set i0 up\n")
+	for i := range r {
+		fmt.Fprintf(&routes, "route add %s dev i0\n", route24(i))
+	}
+	return append(ws, workload{fmt.Sprintf("k-route-flush-%d", r), routes.String(), "route flush table main\n", 0})
+}
+
+// gate is `make fidelity`'s verdict: how many predictions are within
+// within (0.25: 25%) of the kernel's median, and whether that is at least
+// the fraction need of them.
+func gate(reports []ipbatch.Report, within, need float64) (ok int, pass bool) {
+	for _, r := range reports {
+		if math.Abs(r.ErrorPct) <= within*100 {
+			ok++
+		}
+	}
+	return ok, len(reports) > 0 && float64(ok) >= need*float64(len(reports))
 }

@@ -53,3 +53,50 @@ func TestWorkloadSizes(t *testing.T) {
 	require.Equal(t, "d-route-add-flush-10000", workloads(0.1)[3].name)
 	require.Equal(t, 2, scaled(5, 0.001))
 }
+
+// The prediction set: the seven, then six more, each parsing, ip -b lines,
+// run whole by the model on its threads; no name twice.
+func TestFidelityWorkloadsRunOnTheModel(t *testing.T) {
+	ws := fidelityWorkloads(0.02)
+	require.Len(t, ws, 13)
+	seen := map[string]bool{}
+	threads := map[int]int{}
+	for _, w := range ws {
+		require.False(t, seen[w.name], w.name)
+		seen[w.name] = true
+		threads[max(w.threads, 1)]++
+		s, err := scenario(w)
+		require.NoError(t, err)
+		_, err = ipbatch.Lines(s.Main)
+		require.NoError(t, err, w.name)
+		m, err := ipbatch.ModelRun(context.Background(), s.Setup, s.Main, sim.Options{}, max(w.threads, 1))
+		require.NoError(t, err, w.name)
+		require.Empty(t, m.SetupRefused, w.name)
+		require.Empty(t, m.MainRefused, w.name)
+	}
+	require.Equal(t, map[int]int{1: 10, 2: 1, 4: 1, 10: 1}, threads)
+	full := fidelityWorkloads(1)
+	require.Equal(t, "h-del-devs-1000-by-10", full[9].name)
+	require.Contains(t, full[11].setup, "promote_secondaries=0\n")
+	require.Equal(t, 20000, strings.Count(full[12].setup, "route add"))
+}
+
+// 90% of ten is nine within 25% (25.0% included); eight is not enough, and
+// nothing measured is no pass.
+func TestGate(t *testing.T) {
+	reports := func(errs ...float64) []ipbatch.Report {
+		var out []ipbatch.Report
+		for _, e := range errs {
+			out = append(out, ipbatch.Report{ErrorPct: e})
+		}
+		return out
+	}
+	ok, pass := gate(reports(0, 1, -2, 25, -25, 10, 3, 4, 5, 90), 0.25, 0.9)
+	require.Equal(t, 9, ok)
+	require.True(t, pass)
+	ok, pass = gate(reports(0, 1, -2, 25, -25.1, 10, 3, 4, 5, 90), 0.25, 0.9)
+	require.Equal(t, 8, ok)
+	require.False(t, pass)
+	_, pass = gate(nil, 0.25, 0.9)
+	require.False(t, pass)
+}

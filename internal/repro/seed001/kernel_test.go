@@ -26,7 +26,7 @@ import (
 // 1500 with and without promotion. Each prediction must be within 25% of
 // the measured time. The table of predicted vs measured times is printed.
 //
-// It runs only with RTNLSIM_KMEASURE=1 (make fidelity).
+// It runs only with RTNLSIM_KMEASURE=1 (make fidelity-tests).
 // RTNLSIM_SEED001_REPEATS sets the runs per size (3).
 func TestKernelSeed001Prediction(t *testing.T) {
 	testseed.NeedKMeasure(t, "seed 001 predicted against this kernel")
@@ -105,7 +105,7 @@ func TestKernelSeed001Prediction(t *testing.T) {
 // requires the layout search at those prices to give the same S range as
 // at FlushPrices. The fitted prices are logged: LayoutPrices is one run's.
 //
-// It runs only with RTNLSIM_KMEASURE=1 (make fidelity).
+// It runs only with RTNLSIM_KMEASURE=1 (make fidelity-tests).
 func TestKernelSeed001Layouts(t *testing.T) {
 	testseed.NeedKMeasure(t, "seed 001 layouts predicted against this kernel")
 	testseed.NeedRoot(t)
