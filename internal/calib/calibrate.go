@@ -413,7 +413,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	prof := sim.MustParseProfile(sim.DefaultProfile)
 	res := Result{Profile: prof.Name, Kernel: kernelRelease(), Machine: machine(), Repeat: o.Repeat,
 		IPVersion: ipVersion(), ProcessStart: map[int]ipbatch.Stats{}}
-	load0 := loadAvg()
+	load0 := ipbatch.LoadAvg()
 	base := cost.Params{}
 	if o.Base != nil {
 		base = *o.Base
@@ -576,7 +576,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		res.Ignored = append(res.Ignored, k)
 	}
 	sort.Strings(res.Ignored)
-	res.Load = fmt.Sprintf("load average %s at the start, %s at the end", load0, loadAvg())
+	res.Load = fmt.Sprintf("load average %s at the start, %s at the end", load0, ipbatch.LoadAvg())
 	res.Date = time.Now().UTC()
 	return res, nil
 }
@@ -592,34 +592,8 @@ func (m *Measurement) subtract(sub int64) error {
 		}
 		m.Net = append(m.Net, ns-sub)
 	}
-	m.Ns = median(m.Net)
+	m.Ns = ipbatch.Median(m.Net)
 	return nil
-}
-
-// median is the middle value (the mean of the middle two).
-func median(xs []int64) int64 {
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[n/2]
-}
-
-// loadAvg is the first three fields of /proc/loadavg, or "unknown".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "unknown"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 // ipVersion is what `ip -V` says, or why it could not be run.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/cost"
@@ -56,14 +57,37 @@ func StatsOf(ds []time.Duration) Stats {
 	if len(ds) == 0 {
 		return s
 	}
-	sorted := slices.Sorted(slices.Values(s.AllNs))
-	n := len(sorted)
-	s.MinNs, s.MaxNs = sorted[0], sorted[n-1]
-	s.MedianNs = sorted[n/2]
-	if n%2 == 0 {
-		s.MedianNs = (sorted[n/2-1] + sorted[n/2]) / 2
-	}
+	s.MinNs, s.MaxNs = slices.Min(s.AllNs), slices.Max(s.AllNs)
+	s.MedianNs = Median(s.AllNs)
 	return s
+}
+
+// Median is the middle value of xs (the mean of the middle two for an even
+// count), 0 for none.
+func Median(xs []int64) int64 {
+	s := slices.Sorted(slices.Values(xs))
+	n := len(s)
+	switch {
+	case n == 0:
+		return 0
+	case n%2 == 0:
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+	return s[n/2]
+}
+
+// LoadAvg is the first three fields of /proc/loadavg, or "unknown" (off
+// Linux), for the record of a timed run.
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // Report is one scenario measured on the kernel and on the model.

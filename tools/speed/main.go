@@ -87,7 +87,7 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	fmt.Fprintf(os.Stderr, "speed: scale %g, %d runs, load %s\n", scale, *runs, loadavg())
+	fmt.Fprintf(os.Stderr, "speed: scale %g, %d runs, load %s\n", scale, *runs, ipbatch.LoadAvg())
 	var reports []ipbatch.Report
 	var failed []error
 	for _, w := range ws {
@@ -109,7 +109,7 @@ func run() error {
 		for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
 			fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", w.name, l)
 		}
-		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s\n", w.name, time.Since(t0).Round(time.Second), loadavg())
+		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s\n", w.name, time.Since(t0).Round(time.Second), ipbatch.LoadAvg())
 		reports = append(reports, r)
 	}
 	if err := ipbatch.WriteTable(os.Stdout, reports); err != nil {
@@ -143,17 +143,4 @@ func scenario(w workload) (ipbatch.Scenario, error) {
 		return ipbatch.Scenario{}, fmt.Errorf("%s: %w", w.name, err)
 	}
 	return ipbatch.Scenario{Name: w.name, SetupName: w.name + ".setup", Setup: setup, Main: main}, nil
-}
-
-// loadavg is the first three fields of /proc/loadavg, "?" off Linux.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
