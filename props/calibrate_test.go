@@ -24,7 +24,7 @@ import (
 // RTNLSIM_KMEASURE=1 (make fidelity-tests).
 func TestCalibratePredictsUnfitted(t *testing.T) {
 	testseed.NeedKMeasure(t, "calibrate's unfitted predictions")
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	start := time.Now()
 	res, err := calib.Run(context.Background(), calib.Options{Sizes: calib.QuickSizes, Repeat: 3, Predict: true})
 	if err != nil {

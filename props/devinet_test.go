@@ -12,6 +12,7 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -203,7 +204,7 @@ func jsonOf(v any) string {
 // peer, broadcast, scope) and the RTM_NEWADDR / RTM_DELADDR notifications
 // in order must be equal.
 func TestKernelDevinet(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	params := gopterParams(t, 250)
 	params.MaxSize = 60
 	props := gopter.NewProperties(params)

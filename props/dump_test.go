@@ -10,6 +10,7 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/netdevindex"
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -87,7 +88,7 @@ func genDumpCase() gopter.Gen {
 // after chunk k shows from chunk k+2), predicts exactly the devices of
 // every chunk and which chunks carry NLM_F_DUMP_INTR.
 func TestKernelDumpConsistency(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	props := gopter.NewProperties(gopterParams(t, 60))
 	props.Property("kernel dump misses nothing stable; model predicts every chunk", prop.ForAll(func(c dumpCase) string {
 		msg := dumpConsistencyCase(c)
@@ -261,7 +262,7 @@ type ifindexOp struct {
 // sequences, every ifindex the model allocates equals the kernel's, and an
 // explicit index that is taken fails the same way (EEXIST) on both.
 func TestKernelIfindexAllocation(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	opGen := gen.Weighted([]gen.WeightedGen{
 		{Weight: 5, Gen: gen.Const(ifindexOp{})},
 		{Weight: 3, Gen: gen.IntRange(0, 100).Map(func(w int) ifindexOp { return ifindexOp{Del: true, Which: w} })},

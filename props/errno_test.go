@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -20,7 +21,7 @@ var expectRE = regexp.MustCompile(`#\s*expect\s+(E[A-Z0-9]+)`)
 // every line fails with exactly the errno its comment expects, and every
 // other line succeeds.
 func TestKernelErrnos(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	src, err := os.ReadFile("testdata/errno.ip")
 	require.NoError(t, err)
 	want := map[int]string{}

@@ -9,19 +9,7 @@ import (
 	"github.com/leanovate/gopter"
 
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
-	"github.com/rtnlsim/rtnlsim/kernel"
 )
-
-// requireKernel skips a kernel suite without root, unless
-// RTNLSIM_REQUIRE_KERNEL=1 (CI), where it fails.
-func requireKernel(t *testing.T) {
-	t.Helper()
-	tg, err := kernel.New(kernel.Options{})
-	if err != nil {
-		testseed.KernelMissing(t, err)
-	}
-	tg.Close()
-}
 
 // gopterParams takes the seed (internal/testseed: fixed by default,
 // RTNLSIM_SEED replays or explores) and sets the number of cases.
@@ -93,7 +81,7 @@ func replayLines(t *testing.T, name string) []string {
 	if file == "" {
 		t.Skipf("set %s=FILE to replay a script on both targets", name)
 	}
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

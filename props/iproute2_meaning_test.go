@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -87,7 +88,7 @@ func TestIproute2Meaning(t *testing.T) {
 	}
 	// The model first: it needs no root.
 	check(sim.New(sim.Options{Seed: 1}))
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	kt, err := kernel.New(kernel.Options{})
 	require.NoError(t, err)
 	check(kt)

@@ -19,6 +19,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/rtnlsim/rtnlsim/internal/compare"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -55,7 +56,7 @@ import (
 // shrunk line by line and the script written to a file. RTNLSIM_IP_BATCHES
 // sets the number of batches (of ipBatch scripts).
 func TestScriptMatchesIproute2(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Skip("no ip command")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -40,7 +41,7 @@ import (
 // IPv6 DAD is switched off in the test's namespace so that an address's
 // "tentative" flag does not flip between the two reads.
 func TestReaderMatchesIproute2(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	seen := map[string]int{}
 	for i, src := range readerScripts {
 		if f := readerCase(src, seen); f != "" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/script"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -23,7 +24,7 @@ import (
 // tests hold what the model does on some of them; this holds that the
 // kernel still does the same. About 20 s.
 func TestRegressionScriptsMatchKernel(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	top, err := filepath.Glob("testdata/*-*.ip")
 	corners, err2 := filepath.Glob("testdata/ipv6corners/*.ip")
 	if err != nil || err2 != nil || len(top) == 0 || len(corners) == 0 {

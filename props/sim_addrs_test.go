@@ -79,7 +79,7 @@ import (
 // failure says when --show must leave the notifications out); the
 // difference is in the test's log.
 func TestSimAddrsRoutesMatchKernel(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	batches := envInt(t, "RTNLSIM_SIM_ADDRS_BATCHES", 32, 0)
 	params := gopterParams(t, batches)
 	params.MaxShrinkCount = 0 // shrinkScript shrinks; gopter would rerun whole batches
@@ -171,7 +171,7 @@ func TestSimAddrsRoutesReplay(t *testing.T) {
 // with promotion (every notification compared): 5 to 10 s here;
 // RTNLSIM_KERNEL_ADDRS_SCRIPTS runs more.
 func TestKernelAddrsRoutesDeterministic(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	n := envInt(t, "RTNLSIM_KERNEL_ADDRS_SCRIPTS", 16, 0)
 	seed := testseed.Get(t, 20261130)
 	g := addrRouteScriptGen(10, 30)

@@ -15,6 +15,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/script"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -52,7 +53,7 @@ import (
 // RTNLSIM_SIM_LINKS_BATCHES sets the number of batches,
 // RTNLSIM_SIM_LINKS_MAXLEN the longest script (28 lines after the prologue).
 func TestSimLinksMatchKernel(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	batches := envInt(t, "RTNLSIM_SIM_LINKS_BATCHES", 48, 0)
 	maxLen := envInt(t, "RTNLSIM_SIM_LINKS_MAXLEN", 28, 8)
 	params := gopterParams(t, batches)

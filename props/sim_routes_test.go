@@ -19,6 +19,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/internal/compare"
 	"github.com/rtnlsim/rtnlsim/internal/differ"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
@@ -45,7 +46,7 @@ import (
 // replays (TestSimRoutesReplay). RTNLSIM_SIM_ROUTES_BATCHES sets the
 // number of batches (of simRoutesBatch scripts).
 func TestSimRoutesMatchKernel(t *testing.T) {
-	requireKernel(t)
+	testseed.NeedKernel(t)
 	batches := envInt(t, "RTNLSIM_SIM_ROUTES_BATCHES", 13, 0)
 	params := gopterParams(t, batches)
 	params.MaxShrinkCount = 0 // shrinkRouteScript shrinks one script, not a batch

@@ -12,7 +12,6 @@ import (
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/internal/nscheck"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
-	"github.com/rtnlsim/rtnlsim/kernel"
 )
 
 func TestMain(m *testing.M) { nscheck.Main(m) }
@@ -21,12 +20,7 @@ func TestMain(m *testing.M) { nscheck.Main(m) }
 // sysctls and setup in the run's namespace, one ip process per thread;
 // a line the kernel refuses fails the run. No time is judged.
 func TestKernelTimeThroughIP(t *testing.T) {
-	testseed.NeedRoot(t)
-	kt, err := kernel.New(kernel.Options{})
-	if err != nil {
-		testseed.KernelMissing(t, err)
-	}
-	kt.Close()
+	testseed.NeedKernel(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	for k, s := range []kmeasure.Scenario{DelOneByOne(3, 1, true), DelOneByOne(4, 2, false), AddrFlush(20, true),

@@ -10,27 +10,15 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/internal/nscheck"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
-	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 func TestMain(m *testing.M) { nscheck.Main(m) }
 
-// needKernel ends the test unless a kernel target can be made here.
-func needKernel(t *testing.T) {
-	t.Helper()
-	testseed.NeedRoot(t)
-	kt, err := kernel.New(kernel.Options{})
-	if err != nil {
-		testseed.KernelMissing(t, err)
-	}
-	kt.Close()
-}
-
 // The batch files run in the run's namespace (their devices are there,
 // after the setup's), and a refused line fails the run with ip's message.
 func TestKernelRun(t *testing.T) {
-	needKernel(t)
+	testseed.NeedKernel(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	setup := parse(t, "sysctl net.ipv6.conf.all.disable_ipv6=1\nlink add s0 type ifb\n")
@@ -58,7 +46,7 @@ func TestKernelRun(t *testing.T) {
 // Measure reports K kernel runs, K empty-batch runs and the model's
 // prediction; no timing is judged.
 func TestMeasureKernel(t *testing.T) {
-	needKernel(t)
+	testseed.NeedKernel(t)
 	var main strings.Builder
 	for i := range 20 {
 		fmt.Fprintf(&main, "link add m%d type ifb\n", i)

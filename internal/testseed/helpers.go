@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"testing"
+
+	"github.com/rtnlsim/rtnlsim/kernel"
 )
 
 // KernelMissing ends a kernel test that cannot run here (why: no root, no
@@ -24,6 +26,18 @@ func NeedRoot(t testing.TB) {
 	if os.Geteuid() != 0 {
 		KernelMissing(t, "needs root to make network namespaces")
 	}
+}
+
+// NeedKernel ends the test through KernelMissing unless a kernel target
+// (a fresh namespace of this machine's kernel) can be made here.
+func NeedKernel(t testing.TB) {
+	t.Helper()
+	NeedRoot(t)
+	kt, err := kernel.New(kernel.Options{})
+	if err != nil {
+		KernelMissing(t, err)
+	}
+	kt.Close()
 }
 
 // NeedKMeasure skips a kernel timing test unless RTNLSIM_KMEASURE=1 (as
