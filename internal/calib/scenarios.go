@@ -65,16 +65,14 @@ func joinLines(lines []string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// split deals lines to threads in contiguous runs. It takes the run
-// lengths from cost.SplitInOrder, so a kernel scenario's threads are the
-// ones the sim target makes of the same requests.
+// split deals lines to threads in contiguous runs with cost.SplitInOrder,
+// so a kernel scenario's threads are the ones the sim target makes of the
+// same requests.
 func split(lines []string, threads int) [][]rtnl.Request {
-	parts := cost.SplitInOrder(make([]cost.Work, len(lines)), threads)
+	parts := cost.SplitInOrder(lines, threads)
 	out := make([][]rtnl.Request, len(parts))
-	i := 0
 	for t, part := range parts {
-		out[t] = parse(joinLines(lines[i : i+len(part)]))
-		i += len(part)
+		out[t] = parse(joinLines(part))
 	}
 	return out
 }
