@@ -79,7 +79,8 @@ const DefaultRc3MaxN = 3200
 // them, but makes its N^2 FIB operations (each promotion deletes and
 // re-adds every remaining secondary's routes, and the trie rebuilds its
 // tnodes each time): measured on this machine (2 cores, shared), N = 2000
-// takes about 2 s, 4000 about 7 s and 16,000 about 2 minutes of wall time.
+// takes about 2 s, 4000 about 7 s and 16,000 171 s of wall time (the whole
+// script, the 16,000 adds included).
 const DefaultPromote1MaxN = 8000
 
 // Scenario is a sweepable workload.
@@ -328,7 +329,7 @@ func seed001Curves(o Options, profs []profile) ([]Curve, error) {
 			})
 			if m.promote {
 				c.MaxN = capN
-				c.SkipNote = fmt.Sprintf("not run: a promoting flush makes N^2 FIB operations in the sim; the curve stops at N=%d (--promote1-max-n; N=4000 takes about 7 s of wall time, 16,000 about 2 minutes)", capN)
+				c.SkipNote = fmt.Sprintf("not run: a promoting flush makes N^2 FIB operations in the sim; the curve stops at N=%d (--promote1-max-n; N=4000 takes about 7 s of wall time, 16,000 about 3 minutes)", capN)
 			}
 			out = append(out, c)
 		}
