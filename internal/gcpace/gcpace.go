@@ -3,7 +3,9 @@
 //
 // The model allocates and frees FIB nodes at a high rate (a promoting
 // flush rebuilds the subnet's routes once per promotion): with the
-// collector at its default pace that garbage costs about a third of a run.
+// collector at its default pace that garbage cost a promoting flush of 2000
+// addresses a quarter to a third of its time (measured: GOGC=400 took it
+// from 2.2 s to 1.7 s in the CLI, from 2.5 s to 1.6 s in the benchmark).
 package gcpace
 
 import (
