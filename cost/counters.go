@@ -32,6 +32,7 @@ type Counters struct {
 	IPv6DevConfig           int64 `json:"ipv6_dev_config"`
 	FibInsert               int64 `json:"fib_insert"`
 	IPv6RouteList           int64 `json:"ipv6_route_list"`
+	IfaWalkFar              int64 `json:"ifa_walk_far"`
 }
 
 func (c *Counters) field(s Step) *int64 {
@@ -86,6 +87,8 @@ func (c *Counters) field(s Step) *int64 {
 		return &c.FibInsert
 	case StepIPv6RouteList:
 		return &c.IPv6RouteList
+	case StepIfaWalkFar:
+		return &c.IfaWalkFar
 	}
 	panic(fmt.Sprintf("cost: counter of unknown step %d", s))
 }

@@ -34,6 +34,7 @@ type Params struct {
 	IPv6DevConfigNs           int64 `json:"ipv6_dev_config_ns"`
 	FibInsertNs               int64 `json:"fib_insert_ns"`
 	IPv6RouteListNs           int64 `json:"ipv6_route_list_ns"`
+	IfaWalkFarNs              int64 `json:"ifa_walk_far_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -101,6 +102,8 @@ func (p Params) Cost(s Step) int64 {
 		return p.FibInsertNs
 	case StepIPv6RouteList:
 		return p.IPv6RouteListNs
+	case StepIfaWalkFar:
+		return p.IfaWalkFarNs
 	}
 	panic(fmt.Sprintf("cost: cost of unknown step %d", s))
 }

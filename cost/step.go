@@ -109,6 +109,12 @@ const (
 	// on an idle machine); fitted apart, one calibration run gave 65 ns
 	// per entry here against 30 for ipv6_walk (not measured alone).
 	StepIPv6RouteList
+	// StepIfaWalkFar is one entry of an IPv4 address-list scan
+	// (fib_del_ifaddr's, inet_ifa_byprefix's) beyond the scan's first
+	// sim.IfaWalkCacheEntries entries, priced on top of StepIfaWalk: a scan
+	// of a longer list no longer finds its entries in the core's L2 cache,
+	// and each step is a dependent load.
+	StepIfaWalkFar
 
 	numSteps
 )
@@ -139,6 +145,7 @@ var stepNames = [numSteps]string{
 	StepIPv6DevConfig:           "ipv6_dev_config",
 	StepFibInsert:               "fib_insert",
 	StepIPv6RouteList:           "ipv6_route_list",
+	StepIfaWalkFar:              "ifa_walk_far",
 }
 
 // Steps lists every step in order.

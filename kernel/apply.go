@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"path"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -373,59 +373,36 @@ func broadcastOf(p netip.Prefix) netip.Addr {
 // maxFlushRounds is iproute2's max_flush_loops default.
 const maxFlushRounds = 10
 
-// addrFlush is ipaddr_flush: dump, delete every match in dump order
-// (EADDRNOTAVAIL ignored: a primary's deletion may have taken its
-// secondaries), repeat until a dump matches nothing.
+// addrFlush runs `ip addr flush` itself, in the target's namespace
+// (nsenter --net): its deletes interleave with its reads of the chunked
+// dump, which decides which deletes promote a secondary, so only iproute2
+// reproduces what users get (the sim's model of it: sim/ipflush.go). The
+// device is looked up first, so a missing one is ENODEV as for the other
+// requests; ip's "Flush remains incomplete" is EBUSY, as the sim says it.
 func (t *Target) addrFlush(op rtnl.AddrFlush) error {
-	idx, err := t.ifindex(op.Dev)
-	if err != nil {
+	if _, err := t.ifindex(op.Dev); err != nil {
 		return err
 	}
-	fam := uint8(unix.AF_UNSPEC)
-	switch {
-	case op.Family == 4:
-		fam = unix.AF_INET
-	case op.Family == 6:
-		fam = unix.AF_INET6
-	case op.To.IsValid():
-		fam = family(op.To.Addr())
+	args := []string{"--net=" + t.ns.path, "ip"}
+	if op.Family == 4 || op.Family == 6 {
+		args = append(args, fmt.Sprintf("-%d", op.Family))
 	}
-	for round := 0; round < maxFlushRounds; round++ {
-		msgs, err := t.dump(unix.RTM_GETADDR, []byte{fam, 0, 0, 0, 0, 0, 0, 0})
-		if err != nil {
-			return err
-		}
-		var dels []netlink.Message
-		for _, msg := range msgs {
-			a, ok := parseAddr(msg)
-			if !ok || a.index != idx || (fam != unix.AF_UNSPEC && a.family != fam) {
-				continue
-			}
-			if op.To.IsValid() && !(a.local.IsValid() && prefixMatch(op.To, a.local)) {
-				continue
-			}
-			if op.Label != "" {
-				label := a.label
-				if label == "" {
-					label = op.Dev
-				}
-				if ok, _ := path.Match(op.Label, label); !ok {
-					continue
-				}
-			}
-			dels = append(dels, msg)
-		}
-		if len(dels) == 0 {
-			return nil
-		}
-		for _, msg := range dels {
-			_, err := t.execute(unix.RTM_DELADDR, 0, msg.Data)
-			if err != nil && rtnl.Errno(err) != unix.EADDRNOTAVAIL {
-				return err
-			}
-		}
+	args = append(args, "addr", "flush", "dev", op.Dev)
+	if op.To.IsValid() {
+		args = append(args, "to", op.To.String())
 	}
-	return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+	if op.Label != "" {
+		args = append(args, "label", op.Label)
+	}
+	out, err := exec.Command("nsenter", args...).CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimSpace(string(out))
+	if strings.Contains(msg, "Flush remains incomplete") {
+		return rtnl.Errf(unix.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
+	}
+	return fmt.Errorf("kernel target: ip %s: %v: %s", strings.Join(args[2:], " "), err, msg)
 }
 
 // prefixMatch is inet_addr_match: a's first p.Bits() bits equal p's.

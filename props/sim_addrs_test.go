@@ -62,8 +62,9 @@ import (
 //   - then six scripts with 250 to 2,500 addresses in one /8 (bigCases),
 //     run by two goroutines, the state compared also after
 //     the address block: a flush with promote 0 (2,000..2,500
-//     addresses) and with promote 1 (250..350: its ~N^2 route
-//     notifications compared one by one), deletes one by one with promote
+//     addresses) and with promote 1 (600..700: its ~N^2 route
+//     notifications compared one by one; past 524 addresses ip's dump
+//     chunks are written after its deletes), deletes one by one with promote
 //     1 in a random order and with promote 0 in the order added
 //     (1,000..1,200), subnets of two devices taken down and away
 //     (1,000..1,200), all compared in full; and a flush of 1,000

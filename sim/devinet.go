@@ -529,20 +529,16 @@ func (f FlushFilter) match(dev string, a *Ifaddr) bool {
 // maxFlushRounds is iproute2's max_flush_loops.
 const maxFlushRounds = 10
 
-// Flush is `ip addr flush` as iproute2's ipaddr_flush does it (and
-// kernel/apply.go addrFlush): dump the list, send RTM_DELADDR for every
-// matching address in dump order with the dumped message (IFA_LOCAL,
-// IFA_ADDRESS, the prefix length, IFA_LABEL), ignore EADDRNOTAVAIL (a
-// primary deleted without promotion takes its secondaries with it), and
-// repeat until a dump matches nothing; EBUSY after 10 rounds.
+// Flush is `ip addr flush` of this device's IPv4 addresses as one
+// iproute2 process runs it (sim/ipflush.go): rounds of a chunked dump and
+// the deletes ip sends while it reads, failed deletes ignored (a primary
+// deleted without promotion takes its secondaries with it), until a dump
+// matches nothing; EBUSY after 10 rounds.
 func (d *InDevice) Flush(f FlushFilter) error {
 	if d.IfaFlush {
 		return d.flushOneRequest(f)
 	}
-	return flushRounds(d.Count, func() (int, error) {
-		dels := d.flushMatch(f)
-		return len(dels), d.flushDelete(dels)
-	})
+	return (&ipFlushSock{in: d, v4: true, f: f}).flush(d.Count)
 }
 
 // flushRounds is ipaddr_flush's loop: a dump, then round's deletes of
@@ -557,33 +553,6 @@ func flushRounds(c *DevinetCounters, round func() (matched int, err error)) erro
 		c.FlushRounds++
 	}
 	return rtnl.Errf(uapi.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
-}
-
-// flushMatch is one flush round's dump: the matching addresses as the
-// requests that delete them, in list order.
-func (d *InDevice) flushMatch(f FlushFilter) []IfaRequest {
-	var dels []IfaRequest
-	for a := d.head; a != nil; a = a.next {
-		d.Count.WalkSteps++
-		if !f.match(d.Name, a) {
-			continue
-		}
-		dels = append(dels, IfaRequest{Prefixlen: a.Prefixlen, Scope: a.Scope, Flags: a.Flags,
-			Local: a.Local, HasLocal: a.Local != 0, Address: a.Address, HasAddress: a.Address != 0,
-			Broadcast: a.Broadcast, Label: a.Label, HasLabel: a.Label != ""})
-	}
-	return dels
-}
-
-// flushDelete sends a round's RTM_DELADDR requests, EADDRNOTAVAIL ignored.
-func (d *InDevice) flushDelete(dels []IfaRequest) error {
-	for _, r := range dels {
-		d.Count.Requests++
-		if err := d.DelAddr(r); err != nil && rtnl.Errno(err) != uapi.EADDRNOTAVAIL {
-			return err
-		}
-	}
-	return nil
 }
 
 // flushOneRequest is the thread's suggestion (Michal Kubecek): one

@@ -175,10 +175,10 @@ func (n *Netns) addrDel(op rtnl.AddrDel) error {
 	return d.in.DelAddr(IfaRequestOf(op.Addr, false))
 }
 
-// addrFlush is `ip addr flush` (see InDevice.Flush): each round's dump
-// holds the device's IPv4 addresses, then its IPv6 ones, unless -4, -6 or
-// the family of a `to` prefix narrows it; the IPv4 deletes go first. The
-// +ifa-flush profile deletes the IPv4 ones in one request first.
+// addrFlush is `ip addr flush` (ipAddrFlush): each round's dump holds
+// the device's IPv4 addresses, then its IPv6 ones, unless -4, -6 or the
+// family of a `to` prefix narrows it. The +ifa-flush profile deletes the
+// IPv4 ones in one request first.
 func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 	d := n.ByName(op.Dev)
 	if d == nil {
@@ -196,10 +196,26 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 		}
 		v4 = false
 	}
+	if n.flushWholeDump {
+		return n.wholeDumpFlush(d, v4, v6, f)
+	}
+	return n.ipAddrFlush(d, v4, v6, f)
+}
+
+// wholeDumpFlush is a flush by a client that reads each round's whole
+// dump, then deletes what matched in dump order (IPv4, then IPv6),
+// EADDRNOTAVAIL ignored (a primary deleted without promotion takes its
+// secondaries with it).
+func (n *Netns) wholeDumpFlush(d *Device, v4, v6 bool, f FlushFilter) error {
 	return flushRounds(&n.inetCount, func() (int, error) {
 		var dels []IfaRequest
 		if v4 {
-			dels = d.in.flushMatch(f)
+			for a := d.in.head; a != nil; a = a.next {
+				n.inetCount.WalkSteps++
+				if f.match(d.name, a) {
+					dels = append(dels, delRequestOf(a))
+				}
+			}
 		}
 		var dels6 []*inet6Addr
 		if v6 {
@@ -209,8 +225,9 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 				}
 			}
 		}
-		if len(dels) > 0 {
-			if err := d.in.flushDelete(dels); err != nil {
+		for _, r := range dels {
+			n.inetCount.Requests++
+			if err := d.in.DelAddr(r); err != nil && rtnl.Errno(err) != uapi.EADDRNOTAVAIL {
 				return 0, err
 			}
 		}

@@ -55,6 +55,8 @@ type Netns struct {
 	// (written, or copied set from the host: rtnl.StartConf); ifaFlush the
 	// +ifa-flush profile switch.
 	promoteAll, promoteDefault, promoteDefaultSet, ifaFlush bool
+	// flushWholeDump is Options.FlushWholeDump.
+	flushWholeDump bool
 	// literalWalks makes the address lists walk step by step instead of
 	// counting from their indexes (the tests' oracle for the counts).
 	literalWalks bool

@@ -47,6 +47,10 @@ type Options struct {
 	// IfaFlush is the +ifa-flush profile switch (seed 001): `addr flush`
 	// deletes with IFA_F_FLUSH (no promotion), in one request.
 	IfaFlush bool
+	// FlushWholeDump makes `addr flush` a client that reads each round's
+	// whole dump before it deletes (internal/kmeasure's), not iproute2,
+	// whose deletes interleave with its reads (sim/ipflush.go).
+	FlushWholeDump bool
 	// MACOrder, when set, places some of the addresses the model picks
 	// at random in a given order: a differential run passes the order of
 	// the kernel's random picks (never their values), so that what
@@ -143,6 +147,7 @@ func New(opts Options) *Target {
 	}
 	ns := newNetns("", t.rng, opts.Index, opts.FIB, t.ev, macs)
 	ns.ifaFlush = opts.IfaFlush
+	ns.flushWholeDump = opts.FlushWholeDump
 	t.namespaces[""] = ns
 	if err := ns.startConf(opts.Start); err != nil {
 		t.initErr = fmt.Errorf("sim target: Options.Start: %w", err)
@@ -300,6 +305,7 @@ func (t *Target) requestWork(n *Netns) cost.Work {
 type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
+	walkFar                                 int64
 	v6Walk, v6Far, v6Notes                  int64
 	v6Cold, v6Config, v6List                int64
 	fibInserts                              int64
@@ -314,6 +320,7 @@ func (iw inetWork) addTo(w *cost.Work) {
 	w.AddLocked(cost.StepIPv6DevConfig, iw.v6Config)
 	w.AddLocked(cost.StepNotification, iw.v6Notes)
 	w.AddLocked(cost.StepIfaWalk, iw.walk)
+	w.AddLocked(cost.StepIfaWalkFar, iw.walkFar)
 	w.AddLocked(cost.StepFibOp, iw.fibOps)
 	w.AddLocked(cost.StepFibInsert, iw.fibInserts)
 	w.AddLocked(cost.StepFibFlushLeaf, iw.flushLeaves)
@@ -335,6 +342,7 @@ func (n *Netns) takeInetWork() inetWork {
 		v6Notes:      n.v6.notes - last.v6Notes,
 		requests:     inet.Requests - last.inet.Requests,
 		walk:         int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
+		walkFar:      int64(fc.IfaScanFarSteps - last.fib.IfaScanFarSteps),
 		fibOps:       int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
 		fibInserts:   int64(fc.Inserts) - int64(last.fib.Inserts),
 		flushLeaves:  int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),

@@ -97,6 +97,7 @@ type Sizes struct {
 	RouteDel   [2]int // routes deleted one by one
 	MTU        [2]int // UP devices whose MTU changes one by one (IPv6 on)
 	MTUDown    [2]int // DOWN devices whose MTU changes one by one (IPv6 off)
+	DelPrimary [2]int // addresses, deleting the primary with promotion (one below sim.IfaWalkCacheEntries, one above)
 }
 
 // FullSizes is the default calibration: about a minute of kernel time per
@@ -104,7 +105,7 @@ type Sizes struct {
 var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{2000, 4000},
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
 	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{1000, 2000},
-	MTU: [2]int{500, 1000}, MTUDown: [2]int{1000, 2000}}
+	MTU: [2]int{500, 1000}, MTUDown: [2]int{1000, 2000}, DelPrimary: [2]int{3000, 10000}}
 
 // QuickSizes is --quick and the CI test: smaller sizes, about 15 s of
 // kernel time per repeat.
@@ -118,7 +119,7 @@ var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flu
 var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500}, Flush0: [2]int{1000, 2000},
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{1000, 2000},
 	Addressed: 500, AddressedO: 50, RouteFlush: []int{3000, 5000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000},
-	MTU: [2]int{250, 500}, MTUDown: [2]int{500, 1000}}
+	MTU: [2]int{250, 500}, MTUDown: [2]int{500, 1000}, DelPrimary: [2]int{3000, 10000}}
 
 // CalibrationSet is the scenarios the prices are fitted to.
 func CalibrationSet(z Sizes) []kmeasure.Scenario {
@@ -159,6 +160,9 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 	}
 	for _, n := range z.MTUDown {
 		out = append(out, MTUDown(n))
+	}
+	for _, n := range z.DelPrimary {
+		out = append(out, DelPrimary(n))
 	}
 	return out
 }

@@ -196,6 +196,25 @@ func AddrFlush(n int, promote bool) kmeasure.Scenario {
 	}
 }
 
+// DelPrimary is `addr del` of the primary of n addresses in one /8 on an
+// UP device with promotion, IPv6 off: one promotion, whose n-1 secondaries
+// each have fib_del_ifaddr scan the whole list. Its per-secondary work is
+// one scan of n entries, so sizes on both sides of sim.IfaWalkCacheEntries
+// price the list step near the cache and beyond it.
+func DelPrimary(n int) kmeasure.Scenario {
+	setup, err := kmeasure.Setup(kmeasure.Config{N: n, Promote: true, Up: true})
+	if err != nil {
+		panic("calib: " + err.Error())
+	}
+	first := kmeasure.Slash8Addr(0)
+	return kmeasure.Scenario{
+		Name:    fmt.Sprintf("del primary of n=%d promote=1", n),
+		Sysctls: noIPv6,
+		Setup:   setup,
+		Timed:   [][]rtnl.Request{parse(fmt.Sprintf("addr del %s dev %s\n", first, kmeasure.Dev))},
+	}
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
