@@ -33,6 +33,7 @@ type Counters struct {
 	FibInsert               int64 `json:"fib_insert"`
 	IPv6RouteList           int64 `json:"ipv6_route_list"`
 	IfaWalkFar              int64 `json:"ifa_walk_far"`
+	ClientLine              int64 `json:"client_line"`
 }
 
 func (c *Counters) field(s Step) *int64 {
@@ -89,6 +90,8 @@ func (c *Counters) field(s Step) *int64 {
 		return &c.IPv6RouteList
 	case StepIfaWalkFar:
 		return &c.IfaWalkFar
+	case StepClientLine:
+		return &c.ClientLine
 	}
 	panic(fmt.Sprintf("cost: counter of unknown step %d", s))
 }

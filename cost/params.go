@@ -35,6 +35,7 @@ type Params struct {
 	FibInsertNs               int64 `json:"fib_insert_ns"`
 	IPv6RouteListNs           int64 `json:"ipv6_route_list_ns"`
 	IfaWalkFarNs              int64 `json:"ifa_walk_far_ns"`
+	ClientLineNs              int64 `json:"client_line_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -104,6 +105,8 @@ func (p Params) Cost(s Step) int64 {
 		return p.IPv6RouteListNs
 	case StepIfaWalkFar:
 		return p.IfaWalkFarNs
+	case StepClientLine:
+		return p.ClientLineNs
 	}
 	panic(fmt.Sprintf("cost: cost of unknown step %d", s))
 }

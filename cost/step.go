@@ -115,6 +115,12 @@ const (
 	// of a longer list no longer finds its entries in the core's L2 cache,
 	// and each step is a dependent load.
 	StepIfaWalkFar
+	// StepClientLine is one line a client such as ip -b sends on its own
+	// and waits for: building the message, sendmsg, reading the ack. A
+	// flush's deletes, sent many to a buffer with no ack, make none; the
+	// sim target counts none either: the client model adds them
+	// (internal/ipbatch). Not under rtnl_lock.
+	StepClientLine
 
 	numSteps
 )
@@ -146,6 +152,7 @@ var stepNames = [numSteps]string{
 	StepFibInsert:               "fib_insert",
 	StepIPv6RouteList:           "ipv6_route_list",
 	StepIfaWalkFar:              "ifa_walk_far",
+	StepClientLine:              "client_line",
 }
 
 // Steps lists every step in order.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rtnlsim/rtnlsim/cost"
+	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -177,7 +178,7 @@ func TestCalibrationSetIdentifies(t *testing.T) {
 
 // ip resolves each device name once per process, link del's too.
 func TestIPLookups(t *testing.T) {
-	c := NewIPLookups()
+	c := ipbatch.NewIPLookups()
 	got := []int{}
 	for _, l := range []string{"link del g0", "link set dev g1 up", "route add 11.0.0.0/24 dev r0", "route add 11.0.1.0/24 dev r0",
 		"route flush dev r0", "link del group 10", "addr add 10.0.0.1/8 dev g1", "link set dev g1 down"} {

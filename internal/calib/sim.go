@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/cost"
+	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -108,12 +109,12 @@ func SimWorkFor(p sim.Profile, s kmeasure.Scenario, client Client) (SimRun, erro
 		}
 		w, src := t.Work(), t.CostSources()
 		lookups := make([]int, len(th))
-		ip := NewIPLookups()
+		ip := ipbatch.NewIPLookups()
 		for j, r := range th {
 			if client == IPClient {
 				lookups[j] = ip.Lookups(r)
 			} else {
-				lookups[j] = Lookups(r)
+				lookups[j] = ipbatch.Lookups(r)
 			}
 		}
 		work, err := withLookups(client, th, lookups, w[done:], src[done:])
@@ -126,133 +127,15 @@ func SimWorkFor(p sim.Profile, s kmeasure.Scenario, client Client) (SimRun, erro
 	return run, nil
 }
 
-// LookupWork is one name lookup as the kernel target makes it
-// (kernel/apply.go ifindex): an RTM_GETLINK by IFLA_IFNAME, answered with
-// one rtnl_fill_ifinfo, under rtnl_lock (6.18 registers rtnl_getlink
-// without RTNL_FLAG_DOIT_UNLOCKED). Measured alone on this machine it
-// costs about twice a plain RTM_NEWLINK (33 us against 17.5 us).
-// The fill is the step named "link_fill" (one rtnl_fill_ifinfo), when
-// the cost model has it.
-func LookupWork() cost.Work {
-	var w cost.Work
-	w.AddLocked(cost.StepRequest, 1)
-	if s, ok := StepByName("link_fill"); ok {
-		w.AddLocked(s, 1)
-	}
-	return w
-}
-
-// IPLookupWork is one name lookup as ip makes it (iproute2's
-// ll_link_get): the kernel target's lookup (LookupWork) on a rtnetlink
-// socket opened for it and closed after (socket, bind, getsockname,
-// close: nl_socket, outside rtnl_lock). The socket and the fill come
-// together in every lookup, so the calibration cannot price them apart.
-func IPLookupWork() cost.Work {
-	w := LookupWork()
-	w.AddUnlocked(cost.StepNlSocket, 1)
-	return w
-}
-
-// StepByName finds a cost step by its name.
-func StepByName(name string) (cost.Step, bool) {
-	for _, s := range cost.Steps() {
-		if s.String() == name {
-			return s, true
-		}
-	}
-	return 0, false
-}
-
-// Lookups counts the name lookups the kernel target makes before it sends
-// r (kernel/apply.go): the device of link set, addr add/del/flush and
-// route requests with a dev, a link's master and lower device, each device
-// of a list delete. The sim target resolves names for free, so SimWork
-// adds these.
-func Lookups(r rtnl.Request) int {
-	n := 0
-	lookedUp(r, false, func(string) { n++ })
-	return n
-}
-
-// lookedUp calls f for each device name a client resolves before it sends
-// r. ip (iproute2) also resolves the name of `link del NAME`; the kernel
-// target resolves each device of a list delete, which ip cannot send.
-func lookedUp(r rtnl.Request, ip bool, f func(name string)) {
-	named := func(s string) {
-		if s != "" {
-			f(s)
-		}
-	}
-	master := func(m *string) {
-		if m != nil {
-			named(*m)
-		}
-	}
-	if rt, ok := rtnl.RouteOf(r.Op); ok {
-		named(rt.Dev)
-		return
-	}
-	switch op := r.Op.(type) {
-	case rtnl.LinkAdd:
-		named(op.Lower)
-		master(op.Master)
-	case rtnl.LinkSet:
-		named(op.Dev)
-		master(op.Master)
-	case rtnl.LinkDel:
-		if ip {
-			named(op.Dev)
-		}
-	case rtnl.LinkDelList:
-		if !ip {
-			for _, d := range op.Devs {
-				f(d)
-			}
-		}
-	case rtnl.AddrAdd:
-		named(op.Addr.Dev)
-	case rtnl.AddrDel:
-		named(op.Addr.Dev)
-	case rtnl.AddrFlush:
-		named(op.Dev)
-	case rtnl.RouteFlush:
-		named(op.Dev)
-	}
-}
-
-// IPLookups counts the name lookups of one `ip -b` process (iproute2
-// 6.1, seen with strace): ll_name_to_index sends an RTM_GETLINK by
-// IFLA_IFNAME, on a socket of its own (IPLookupWork), for a name not in
-// the process's cache and caches the answer, so a batch resolves each device name once. Unlike the kernel
-// target, `link del NAME` resolves its name too. Not counted: the one
-// RTM_NEWLINK probe of the process's first link command (about one
-// request in a whole batch).
-type IPLookups struct{ seen map[string]bool }
-
-// NewIPLookups is a fresh process: nothing resolved yet.
-func NewIPLookups() *IPLookups { return &IPLookups{seen: map[string]bool{}} }
-
-// Lookups counts r's lookups and remembers the names it resolved.
-func (c *IPLookups) Lookups(r rtnl.Request) int {
-	n := 0
-	lookedUp(r, true, func(name string) {
-		if !c.seen[name] {
-			c.seen[name] = true
-			n++
-		}
-	})
-	return n
-}
-
 // withLookups puts each request's lookups (LookupWork, as separate kernel
 // requests; lookups[j] of them for reqs[j]) before the work the sim
 // recorded for it; src says which applied request each work entry came
 // from.
 func withLookups(client Client, reqs []rtnl.Request, lookups []int, work []cost.Work, src []sim.CostSource) ([]cost.Work, error) {
 	out := make([]cost.Work, 0, len(work))
-	lookup := LookupWork()
+	lookup := ipbatch.LookupWork()
 	if client == IPClient {
-		lookup = IPLookupWork()
+		lookup = ipbatch.IPLookupWork()
 	}
 	k := 0
 	for j, r := range reqs {
@@ -261,6 +144,9 @@ func withLookups(client Client, reqs []rtnl.Request, lookups []int, work []cost.
 		}
 		for range lookups[j] {
 			out = append(out, lookup)
+		}
+		if client == IPClient {
+			out = append(out, ipbatch.LineWork())
 		}
 		first := src[k].Request
 		for k < len(work) && src[k].Request == first {

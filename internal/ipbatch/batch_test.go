@@ -69,23 +69,49 @@ const (
 )
 
 // The model's prediction is the main part's cost alone over the threads,
-// as a target that forgot its setup prices it; refused lines are listed.
+// as a target that forgot its setup prices it, with each ip process's
+// name lookups (one per device name it has not resolved: IPLookups);
+// refused lines are listed.
 func TestModelRun(t *testing.T) {
 	setup, main := parse(t, modelSetup), parse(t, modelMain)
-	for _, threads := range []int{1, 2} {
-		got, err := ModelRun(context.Background(), setup, main, sim.Options{}, threads)
+	prices := sim.DefaultPrices()
+	prices.RequestNs, prices.NlSocketNs, prices.ClientLineNs = 1000, 30_000, 7000
+	for _, c := range []struct {
+		threads int
+		lookups [][]int // per thread, per line
+	}{
+		{1, [][]int{{1, 1, 1, 1}}},
+		{2, [][]int{{1, 1}, {1, 1}}},
+	} {
+		got, err := ModelRun(context.Background(), setup, main, sim.Options{Cost: &prices}, c.threads)
 		require.NoError(t, err)
 
-		tg := sim.New(sim.Options{})
+		tg := sim.New(sim.Options{Cost: &prices})
 		_, err = rtnl.Run(context.Background(), tg, setup, rtnl.Show{}, nil)
 		require.NoError(t, err)
 		n := len(tg.Work())
 		_, err = rtnl.Run(context.Background(), tg, main, rtnl.Show{}, nil)
 		require.NoError(t, err)
-		want, err := cost.Simulate(sim.DefaultPrices(), cost.SplitInOrder(tg.Work()[n:], threads))
+		work := tg.Work()[n:]
+		var threads [][]cost.Work
+		k := 0
+		for _, th := range c.lookups {
+			var list []cost.Work
+			for _, l := range th {
+				for range l {
+					list = append(list, IPLookupWork())
+				}
+				list = append(list, LineWork(), work[k])
+				k++
+			}
+			threads = append(threads, list)
+		}
+		want, err := cost.Simulate(prices, threads)
 		require.NoError(t, err)
-		require.Equal(t, want.VirtualNs, got.VirtualNs)
-		require.Positive(t, got.VirtualNs)
+		require.Equal(t, want.VirtualNs, got.VirtualNs, "threads=%d", c.threads)
+		without, err := cost.Simulate(prices, cost.SplitInOrder(work, c.threads))
+		require.NoError(t, err)
+		require.Greater(t, got.VirtualNs, without.VirtualNs, "the lookups are priced")
 		require.Equal(t, []string{"line 7 (link add d0 type ifb): EEXIST"}, got.SetupRefused)
 		require.Equal(t, []string{"line 4 (link del d9): ENODEV"}, got.MainRefused)
 	}

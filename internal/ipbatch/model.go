@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -23,7 +24,11 @@ type ModelResult struct {
 
 // ModelRun applies the setup to a fresh sim target made with opts, forgets
 // what it recorded (sim.Target.Forget), then applies the main part under a
-// wall clock and prices it over threads user threads.
+// wall clock and prices it as threads ip -b processes run it: the lines
+// dealt in contiguous slices as the kernel side deals them, each slice a
+// process that resolves each device name it names once (IPLookups; the
+// sim resolves names for free), its lookups before the line that needs
+// them, and that sends each line on its own (LineWork).
 func ModelRun(ctx context.Context, setup, main []rtnl.Request, opts sim.Options, threads int) (ModelResult, error) {
 	var res ModelResult
 	tg := sim.New(opts)
@@ -39,12 +44,48 @@ func ModelRun(ctx context.Context, setup, main []rtnl.Request, opts sim.Options,
 	if err != nil {
 		return res, fmt.Errorf("model: %w", err)
 	}
-	c, err := tg.Cost(threads)
+	p, err := tg.Prices()
+	if err != nil {
+		return res, fmt.Errorf("model: cost: %w", err)
+	}
+	c, err := cost.Simulate(p, ipProcessWork(main, threads, tg.Work(), tg.CostSources()))
 	if err != nil {
 		return res, fmt.Errorf("model: cost: %w", err)
 	}
 	res.VirtualNs = c.VirtualNs
 	return res, nil
+}
+
+// ipProcessWork is the work of reqs dealt to threads ip -b processes in
+// contiguous slices (cost.SplitInOrder, as Batches deals the lines), with
+// each process's name lookups (IPLookupWork) and the line's own round
+// trip (LineWork) before the request's work. work and src are the target's record of reqs (several
+// entries for a request the sim splits).
+func ipProcessWork(reqs []rtnl.Request, threads int, work []cost.Work, src []sim.CostSource) [][]cost.Work {
+	byReq := make([][]cost.Work, len(reqs))
+	for i, w := range work {
+		if r := int(src[i].Request); r < len(reqs) {
+			byReq[r] = append(byReq[r], w)
+		}
+	}
+	idx := make([]int, len(reqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	var out [][]cost.Work
+	for _, part := range cost.SplitInOrder(idx, threads) {
+		ip := NewIPLookups()
+		var th []cost.Work
+		for _, i := range part {
+			for range ip.Lookups(reqs[i]) {
+				th = append(th, IPLookupWork())
+			}
+			th = append(th, LineWork())
+			th = append(th, byReq[i]...)
+		}
+		out = append(out, th)
+	}
+	return out
 }
 
 // apply applies reqs in order, going past refusals as ip -b -force does;
