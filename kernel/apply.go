@@ -26,7 +26,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		return err
 	}
 	t.reqNo++
-	err := t.apply(req)
+	err := t.apply(ctx, req)
 	if t.opts.SyncLinkwatch {
 		if serr := t.syncLinkwatch(); serr != nil {
 			return serr
@@ -42,7 +42,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	return err
 }
 
-func (t *Target) apply(req rtnl.Request) error {
+func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 	switch op := req.Op.(type) {
 	case rtnl.LinkAdd:
 		return t.linkAdd(op)
@@ -60,7 +60,7 @@ func (t *Target) apply(req rtnl.Request) error {
 	case rtnl.AddrDel:
 		return t.addrModify(unix.RTM_DELADDR, 0, op.Addr)
 	case rtnl.AddrFlush:
-		return t.addrFlush(op)
+		return t.addrFlush(ctx, op)
 	case rtnl.RouteAdd:
 		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Excl, op.Route)
 	case rtnl.RouteReplace:
@@ -379,7 +379,7 @@ const maxFlushRounds = 10
 // reproduces what users get (the sim's model of it: sim/ipflush.go). The
 // device is looked up first, so a missing one is ENODEV as for the other
 // requests; ip's "Flush remains incomplete" is EBUSY, as the sim says it.
-func (t *Target) addrFlush(op rtnl.AddrFlush) error {
+func (t *Target) addrFlush(ctx context.Context, op rtnl.AddrFlush) error {
 	if _, err := t.ifindex(op.Dev); err != nil {
 		return err
 	}
@@ -394,7 +394,7 @@ func (t *Target) addrFlush(op rtnl.AddrFlush) error {
 	if op.Label != "" {
 		args = append(args, "label", op.Label)
 	}
-	out, err := exec.Command("nsenter", args...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "nsenter", args...).CombinedOutput()
 	if err == nil {
 		return nil
 	}

@@ -46,7 +46,7 @@ func (th *Thread) Apply(ctx context.Context, req rtnl.Request) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return th.t.apply(req)
+	return th.t.apply(ctx, req)
 }
 
 // Close closes the thread's socket (the namespace stays with its target).

@@ -105,8 +105,9 @@ type AddrAdd struct{ Addr }
 // AddrDel is `addr del PREFIX dev NAME ...`.
 type AddrDel struct{ Addr }
 
-// AddrFlush is `addr flush dev NAME [to PREFIX] [label L]`; as iproute2
-// does it: dump, delete in dump order, repeat until nothing matches.
+// AddrFlush is `addr flush dev NAME [to PREFIX] [label L]`: rounds of a
+// dump and deletes until a dump matches nothing; iproute2 sends its
+// deletes while it reads the dump (the sim's model: sim/ipflush.go).
 type AddrFlush struct {
 	Dev    string
 	To     netip.Prefix // invalid: all

@@ -30,7 +30,9 @@ import (
 // The process is a fresh one (as `ip addr flush` typed alone, or the only
 // line of an `ip -b` file): its socket has not yet read anything, so the
 // first two chunks are NLMSG_GOODSIZE, the rest 32 KiB. An ip -b file
-// that reads replies before its flush line starts with 32 KiB chunks.
+// that reads replies before its flush line starts with 32 KiB chunks. A
+// dump of one family (-4, -6, a `to` prefix) may carry its DONE in its
+// last chunk rather than alone; the deletes are the same either way.
 
 const (
 	// nlGoodSize is NLMSG_GOODSIZE, SKB_WITH_OVERHEAD(4096): a dump chunk
@@ -75,8 +77,10 @@ func ifaMsgSize(dev string, a *Ifaddr) int {
 }
 
 // ifa6MsgSize is inet6_fill_ifaddr's RTM_NEWADDR for a kernel-made
-// address: IFA_ADDRESS, IFA_CACHEINFO, IFA_FLAGS.
-const ifa6MsgSize = 16 + 8 + 20 + 20 + 8
+// address: IFA_ADDRESS, IFA_CACHEINFO, IFA_FLAGS and IFA_PROTO (6.18 marks
+// the addresses it makes kernel_ll or kernel_lo); 80 bytes, as `ip -6
+// addr show dev X` reads one.
+const ifa6MsgSize = 16 + 8 + 20 + 20 + 8 + 8
 
 // delRequestOf is the RTM_DELADDR a flush makes of a dumped address: the
 // dumped message itself (IFA_LOCAL, IFA_ADDRESS, the prefix length,
@@ -144,7 +148,9 @@ type ipFlushSock struct {
 // ipAddrFlush is `ip addr flush` of d's v4 and v6 addresses that f keeps:
 // rounds of a dump and the deletes sent while reading it, until a dump
 // keeps nothing; EBUSY after iproute2's 10 rounds. Deletes that fail are
-// acked with the error, which ip reads past.
+// acked with the error, which ip reads past: on this machine it exits 0
+// even when its check after a send peeks at such an ack (a primary and
+// one secondary flushed without promotion, seen with strace).
 func (n *Netns) ipAddrFlush(d *Device, v4, v6 bool, f FlushFilter) error {
 	return (&ipFlushSock{in: d.in, n: n, d: d, v4: v4, v6: v6, f: f}).flush(&n.inetCount)
 }

@@ -83,7 +83,7 @@ rtnlsim merge, make exactly the CSV of the whole sweep.`,
 	fl.IntVar(&f.points, "points", 0, fmt.Sprintf("points in a range A..B, log-spaced, inner ones rounded to 2 significant digits (default %d per decade plus one)", sweep.PointsPerDecade))
 	fl.StringArrayVar(&f.profiles, "profile", nil, "profile name or profile file, repeatable: one set of curves each (default "+sweep.SeedEra+")")
 	fl.StringVar(&f.threads, "threads", "1", "seed000: the one-by-one curves' thread counts, comma separated (e.g. 1,10,50)")
-	fl.IntVar(&f.promote1, "promote1-max-n", sweep.DefaultPromote1MaxN, "seed001: the promote=1 curve runs up to this N; points above are written as skipped (the sim makes N^2 FIB operations: N=4000 takes about 7 s)")
+	fl.IntVar(&f.promote1, "promote1-max-n", sweep.DefaultPromote1MaxN, "seed001: the promote=1 curve runs up to this N; points above are written as skipped (N=16,000 takes about 10 s)")
 	fl.IntVar(&f.rc3, "rc3-max-n", sweep.DefaultRc3MaxN, "seed003: the linux-4.2-rc3 curve runs up to this N; points above are written as skipped (N=2000 takes about 11 s, 4000 about 144 s)")
 	fl.StringVar(&f.csv, "csv", "-", "CSV output file, - for stdout")
 	fl.StringVar(&f.plot, "plot", "", "chart file: .svg, .png or .pdf (none by default)")

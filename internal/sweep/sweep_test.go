@@ -135,13 +135,13 @@ func TestSeed000CurvesMatchTable(t *testing.T) {
 	}
 }
 
-// The seed001 curves are Seed001Predict at seed001.FlushPrices, and
+// The seed001 curves are seed001.Predict of ip's flush at seed001.FlushPrices, and
 // promote=1 is skipped above its limit, with a note.
 func TestSeed001Curves(t *testing.T) {
 	_, rows, _ := runPlan(t, Config{Scenario: "seed001", Ns: []int{50, 300}, Options: Options{Promote1MaxN: 100}}, Shard{})
 	require.Len(t, rows, 6)
 	for _, r := range rows {
-		c := seed001.Case{N: r.N, Up: true, Promote: r.Curve == "promote=1", IfaFlush: r.Curve == "+ifa-flush"}
+		c := seed001.Case{N: r.N, Up: true, Promote: r.Curve == "promote=1", IfaFlush: r.Curve == "+ifa-flush", IPFlush: true}
 		if c.Promote && r.N > 100 {
 			require.Equal(t, StatusSkipped, r.Status)
 			require.Contains(t, r.Note, "N=100")

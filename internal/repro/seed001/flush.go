@@ -17,9 +17,7 @@ import (
 // `rtnlsim sweep seed001` stops inside a long promoting flush.
 func FlushWith(ctx context.Context, c Case, o sim.Options) (Result, error) {
 	o.IfaFlush = c.IfaFlush
-	// The seed's counts and this machine's kernel table of them
-	// (internal/kmeasure) are a client that reads the whole dump first.
-	o.FlushWholeDump = true
+	o.FlushWholeDump = !c.IPFlush
 	if c.Layout.K > 0 {
 		if _, err := c.Layout.Addrs(); err != nil {
 			return Result{}, fmt.Errorf("seed 001: %w", err)

@@ -43,6 +43,11 @@ type Case struct {
 	// Layout, when set, places the addresses (N is then Layout.N());
 	// the zero Layout is one /8.
 	Layout Layout
+	// IPFlush flushes as iproute2 does, its deletes interleaved with its
+	// reads of the chunked dump (sim/ipflush.go); otherwise the client
+	// reads the whole dump first (internal/kmeasure's, which the kernel
+	// table was measured with), whose counts are exact polynomials in N.
+	IPFlush bool
 }
 
 func (c Case) String() string {
