@@ -65,6 +65,9 @@
 //	    devinet_count.go  the same requests, each walk counted, not made
 //	    ifaindex.go       the list-order indexes that count them
 //	    inet.go           inetdev_event, the address requests, addr flush
+//	net/netlink/af_netlink.c (netlink_dump) and iproute2's ipaddr_flush
+//	    ipflush.go        `ip addr flush`: the chunked dump, ip's deletes
+//	                      sent between its reads
 //	net/ipv4/fib_frontend.c
 //	    fib.go            fib_magic, fib_add_ifaddr, fib_del_ifaddr, fib_disable_ip
 //	net/ipv4/fib_semantics.c (and fib_frontend.c's route requests)
