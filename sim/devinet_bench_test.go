@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"strings"
 	"testing"
 
@@ -51,11 +52,15 @@ func benchMain(b *testing.B, setup, main []string, literal bool) {
 			}
 		}
 		b.StartTimer()
-		for _, r := range mr {
-			if err := tg.Apply(ctx, r); err != nil {
-				b.Fatal(err)
+		// The label lets a CPU profile keep the main part only
+		// (go tool pprof -tagfocus part=main).
+		pprof.Do(ctx, pprof.Labels("part", "main"), func(ctx context.Context) {
+			for _, r := range mr {
+				if err := tg.Apply(ctx, r); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
+		})
 	}
 }
 
