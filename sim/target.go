@@ -48,8 +48,9 @@ type Options struct {
 	// deletes with IFA_F_FLUSH (no promotion), in one request.
 	IfaFlush bool
 	// FlushWholeDump makes `addr flush` a client that reads each round's
-	// whole dump before it deletes (internal/kmeasure's), not iproute2,
-	// whose deletes interleave with its reads (sim/ipflush.go).
+	// whole dump before it deletes (the project's own client did, before
+	// the kernel target ran ip), not iproute2, whose deletes interleave
+	// with its reads (sim/ipflush.go).
 	FlushWholeDump bool
 	// MACOrder, when set, places some of the addresses the model picks
 	// at random in a given order: a differential run passes the order of

@@ -47,7 +47,8 @@ put sysctl lines in the setup.
 The model runs the same setup and SCRIPT K times on a sim target with
 --profile: its predicted time (virtual, SCRIPT alone, over N threads, as
 run --setup --show cost --threads N prices it, plus each ip process's
-name lookups, one per device name it has not resolved), the error against the
+name lookups, one per device name it has not resolved, and each line's
+send and ack), the error against the
 kernel's median, and its own wall time to apply SCRIPT (setup excluded),
 with the kernel's median over it ("model faster by").
 

@@ -57,7 +57,7 @@ func ModelRun(ctx context.Context, setup, main []rtnl.Request, opts sim.Options,
 }
 
 // ipProcessWork is the work of reqs dealt to threads ip -b processes in
-// contiguous slices (cost.SplitInOrder, as Batches deals the lines), with
+// contiguous slices (cost.SplitInOrder, as Measure deals the lines), with
 // each process's name lookups (IPLookupWork) and the line's own round
 // trip (LineWork) before the request's work. work and src are the
 // target's record of reqs (several entries for a request the sim splits).

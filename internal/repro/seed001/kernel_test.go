@@ -56,7 +56,7 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	var fit, check []Measured
 	for _, kc := range cases {
 		t.Logf("kernel %s: runs %v", kc.Config, kc.All)
-		sc := Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true}
+		sc := Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true, IPFlush: true}
 		m := Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds()}
 		if fitSizes[kc.Config.N] {
 			fit = append(fit, m)
@@ -133,7 +133,7 @@ func TestKernelSeed001Layouts(t *testing.T) {
 			if !promote {
 				k = 3 * repeats // a few ms a run: the noise of a shared machine is large
 			}
-			cases = append(cases, &kcase{c: Case{Promote: promote, Up: true, Layout: l}, k: k, sc: kmeasure.Scenario{
+			cases = append(cases, &kcase{c: Case{Promote: promote, Up: true, Layout: l, IPFlush: true}, k: k, sc: kmeasure.Scenario{
 				Name:    fmt.Sprintf("addr flush, %s, promote=%d", l, b2i(promote)),
 				Sysctls: map[string]string{"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"},
 				Setup:   setup,

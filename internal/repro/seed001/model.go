@@ -4,8 +4,9 @@ package seed001
 // addresses in one /8 on one device, with promote_secondaries 0 or 1, and
 // under the +ifa-flush profile.
 //
-// The first address is the primary, the others its secondaries. iproute2
-// dumps the list and deletes in dump order. With promotion every delete
+// The first address is the primary, the others its secondaries. The
+// client reads the whole dump, then deletes in dump order (FlushWholeDump;
+// iproute2 interleaves its deletes with its reads, Case.IPFlush). With promotion every delete
 // removes the current primary and promotes the next secondary. Before
 // that, __inet_del_ifa removes the routes of each of the m remaining
 // secondaries (fib_del_ifaddr(ifa, ifa1)). Each such call scans the whole
@@ -44,9 +45,11 @@ type Case struct {
 	// the zero Layout is one /8.
 	Layout Layout
 	// IPFlush flushes as iproute2 does, its deletes interleaved with its
-	// reads of the chunked dump (sim/ipflush.go); otherwise the client
-	// reads the whole dump first (internal/kmeasure's, which the kernel
-	// table was measured with), whose counts are exact polynomials in N.
+	// reads of the chunked dump (sim/ipflush.go), as the kernel target
+	// (and so internal/kmeasure) now runs it; otherwise the client reads
+	// the whole dump first, as the project's own client did when the
+	// seed's kernel table in docs/seeds.md was measured, and the counts
+	// are exact polynomials in N (the repro's extrapolation needs that).
 	IPFlush bool
 }
 
