@@ -37,7 +37,12 @@ func TestKernelSeed001Prediction(t *testing.T) {
 	// Round-robin (kmeasure.MinRoundRobin): a CI run that measured each
 	// case's runs back to back had all nine runs of N=1500 promote 0 above
 	// N=2000's minimum.
-	var cases []*kmeasure.Runs
+	// The kernel target runs ip's own flush, so each time includes
+	// starting nsenter and ip and ip's name lookup, which the model does
+	// not price: the fastest flush of no address, run with the others, is
+	// taken off every time.
+	empty := &kmeasure.Runs{Config: kmeasure.Config{N: 0, Up: true, Quiet: true}, K: 3 * repeats}
+	cases := []*kmeasure.Runs{empty}
 	for _, promote := range []bool{false, true} {
 		for _, n := range []int{250, 500, 1000, 1500, 2000} {
 			k := repeats
@@ -54,10 +59,12 @@ func TestKernelSeed001Prediction(t *testing.T) {
 		t.Fatalf("kernel: %v", err)
 	}
 	var fit, check []Measured
-	for _, kc := range cases {
+	base := empty.Best.Flush.Nanoseconds()
+	t.Logf("kernel: a flush of no address (process start, lookup, one empty dump) took at best %v; taken off every time", empty.Best.Flush)
+	for _, kc := range cases[1:] {
 		t.Logf("kernel %s: runs %v", kc.Config, kc.All)
 		sc := Case{N: kc.Config.N, Promote: kc.Config.Promote, Up: true, IPFlush: true}
-		m := Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds()}
+		m := Measured{Case: sc, Ns: kc.Best.Flush.Nanoseconds() - base}
 		if fitSizes[kc.Config.N] {
 			fit = append(fit, m)
 		} else {
