@@ -78,8 +78,9 @@ func ifaMsgSize(dev string, a *Ifaddr) int {
 
 // ifa6MsgSize is inet6_fill_ifaddr's RTM_NEWADDR for a kernel-made
 // address: IFA_ADDRESS, IFA_CACHEINFO, IFA_FLAGS and IFA_PROTO (6.18 marks
-// the addresses it makes kernel_ll or kernel_lo); 80 bytes, as `ip -6
-// addr show dev X` reads one.
+// the addresses it makes kernel_ll or kernel_lo): 80 bytes. `ip -6 addr
+// show dev X` of one link-local address read 100 bytes here, the address
+// and the DONE (20) in one chunk.
 const ifa6MsgSize = 16 + 8 + 20 + 20 + 8 + 8
 
 // delRequestOf is the RTM_DELADDR a flush makes of a dumped address: the
