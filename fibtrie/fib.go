@@ -30,6 +30,54 @@ type FIB struct {
 	// walk. Alias.at and Alias.oifAt are their places there.
 	all   []*Alias
 	byOIF map[int][]*Alias
+	// Freed nodes wait in limbo until the next insert or delete begins
+	// (no node of the trie is held then, the way RCU waits for readers),
+	// then go to spare, by bits, for the allocations to reuse: a
+	// promotion's deletes and re-adds rebuild tens of thousands of tnodes.
+	// Callbacks of Walk and FlushEach therefore must not change the FIB.
+	limbo []*node
+	spare [keyLength + 1][]*node
+}
+
+// retire puts a node that left the trie in limbo.
+func (f *FIB) retire(n *node) { f.limbo = append(f.limbo, n) }
+
+// quiesce makes the nodes in limbo reusable.
+func (f *FIB) quiesce() {
+	if len(f.limbo) == 0 {
+		return
+	}
+	for _, n := range f.limbo {
+		f.spare[n.bits] = append(f.spare[n.bits], n)
+	}
+	clear(f.limbo)
+	f.limbo = f.limbo[:0]
+}
+
+// reuseNodes is false only in the test that compares reuse with fresh
+// allocation.
+var reuseNodes = true
+
+// reuse is a spare node of nbits, reset, or nil.
+func (f *FIB) reuse(nbits uint8) *node {
+	s := f.spare[nbits]
+	if len(s) == 0 || !reuseNodes {
+		return nil
+	}
+	n := s[len(s)-1]
+	s[len(s)-1] = nil
+	f.spare[nbits] = s[:len(s)-1]
+	child, occ := n.child, n.occ
+	*n = node{}
+	if nbits > 1 {
+		clear(child)
+		n.child = child
+	}
+	if occWords(nbits) > 1 {
+		clear(occ)
+		n.occ = occ
+	}
+	return n
 }
 
 // linkAlias enters a new alias in all and byOIF.
@@ -175,6 +223,7 @@ func (f *FIB) InsertChanged(r Route, flags Flags) (bool, error) {
 	if err := validate(&r); err != nil {
 		return false, err
 	}
+	f.quiesce()
 	tb := f.newTable(r.Table)
 	return tb.t.insert(&r, flags)
 }
@@ -210,6 +259,7 @@ func (f *FIB) Remove(r Route) (Alias, error) {
 	if tb == nil {
 		return Alias{}, uapi.ESRCH
 	}
+	f.quiesce()
 	a, err := tb.t.delete(&r)
 	if err != nil {
 		return Alias{}, err
@@ -309,7 +359,8 @@ func (f *FIB) SetLinkDownDev(oif int, down bool) int {
 }
 
 // Walk calls fn for the routes of one table in key order (then alias
-// order), as a route dump sees them; fn returns false to stop.
+// order), as a route dump sees them; fn returns false to stop. fn must not
+// change the FIB.
 func (f *FIB) Walk(tableID uint32, fn func(a *Alias) bool) {
 	tb := f.getTable(tableID)
 	if tb == nil {

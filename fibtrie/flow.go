@@ -36,7 +36,8 @@ func (f *FIB) HasTable(id uint32) bool { return f.getTable(id) != nil }
 // alias it frees, in the order fib_table_flush frees them: tables in hash order,
 // each trie's leaves from the highest key down, a leaf's aliases in list
 // order. The kernel notifies (RTM_DELROUTE) the freed routes whose
-// fib_info lost its prefsrc (fib_sync_down_addr), in that order.
+// fib_info lost its prefsrc (fib_sync_down_addr), in that order. removed
+// must not change the FIB.
 func (f *FIB) FlushEach(dead func(*Alias) bool, removed func(*Alias)) int {
 	n := 0
 	for _, tb := range f.tables() {

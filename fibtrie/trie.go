@@ -161,7 +161,11 @@ func tnodeSize(children uint64) uint64 { return 40 + 8*children }
 
 func (t *trie) leafNew(key uint32, fa *Alias) *node {
 	t.c().LeafAllocs++
-	l := &node{key: key, slen: fa.slen()}
+	l := t.fib.reuse(0)
+	if l == nil {
+		l = &node{}
+	}
+	l.key, l.slen = key, fa.slen()
 	l.one[0] = fa
 	l.leaf = l.one[:]
 	return l
@@ -170,15 +174,21 @@ func (t *trie) leafNew(key uint32, fa *Alias) *node {
 func (t *trie) tnodeNew(key uint32, pos, nbits uint8) *node {
 	t.c().TnodeAllocs++
 	shift := uint(pos) + uint(nbits)
-	n := &node{pos: pos, bits: nbits, slen: pos}
+	n := t.fib.reuse(nbits)
+	if n == nil {
+		n = &node{}
+		if nbits > 1 {
+			n.child = make([]*node, 1<<nbits)
+		}
+		if words := occWords(nbits); words > 1 {
+			n.occ = make([]uint64, words+(words+63)/64)
+		}
+	}
+	n.pos, n.bits, n.slen = pos, nbits, pos
 	if nbits == 1 {
 		n.child = n.pair[:]
-	} else {
-		n.child = make([]*node, 1<<nbits)
 	}
-	if words := occWords(nbits); words > 1 {
-		n.occ = make([]uint64, words+(words+63)/64)
-	} else {
+	if occWords(nbits) == 1 {
 		n.occ = n.occ1[:]
 	}
 	if shift < keyLength {
@@ -360,6 +370,7 @@ func (t *trie) tnodeFree(chain []*node) {
 	for _, n := range chain {
 		t.fib.freeSize += tnodeSize(uint64(1) << n.bits)
 		c.TnodeFrees++
+		t.fib.retire(n)
 	}
 	if t.fib.freeSize >= syncMem {
 		t.fib.freeSize = 0
@@ -464,6 +475,7 @@ func (t *trie) collapse(old *node) *node {
 		n.parent = tp
 	}
 	t.c().TnodeFrees++
+	t.fib.retire(old)
 	return tp
 }
 
@@ -789,6 +801,7 @@ func (t *trie) removeAlias(tp, l *node, i int) {
 		}
 		putChildRoot(tp, l.key, nil)
 		t.c().LeafFrees++
+		t.fib.retire(l)
 		t.rebalance(tp)
 		return
 	}
@@ -1103,6 +1116,7 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 		if len(n.leaf) == 0 {
 			putChildRoot(pn, n.key, nil)
 			c.LeafFrees++
+			t.fib.retire(n)
 		} else if kept != nil {
 			kept(pn, n)
 		} else if reuse && !changed && !dead && !n.inSum && !pn.isTrie() {
