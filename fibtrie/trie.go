@@ -243,6 +243,32 @@ func putChild(tn *node, i uint64, n *node) {
 	}
 }
 
+// putFresh is putChild into an empty slot of a tnode that inflate or
+// halve has just made (not clean, no flush state): the same result
+// without the checks that cannot apply there. A nil n leaves the slot
+// empty.
+func putFresh(tn *node, i uint64, n *node) {
+	if n == nil {
+		return
+	}
+	if n.inSum {
+		unaggregate(n) // from the parent it leaves
+	}
+	tn.empty--
+	if tnodeFull(tn, n) {
+		tn.full++
+	}
+	if tn.slen < n.slen {
+		tn.slen = n.slen
+	}
+	tn.child[i] = n
+	w := i >> 6
+	tn.occ[w] |= 1 << (i & 63)
+	if sum := tn.occ[occWords(tn.bits):]; len(sum) > 0 {
+		sum[w>>6] |= 1 << (w & 63)
+	}
+}
+
 // occWords is the number of 64-slot words of a tnode of nbits.
 func occWords(nbits uint8) uint64 { return (uint64(1)<<nbits + 63) / 64 }
 
@@ -407,13 +433,13 @@ func (t *trie) inflate(old *node) *node {
 			continue
 		}
 		if !tnodeFull(old, in) {
-			putChild(tn, getIndex(in.key, tn), in)
+			putFresh(tn, getIndex(in.key, tn), in)
 			continue
 		}
 		chain = append(chain, in)
 		if in.bits == 1 {
-			putChild(tn, 2*i+1, in.child[1])
-			putChild(tn, 2*i, in.child[0])
+			putFresh(tn, 2*i+1, in.child[1])
+			putFresh(tn, 2*i, in.child[0])
 			continue
 		}
 		// split a full child in two, one bit further down
@@ -422,17 +448,17 @@ func (t *trie) inflate(old *node) *node {
 		for k, j := in.childLength(), in.childLength()/2; j > 0; {
 			k--
 			j--
-			putChild(node1, j, in.child[k])
-			putChild(node0, j, in.child[j])
+			putFresh(node1, j, in.child[k])
+			putFresh(node0, j, in.child[j])
 			k--
 			j--
-			putChild(node1, j, in.child[k])
-			putChild(node0, j, in.child[j])
+			putFresh(node1, j, in.child[k])
+			putFresh(node0, j, in.child[j])
 		}
 		node1.parent = tn
 		node0.parent = tn
-		putChild(tn, 2*i+1, node1)
-		putChild(tn, 2*i, node0)
+		putFresh(tn, 2*i+1, node1)
+		putFresh(tn, 2*i, node0)
 	}
 	return t.replace(old, tn, chain)
 }
@@ -450,14 +476,14 @@ func (t *trie) halve(old *node) *node {
 			if n == nil {
 				n = node0
 			}
-			putChild(tn, i/2, n)
+			putFresh(tn, i/2, n)
 			continue
 		}
 		in := t.tnodeNew(node0.key, old.pos, 1)
-		putChild(in, 1, node1)
-		putChild(in, 0, node0)
+		putFresh(in, 1, node1)
+		putFresh(in, 0, node0)
 		in.parent = tn
-		putChild(tn, i/2, in)
+		putFresh(tn, i/2, in)
 	}
 	return t.replace(old, tn, []*node{old})
 }

@@ -44,6 +44,7 @@ func joinLines(physical []string) []rawLine {
 // splitWords is makeargs. It reports an unterminated quote with the quoted
 // rest of the line.
 func splitWords(s string) (words []string, unterminated string) {
+	words = make([]string, 0, 8) // most lines have fewer words
 	i := 0
 	for i < len(s) {
 		for i < len(s) && strings.IndexByte(blanks, s[i]) >= 0 {

@@ -26,11 +26,24 @@ type kw struct {
 	id     string
 }
 
-func lookup(list []kw, w string) (kw, bool) {
+// kwTable is an ordered keyword table split by first letter: a word can
+// only match a keyword that starts with its own first letter, so the
+// search reads those alone, still in table order.
+type kwTable [26][]kw
+
+func newKwTable(list []kw) *kwTable {
+	var t kwTable
+	for _, k := range list {
+		t[k.name[0]-'a'] = append(t[k.name[0]-'a'], k)
+	}
+	return &t
+}
+
+func lookup(t *kwTable, w string) (kw, bool) {
 	if w == "" || w[0] < 'a' || w[0] > 'z' {
 		return kw{}, false // every keyword starts with a lowercase letter (an address does not)
 	}
-	for _, k := range list {
+	for _, k := range t[w[0]-'a'] {
 		if w == k.name || (k.prefix && matches(w, k.name)) {
 			return k, true
 		}
@@ -39,7 +52,7 @@ func lookup(list []kw, w string) (kw, bool) {
 }
 
 // iproute_modify's keywords in its order.
-var routeKeywords = []kw{
+var routeKeywords = newKwTable([]kw{
 	{"src", false, "src"}, {"as", false, ""}, {"via", false, "via"}, {"from", false, ""},
 	{"tos", false, "tos"}, {"dsfield", true, "tos"}, {"expires", false, ""},
 	{"metric", true, "metric"}, {"priority", true, "metric"}, {"preference", false, "metric"},
@@ -51,18 +64,18 @@ var routeKeywords = []kw{
 	{"protocol", true, "proto"}, {"table", true, "table"}, {"vrf", true, ""},
 	{"dev", false, "dev"}, {"oif", false, "dev"}, {"pref", false, ""}, {"encap", false, ""},
 	{"ttl-propagate", false, ""}, {"fastopen_no_cookie", false, ""}, {"lock", false, ""},
-}
+})
 
 // iproute_list_flush_or_save's keywords in its order (the prefix forms
 // come after them).
-var flushKeywords = []kw{
+var flushKeywords = newKwTable([]kw{
 	{"table", true, "table"}, {"vrf", true, ""}, {"cached", true, ""}, {"cloned", true, ""},
 	{"tos", false, ""}, {"dsfield", true, ""}, {"protocol", true, "proto"}, {"scope", true, ""},
 	{"type", true, ""}, {"dev", false, "dev"}, {"oif", false, "dev"}, {"iif", false, ""},
 	{"mark", false, ""}, {"metric", true, ""}, {"priority", true, ""}, {"preference", false, ""},
 	{"via", false, ""}, {"src", false, ""}, {"realms", true, ""}, {"realm", false, ""},
 	{"from", true, ""},
-}
+})
 
 func parseRouteCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	v, err := pickVerb("route", verb, routeVerbs)
