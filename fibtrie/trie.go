@@ -244,8 +244,9 @@ func putChild(tn *node, i uint64, n *node) {
 }
 
 // putFresh is putChild into an empty slot of a tnode that inflate or
-// halve has just made (not clean, no flush state): the same result
-// without the checks that cannot apply there. A nil n leaves the slot
+// halve has just made (not clean, no flush state), without the checks
+// that cannot apply there, and it repoints n's parent (the kernel's
+// update_children, done as the node fills). A nil n leaves the slot
 // empty.
 func putFresh(tn *node, i uint64, n *node) {
 	if n == nil {
@@ -262,6 +263,7 @@ func putFresh(tn *node, i uint64, n *node) {
 		tn.slen = n.slen
 	}
 	tn.child[i] = n
+	n.parent = tn // a new intermediate's children get theirs as it fills
 	w := i >> 6
 	tn.occ[w] |= 1 << (i & 63)
 	if sum := tn.occ[occWords(tn.bits):]; len(sum) > 0 {
@@ -372,23 +374,6 @@ func putChildRoot(tp *node, key uint32, n *node) {
 	putChild(tp, getIndex(key, tp), n)
 }
 
-// updateChildren repoints parents after a node was rebuilt; nodes already
-// owned by tn are new intermediates whose own children need the same.
-func updateChildren(tn *node) {
-	for i := tn.childLength(); i > 0; {
-		i--
-		in := tn.child[i]
-		if in == nil {
-			continue
-		}
-		if in.parent == tn {
-			updateChildren(in)
-		} else {
-			in.parent = tn
-		}
-	}
-}
-
 // tnodeFree frees a rebuilt tnode and the full children it absorbed,
 // accounting bytes towards the synchronize_net() threshold.
 func (t *trie) tnodeFree(chain []*node) {
@@ -408,7 +393,6 @@ func (t *trie) replace(old, tn *node, chain []*node) *node {
 	tp := old.parent
 	tn.parent = tp
 	putChildRoot(tp, tn.key, tn)
-	updateChildren(tn)
 	t.tnodeFree(chain)
 	// children that are full may now themselves need resizing
 	for i := tn.childLength(); i > 0; {
