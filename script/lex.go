@@ -14,6 +14,9 @@ import "strings"
 
 const blanks = " \t\r\n"
 
+// isBlank marks the bytes of blanks.
+var isBlank = [256]bool{' ': true, '\t': true, '\r': true, '\n': true}
+
 // rawLine is one logical line: its first physical line number and its text
 // with continuations joined and the comment removed.
 type rawLine struct {
@@ -47,7 +50,7 @@ func splitWords(s string) (words []string, unterminated string) {
 	words = make([]string, 0, 8) // most lines have fewer words
 	i := 0
 	for i < len(s) {
-		for i < len(s) && strings.IndexByte(blanks, s[i]) >= 0 {
+		for i < len(s) && isBlank[s[i]] {
 			i++
 		}
 		if i >= len(s) {
@@ -63,7 +66,7 @@ func splitWords(s string) (words []string, unterminated string) {
 			continue
 		}
 		j := i
-		for j < len(s) && strings.IndexByte(blanks, s[j]) < 0 {
+		for j < len(s) && !isBlank[s[j]] {
 			j++
 		}
 		words = append(words, s[i:j])
