@@ -2,40 +2,42 @@ package cost
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 )
 
 // Params is the cost of each step in virtual nanoseconds: the parameter
-// set of a profile.
+// set of a profile. Prices are fractional: a list step costs a few ns, and
+// whole nanoseconds would round it by up to 10%.
 type Params struct {
-	RequestNs                 int64 `json:"request_ns"`
-	RCUBarrierNs              int64 `json:"rcu_barrier_ns"`
-	SynchronizeNetNs          int64 `json:"synchronize_net_ns"`
-	SynchronizeNetExpeditedNs int64 `json:"synchronize_net_expedited_ns"`
-	UnregisterDeviceNs        int64 `json:"unregister_device_ns"`
-	NotifierCallNs            int64 `json:"notifier_call_ns"`
-	NotificationNs            int64 `json:"notification_ns"`
-	IfaWalkNs                 int64 `json:"ifa_walk_ns"`
-	FibOpNs                   int64 `json:"fib_op_ns"`
-	FibFlushLeafNs            int64 `json:"fib_flush_leaf_ns"`
-	TrieSuffixVisitNs         int64 `json:"trie_suffix_visit_ns"`
-	IPv6WalkNs                int64 `json:"ipv6_walk_ns"`
-	SetnsNs                   int64 `json:"setns_ns"`
-	NlSocketNs                int64 `json:"nl_socket_ns"`
-	DumpRequestNs             int64 `json:"dump_request_ns"`
-	DumpChunkNs               int64 `json:"dump_chunk_ns"`
-	LinkFillNs                int64 `json:"link_fill_ns"`
-	AddrFillNs                int64 `json:"addr_fill_ns"`
-	PeerLookupNs              int64 `json:"peer_lookup_ns"`
-	NsidWalkNs                int64 `json:"nsid_walk_ns"`
-	IPv6WalkFarNs             int64 `json:"ipv6_walk_far_ns"`
-	IPv6WalkColdNs            int64 `json:"ipv6_walk_cold_ns"`
-	IPv6DevConfigNs           int64 `json:"ipv6_dev_config_ns"`
-	FibInsertNs               int64 `json:"fib_insert_ns"`
-	IPv6RouteListNs           int64 `json:"ipv6_route_list_ns"`
-	IfaWalkFarNs              int64 `json:"ifa_walk_far_ns"`
-	ClientLineNs              int64 `json:"client_line_ns"`
+	RequestNs                 float64 `json:"request_ns"`
+	RCUBarrierNs              float64 `json:"rcu_barrier_ns"`
+	SynchronizeNetNs          float64 `json:"synchronize_net_ns"`
+	SynchronizeNetExpeditedNs float64 `json:"synchronize_net_expedited_ns"`
+	UnregisterDeviceNs        float64 `json:"unregister_device_ns"`
+	NotifierCallNs            float64 `json:"notifier_call_ns"`
+	NotificationNs            float64 `json:"notification_ns"`
+	IfaWalkNs                 float64 `json:"ifa_walk_ns"`
+	FibOpNs                   float64 `json:"fib_op_ns"`
+	FibFlushLeafNs            float64 `json:"fib_flush_leaf_ns"`
+	TrieSuffixVisitNs         float64 `json:"trie_suffix_visit_ns"`
+	IPv6WalkNs                float64 `json:"ipv6_walk_ns"`
+	SetnsNs                   float64 `json:"setns_ns"`
+	NlSocketNs                float64 `json:"nl_socket_ns"`
+	DumpRequestNs             float64 `json:"dump_request_ns"`
+	DumpChunkNs               float64 `json:"dump_chunk_ns"`
+	LinkFillNs                float64 `json:"link_fill_ns"`
+	AddrFillNs                float64 `json:"addr_fill_ns"`
+	PeerLookupNs              float64 `json:"peer_lookup_ns"`
+	NsidWalkNs                float64 `json:"nsid_walk_ns"`
+	IPv6WalkFarNs             float64 `json:"ipv6_walk_far_ns"`
+	IPv6WalkColdNs            float64 `json:"ipv6_walk_cold_ns"`
+	IPv6DevConfigNs           float64 `json:"ipv6_dev_config_ns"`
+	FibInsertNs               float64 `json:"fib_insert_ns"`
+	IPv6RouteListNs           float64 `json:"ipv6_route_list_ns"`
+	IfaWalkFarNs              float64 `json:"ifa_walk_far_ns"`
+	ClientLineNs              float64 `json:"client_line_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -50,8 +52,13 @@ type Params struct {
 	RCUBarrierShareWindowNs int64 `json:"rcu_barrier_share_window_ns,omitempty"`
 }
 
+// Times is the virtual time of n steps s, to the nearest nanosecond.
+func (p Params) Times(n int64, s Step) int64 {
+	return int64(math.Round(float64(n) * p.Cost(s)))
+}
+
 // Cost returns the virtual nanoseconds of one s.
-func (p Params) Cost(s Step) int64 {
+func (p Params) Cost(s Step) float64 {
 	switch s {
 	case StepRequest:
 		return p.RequestNs
@@ -115,7 +122,7 @@ func (p Params) Cost(s Step) int64 {
 func (p Params) Validate() error {
 	for _, s := range Steps() {
 		if p.Cost(s) < 0 {
-			return fmt.Errorf("cost params: %s is negative (%d ns)", s, p.Cost(s))
+			return fmt.Errorf("cost params: %s is negative (%g ns)", s, p.Cost(s))
 		}
 	}
 	if p.RCUBarrierShareWindowNs < 0 {
@@ -129,12 +136,12 @@ func (p Params) Validate() error {
 // new step can be set without a list of fields to keep up to date beside
 // Params.Cost; the result is checked against Cost. The calibration
 // sets its fitted prices through it.
-func (p *Params) Set(s Step, ns int64) error {
+func (p *Params) Set(s Step, ns float64) error {
 	v := reflect.ValueOf(p).Elem()
 	want := s.String() + "_ns"
 	for i := 0; i < v.NumField(); i++ {
 		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == want {
-			v.Field(i).SetInt(ns)
+			v.Field(i).SetFloat(ns)
 			if p.Cost(s) != ns {
 				return fmt.Errorf("cost: field %s does not price step %s", want, s)
 			}

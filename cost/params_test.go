@@ -7,11 +7,11 @@ import "testing"
 func TestParamsSetEveryStep(t *testing.T) {
 	var p Params
 	for i, s := range Steps() {
-		if err := p.Set(s, int64(1000+i)); err != nil {
+		if err := p.Set(s, float64(1000+i)+0.25); err != nil {
 			t.Fatal(err)
 		}
-		if p.Cost(s) != int64(1000+i) {
-			t.Fatalf("%s: %d", s, p.Cost(s))
+		if p.Cost(s) != float64(1000+i)+0.25 {
+			t.Fatalf("%s: %g", s, p.Cost(s))
 		}
 	}
 }

@@ -177,7 +177,7 @@ func (s *costSim) acquire(th int32, at int64) {
 	w := s.threads[th][s.next[th]]
 	var d int64
 	for _, e := range w.Locked {
-		c := e.N * s.p.Cost(e.Step)
+		c := s.p.Times(e.N, e.Step)
 		s.span(th, spanKind(e.Step), at+d, at+d+c, true, false)
 		d += c
 		s.res.Counters.Add(e.Step, e.N)
@@ -205,7 +205,7 @@ func (s *costSim) unlocked(th int32, at int64, from int) {
 			return
 		}
 		s.res.Counters.Add(e.Step, e.N)
-		c := e.N * s.p.Cost(e.Step)
+		c := s.p.Times(e.N, e.Step)
 		s.span(th, spanKind(e.Step), at, at+c, false, false)
 		at += c
 	}
@@ -223,7 +223,7 @@ func (s *costSim) unlocked(th int32, at int64, from int) {
 // the call returns and whether it shared a barrier another caller started.
 func (s *costSim) rcuBarrier(at int64) (end int64, shared bool) {
 	s.res.Counters.RCUBarrier++
-	b := s.p.RCUBarrierNs
+	b := s.p.Times(1, StepRCUBarrier)
 	switch {
 	case s.barrier && at < s.barStart:
 		// The next barrier is already queued behind barrier_mutex by a

@@ -18,7 +18,7 @@ func simpleWork() Work {
 }
 
 func simpleParams(locked, barrier int64) Params {
-	return Params{RequestNs: locked, RCUBarrierNs: barrier}
+	return Params{RequestNs: float64(locked), RCUBarrierNs: float64(barrier)}
 }
 
 // randomWork draws a request with every kind of step, locked and unlocked.

@@ -99,7 +99,7 @@ func TestTimelineTilesEachThread(t *testing.T) {
 					g.shared++
 				}
 				if s.Kind == SpanRCUBarrier && !s.Locked {
-					require.Equal(t, p.RCUBarrierNs, s.End-s.BarrierStart, "round %d thread %d", round, th)
+					require.Equal(t, p.Times(1, StepRCUBarrier), s.End-s.BarrierStart, "round %d thread %d", round, th)
 					if !s.Shared {
 						require.LessOrEqual(t, s.Start, s.BarrierStart)
 					}

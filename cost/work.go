@@ -54,7 +54,7 @@ func (w Work) Count(s Step) int64 {
 func (w Work) LockedNs(p Params) int64 {
 	var t int64
 	for _, e := range w.Locked {
-		t += e.N * p.Cost(e.Step)
+		t += p.Times(e.N, e.Step)
 	}
 	return t
 }
@@ -64,7 +64,7 @@ func (w Work) LockedNs(p Params) int64 {
 func (w Work) PlainNs(p Params) int64 {
 	t := w.LockedNs(p)
 	for _, e := range w.Unlocked {
-		t += e.N * p.Cost(e.Step)
+		t += p.Times(e.N, e.Step)
 	}
 	return t
 }

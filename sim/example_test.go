@@ -148,7 +148,7 @@ link del b1
 			threads, float64(res.VirtualNs)/1e6, float64(res.LockHeldNs)/1e6, c.RCUBarrier, c.RCUBarrierExecuted)
 	}
 	p, _ := t.Prices()
-	fmt.Println("rcu_barrier price:", p.RCUBarrierNs, "ns; default:", p == sim.DefaultPrices())
+	fmt.Printf("rcu_barrier price: %.0f ns; default: %v\n", p.RCUBarrierNs, p == sim.DefaultPrices())
 	// Output:
 	// 1 thread(s): 97.200 ms virtual, rtnl_lock held 30.250 ms, rcu_barrier calls 4, run 4
 	// 2 thread(s): 74.512 ms virtual, rtnl_lock held 30.250 ms, rcu_barrier calls 4, run 4

@@ -261,9 +261,9 @@ type ProvenanceProcessStart struct {
 // ProvenancePrice is one step's price as calibrated.
 type ProvenancePrice struct {
 	Step     string  `json:"step"`
-	Ns       int64   `json:"ns"`
-	LoNs     int64   `json:"lo_ns,omitempty"`
-	HiNs     int64   `json:"hi_ns,omitempty"`
+	Ns       float64 `json:"ns"`
+	LoNs     float64 `json:"lo_ns,omitempty"`
+	HiNs     float64 `json:"hi_ns,omitempty"`
 	Status   string  `json:"status"`
 	Distance float64 `json:"distance"`
 	// FittedDistance is the same among the fitted columns.

@@ -171,7 +171,7 @@ func TestLoadProfileFile(t *testing.T) {
 	require.NotNil(t, o.Cost)
 	require.Equal(t, cost, *o.Cost)
 	o.Cost.RequestNs = 7 // a copy: the profile keeps its prices
-	require.Equal(t, int64(1000), p.Cost.RequestNs)
+	require.Equal(t, 1000.0, p.Cost.RequestNs)
 
 	// The calibration's newer fields round-trip; a file without them (the
 	// one above) still loads.

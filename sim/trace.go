@@ -164,11 +164,11 @@ type TraceCount struct {
 type TraceStep struct {
 	// Step is the cost model's name (cost.Step.String) and Function the
 	// kernel function it stands for.
-	Step     string `json:"step"`
-	Function string `json:"function"`
-	Count    int64  `json:"count"`
-	UnitNs   int64  `json:"unit_ns"`
-	CostNs   int64  `json:"cost_ns"`
+	Step     string  `json:"step"`
+	Function string  `json:"function"`
+	Count    int64   `json:"count"`
+	UnitNs   float64 `json:"unit_ns"`
+	CostNs   int64   `json:"cost_ns"`
 }
 
 // TraceFib is the address-list and FIB work of a request (counter deltas).
@@ -332,7 +332,7 @@ func traceSteps(list []cost.StepN, p cost.Params) []TraceStep {
 	for _, e := range list {
 		u := p.Cost(e.Step)
 		out = append(out, TraceStep{Step: e.Step.String(), Function: stepFunction(e.Step),
-			Count: e.N, UnitNs: u, CostNs: u * e.N})
+			Count: e.N, UnitNs: u, CostNs: p.Times(e.N, e.Step)})
 	}
 	return out
 }

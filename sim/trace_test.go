@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -105,7 +106,7 @@ func TestTraceSmallScript(t *testing.T) {
 		require.Equal(t, r.LockWaitNs+r.LockedNs+r.UnlockedNs, r.TotalNs)
 		var locked, unlocked int64
 		for _, s := range r.Locked {
-			require.Equal(t, s.Count*s.UnitNs, s.CostNs)
+			require.Equal(t, int64(math.Round(float64(s.Count)*s.UnitNs)), s.CostNs)
 			locked += s.CostNs
 		}
 		for _, s := range r.Unlocked {
@@ -192,7 +193,7 @@ func TestTraceStepsGeneric(t *testing.T) {
 		require.Equal(t, s.String(), steps[i].Step)
 		require.NotEmpty(t, steps[i].Function)
 		require.Equal(t, int64(i+1), steps[i].Count)
-		require.Equal(t, p.Cost(s)*int64(i+1), steps[i].CostNs)
+		require.Equal(t, p.Times(int64(i+1), s), steps[i].CostNs)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -137,6 +138,14 @@ func dur(ns int64) string {
 	return sig3(float64(ns)/1e9) + " s"
 }
 
+// unitDur is dur for a price, which can be a fraction of a nanosecond.
+func unitDur(ns float64) string {
+	if ns > 0 && ns < 100 && ns != math.Trunc(ns) {
+		return sig3(ns) + " ns"
+	}
+	return dur(int64(math.Round(ns)))
+}
+
 func sig3(v float64) string {
 	switch {
 	case v < 10:
@@ -224,7 +233,7 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 	for _, q := range tr.Requests {
 		for _, s := range allSteps(q) {
 			stepW, fnW = max(stepW, len(s.Step)), max(fnW, len(s.Function))
-			nW, uW, cW = max(nW, len(strconv.FormatInt(s.Count, 10))), max(uW, len(dur(s.UnitNs))), max(cW, len(dur(s.CostNs)))
+			nW, uW, cW = max(nW, len(strconv.FormatInt(s.Count, 10))), max(uW, len(unitDur(s.UnitNs))), max(cW, len(dur(s.CostNs)))
 		}
 	}
 	row := func(pre, a, b, n, u, c, note string) {
@@ -257,7 +266,7 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 		}
 		row(indent, "step", "kernel function", "count", "unit", "cost", "")
 		for _, s := range q.Locked {
-			row(indent, s.Step, s.Function, strconv.FormatInt(s.Count, 10), dur(s.UnitNs), dur(s.CostNs), "")
+			row(indent, s.Step, s.Function, strconv.FormatInt(s.Count, 10), unitDur(s.UnitNs), dur(s.CostNs), "")
 		}
 		fmt.Fprintf(w, "  %s  rtnl_unlock (held %s)\n", ck.at(q.ReleaseNs), dur(q.LockedNs))
 		var plain int64
@@ -269,7 +278,7 @@ func writeTraceText(w io.Writer, reqs []rtnl.Request, errs []rtnl.LineError, tr 
 			if s.Step == cost.StepRCUBarrier.String() {
 				note = barrierNote(q, plain)
 			}
-			row(indent, s.Step, s.Function, strconv.FormatInt(s.Count, 10), dur(s.UnitNs), dur(s.CostNs), note)
+			row(indent, s.Step, s.Function, strconv.FormatInt(s.Count, 10), unitDur(s.UnitNs), dur(s.CostNs), note)
 		}
 		fmt.Fprintf(w, "  %s  returns: %s = lock wait %s + locked %s + after unlock %s\n",
 			ck.at(q.EndNs), dur(q.TotalNs), dur(q.LockWaitNs), dur(q.LockedNs), dur(q.UnlockedNs))

@@ -271,7 +271,7 @@ type PredictionRow struct {
 // repeats' fits gave it.
 type PriceRange struct {
 	Step   cost.Step
-	Lo, Hi int64
+	Lo, Hi float64
 }
 
 // Result is a calibration.
@@ -306,7 +306,7 @@ func (r Result) Ranges() []PriceRange {
 		if s.Status != Fitted || len(r.Repeats) == 0 {
 			continue
 		}
-		pr := PriceRange{Step: s.Step, Lo: math.MaxInt64, Hi: math.MinInt64}
+		pr := PriceRange{Step: s.Step, Lo: math.Inf(1), Hi: math.Inf(-1)}
 		for _, f := range r.Repeats {
 			pr.Lo, pr.Hi = min(pr.Lo, f.Steps[i].Ns), max(pr.Hi, f.Steps[i].Ns)
 		}
@@ -794,14 +794,17 @@ func (r Result) WritePredictions(w io.Writer) {
 
 func msText(ns int64) string { return fmt.Sprintf("%.1f ms", float64(ns)/1e6) }
 
-func nsText(ns int64) string {
+func nsText[N int64 | float64](n N) string {
+	ns := float64(n)
 	switch {
 	case ns >= 1e6:
-		return fmt.Sprintf("%.3f ms", float64(ns)/1e6)
+		return fmt.Sprintf("%.3f ms", ns/1e6)
 	case ns >= 1e4:
-		return fmt.Sprintf("%.2f us", float64(ns)/1e3)
+		return fmt.Sprintf("%.2f us", ns/1e3)
+	case ns >= 100 || ns == math.Trunc(ns):
+		return fmt.Sprintf("%.0f ns", ns)
 	}
-	return fmt.Sprintf("%d ns", ns)
+	return fmt.Sprintf("%.2f ns", ns)
 }
 
 func machine() string {

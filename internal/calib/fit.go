@@ -49,7 +49,7 @@ func (s StepStatus) String() string {
 // StepFit is one step's price and how it was found.
 type StepFit struct {
 	Step   cost.Step
-	Ns     int64
+	Ns     float64
 	Status StepStatus
 	// Distance is the step's column's distance from the span of the other
 	// exercised columns in the full design (Fit.Design); 0 when not
@@ -89,10 +89,10 @@ func (f Fit) Undetermined() []string {
 	for _, s := range f.Steps {
 		switch s.Status {
 		case NotExercised:
-			out = append(out, fmt.Sprintf("%s: not exercised by the calibration set; prior price %d ns kept", s.Step, s.Ns))
+			out = append(out, fmt.Sprintf("%s: not exercised by the calibration set; prior price %s kept", s.Step, nsText(s.Ns)))
 		case NotIdentified:
-			out = append(out, fmt.Sprintf("%s: not identified (column %.3f from the span of the others, under %.2f; nearly a combination of %s); prior price %d ns kept",
-				s.Step, s.Distance, MinDistance, stepNames(s.With), s.Ns))
+			out = append(out, fmt.Sprintf("%s: not identified (column %.3f from the span of the others, under %.2f; nearly a combination of %s); prior price %s kept",
+				s.Step, s.Distance, MinDistance, stepNames(s.With), nsText(s.Ns)))
 		}
 	}
 	return out
@@ -104,6 +104,16 @@ func stepNames(ss []cost.Step) string {
 		n = append(n, s.String())
 	}
 	return strings.Join(n, ", ")
+}
+
+// RoundPrice rounds a fitted price for the profile: to the nanosecond from
+// 100 ns up, to a hundredth of one below (a list step of 4.4 ns is not
+// 4 ns: the rounding alone would move it by 10%).
+func RoundPrice(ns float64) float64 {
+	if ns >= 100 {
+		return math.Round(ns)
+	}
+	return math.Round(ns*100) / 100
 }
 
 // MinCount is how many times some calibration row must make a step for
@@ -124,8 +134,7 @@ const MinCount = 10
 // MinDistance of the span of the rest) keeps base's price too
 // (NotIdentified): the least pinned is left out first, then the design is
 // analysed again, until every remaining column is pinned. Small prices
-// are rounded to whole ns one at a time, smallest first, the others
-// fitted again around each.
+// are kept to a hundredth of a nanosecond (RoundPrice).
 func FitPrices(base cost.Params, rows []Row) (Fit, error) {
 	if err := checkRows(rows); err != nil {
 		return Fit{}, err
@@ -248,33 +257,15 @@ func fitWith(base cost.Params, rows []Row, status map[cost.Step]StepFit) (Fit, e
 	}
 	fixed := map[int]float64{}
 	for k, s := range kept {
-		fixed[len(cols)+k] = float64(base.Cost(s))
+		fixed[len(cols)+k] = base.Cost(s)
 	}
 	best := NonNegLeastSquares(xs, fixed)
 	if best == nil {
 		return out, errors.New("calib: no set of non-negative step prices fits the calibration rows")
 	}
-	// Round the small prices one at a time, smallest first.
-	for {
-		j := -1
-		for c := range cols {
-			if _, ok := fixed[c]; !ok && best[c] < 1000 && (j < 0 || best[c] < best[j]) {
-				j = c
-			}
-		}
-		if j < 0 {
-			break
-		}
-		fixed[j] = math.Round(best[j])
-		if b := NonNegLeastSquares(xs, fixed); b != nil {
-			best = b
-		} else {
-			best[j] = fixed[j]
-		}
-	}
 	for c, s := range cols {
 		sf := status[s]
-		sf.Ns = int64(math.Round(best[c]))
+		sf.Ns = RoundPrice(best[c])
 		status[s] = sf
 	}
 	for _, s := range cost.Steps() {
@@ -292,7 +283,7 @@ func fitWith(base cost.Params, rows []Row, status map[cost.Step]StepFit) (Fit, e
 	for _, r := range rows {
 		var t int64
 		for s, n := range r.Counts {
-			t += n * out.Params.Cost(s)
+			t += out.Params.Times(n, s)
 		}
 		out.Rows = append(out.Rows, RowFit{Name: r.Name, MeasuredNs: r.Ns, FittedNs: t,
 			Residual: float64(t-r.Ns) / float64(r.Ns)})

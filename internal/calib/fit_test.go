@@ -37,8 +37,8 @@ func TestFitPricesRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for s, want := range truth {
-		if got := fit.Params.Cost(s); got < want*99/100 || got > want*101/100 {
-			t.Errorf("%s: fitted %d, true %d", s, got, want)
+		if got := fit.Params.Cost(s); got < float64(want)*0.99 || got > float64(want)*1.01 {
+			t.Errorf("%s: fitted %g, true %d", s, got, want)
 		}
 	}
 	st := map[cost.Step]StepFit{}
@@ -116,8 +116,8 @@ func TestFitPricesFewCallsKeepBase(t *testing.T) {
 		}
 	}
 	for _, s := range []cost.Step{cost.StepRequest, cost.StepIPv6Walk} {
-		if got := fit.Params.Cost(s); got != truth[s] {
-			t.Errorf("%s: fitted %d, true %d", s, got, truth[s])
+		if got := fit.Params.Cost(s); got != float64(truth[s]) {
+			t.Errorf("%s: fitted %g, true %d", s, got, truth[s])
 		}
 	}
 	for _, r := range fit.Rows {

@@ -51,8 +51,8 @@ func TestIdentifiableDesignRecoversPlanted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for j, s := range steps {
-		if got := fit.Params.Cost(s); got < truth[j]*99/100 || got > truth[j]*101/100 {
-			t.Errorf("%s: fitted %d, planted %d", s, got, truth[j])
+		if got := fit.Params.Cost(s); got < float64(truth[j])*0.99 || got > float64(truth[j])*1.01 {
+			t.Errorf("%s: fitted %g, planted %d", s, got, truth[j])
 		}
 	}
 	// Every repeat of the same times fits the same prices.
@@ -110,8 +110,8 @@ func TestCollinearPairNotIdentified(t *testing.T) {
 		}
 		for _, s := range []cost.Step{cost.StepRequest, cost.StepFibOp} {
 			want := truth[map[cost.Step]int{cost.StepRequest: 0, cost.StepFibOp: 3}[s]]
-			if got := fit.Params.Cost(s); got < want*97/100 || got > want*103/100 {
-				t.Errorf("wobble %d%%: %s fitted %d, planted %d", wobble, s, got, want)
+			if got := fit.Params.Cost(s); got < float64(want)*0.97 || got > float64(want)*1.03 {
+				t.Errorf("wobble %d%%: %s fitted %g, planted %d", wobble, s, got, want)
 			}
 		}
 		if len(fit.Undetermined()) == 0 {
@@ -224,7 +224,7 @@ func TestScenariosRunUnderIP(t *testing.T) {
 }
 
 func TestRanges(t *testing.T) {
-	mk := func(req, fib int64, st StepStatus) Fit {
+	mk := func(req, fib float64, st StepStatus) Fit {
 		return Fit{Steps: []StepFit{{Step: cost.StepRequest, Ns: req, Status: Fitted}, {Step: cost.StepFibOp, Ns: fib, Status: st}}}
 	}
 	r := Result{Fit: mk(20, 5, NotIdentified), Repeats: []Fit{mk(22, 5, NotIdentified), mk(18, 5, NotIdentified), mk(25, 5, NotIdentified)}}

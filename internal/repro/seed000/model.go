@@ -123,9 +123,9 @@ func Fit(o FitOptions) (cost.Params, error) {
 		return cost.Params{}, fmt.Errorf("fit seed 000: negative solution (rcu_barrier %.0f ns, device %.0f ns)", b, d)
 	}
 	return cost.Params{
-		RCUBarrierNs:              int64(math.Round(b)),
-		SynchronizeNetExpeditedNs: int64(math.Round(r * b)),
-		UnregisterDeviceNs:        int64(math.Round(d)),
+		RCUBarrierNs:              math.Round(b),
+		SynchronizeNetExpeditedNs: math.Round(r * b),
+		UnregisterDeviceNs:        math.Round(d),
 	}, nil
 }
 

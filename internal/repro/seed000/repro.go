@@ -207,20 +207,20 @@ func seed000Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	if c.Request == 0 {
 		return nil, fmt.Errorf("seed 000: the sim's DOWN group move counted no request")
 	}
-	p16.RequestNs = int64(math.Round((0.640e9 - downMove*1e9) / float64(c.Request)))
+	p16.RequestNs = math.Round((0.640e9 - downMove*1e9) / float64(c.Request))
 	upMoveS, c, err := timeAt(name("move", true), p16)
 	if err != nil {
 		return nil, err
 	}
 	ipv6 := c.IPv6Walk > 0 && upMoveS < 48.605
 	if ipv6 {
-		p16.IPv6WalkNs = int64(math.Round((48.605e9 - upMoveS*1e9) / float64(c.IPv6Walk)))
+		p16.IPv6WalkNs = math.Round((48.605e9 - upMoveS*1e9) / float64(c.IPv6Walk))
 	}
 	t.Profile = fmt.Sprintf("seed-000 fit (Fit: rcu_barrier %.2f ms, expedited synchronize_net %.2f ms, per-device unregister %.2f ms; "+
 		"fitted to the 1-thread and group rows of the 10K experiment); for the 16K experiment also a request price of %.1f us fitted to the DOWN move (0.64 s)",
 		float64(p.RCUBarrierNs)/1e6, float64(p.SynchronizeNetExpeditedNs)/1e6, float64(p.UnregisterDeviceNs)/1e6, float64(p16.RequestNs)/1e3)
 	if ipv6 {
-		t.Profile += fmt.Sprintf(" and an IPv6 walk entry price of %d ns fitted to the UP move (48.6 s; one price for every entry: ipv6_walk_far and ipv6_walk_cold, the surcharges on entries past a walk's first 10,000 and on a request's first walk, are 0 here)", p16.IPv6WalkNs)
+		t.Profile += fmt.Sprintf(" and an IPv6 walk entry price of %.0f ns fitted to the UP move (48.6 s; one price for every entry: ipv6_walk_far and ipv6_walk_cold, the surcharges on entries past a walk's first 10,000 and on a request's first walk, are 0 here)", p16.IPv6WalkNs)
 	}
 
 	const g16 = "16K dummies: move into a group (one `ip -b` line each), then `ip link delete group`"

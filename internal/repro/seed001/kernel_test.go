@@ -77,7 +77,7 @@ func TestKernelSeed001Prediction(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "fitted at N=500,2000: request %d ns, ifa_walk %d ns, fib_op %d ns\n", p.RequestNs, p.IfaWalkNs, p.FibOpNs)
+	fmt.Fprintf(&b, "fitted at N=500,2000: request %.0f ns, ifa_walk %.0f ns, fib_op %.0f ns\n", p.RequestNs, p.IfaWalkNs, p.FibOpNs)
 	fmt.Fprintf(&b, "%-22s %6s %12s %12s %12s %8s\n", "case", "role", "ifa_walk", "fib_ops", "model", "kernel")
 	var bad []string
 	for _, rows := range [][]Measured{fit, check} {
@@ -185,7 +185,7 @@ func TestKernelSeed001Layouts(t *testing.T) {
 	p, err := Fit(cost.Params{}, rows, cache)
 	require.NoError(t, err)
 	var b strings.Builder
-	fmt.Fprintf(&b, "fitted here: request %d ns, ifa_walk %d ns, fib_op %d ns\n", p.RequestNs, p.IfaWalkNs, p.FibOpNs)
+	fmt.Fprintf(&b, "fitted here: request %.0f ns, ifa_walk %.0f ns, fib_op %.0f ns\n", p.RequestNs, p.IfaWalkNs, p.FibOpNs)
 	fmt.Fprintf(&b, "%-40s %12s %10s %10s %8s %10s %8s %10s\n", "case", "ifa_walk", "fib_ops", "FlushPr.", "error", "fitted", "error", "kernel")
 	var bad []string
 	for _, m := range rows {

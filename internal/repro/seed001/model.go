@@ -166,9 +166,9 @@ func Fit(base cost.Params, rows []Measured, cache Cache) (cost.Params, error) {
 		return base, errors.New("fit seed 001: no non-negative solution with the list step rounded")
 	}
 	out := base
-	out.RequestNs = int64(math.Round(best[0]))
-	out.IfaWalkNs = int64(math.Round(best[1]))
-	out.FibOpNs = int64(math.Round(best[2]))
+	out.RequestNs = math.Round(best[0])
+	out.IfaWalkNs = math.Round(best[1])
+	out.FibOpNs = math.Round(best[2])
 	return out, nil
 }
 

@@ -118,13 +118,13 @@ func seed001Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	// One factor on FlushPrices, fitted to the "after" row.
 	k := seed001After / priceCounts(cf, FlushPrices)
 	era := cost.Params{
-		RequestNs: int64(math.Round(k * float64(FlushPrices.RequestNs))),
-		IfaWalkNs: int64(math.Round(k * float64(FlushPrices.IfaWalkNs))),
-		FibOpNs:   int64(math.Round(k * float64(FlushPrices.FibOpNs))),
+		RequestNs: math.Round(k * FlushPrices.RequestNs),
+		IfaWalkNs: math.Round(k * FlushPrices.IfaWalkNs),
+		FibOpNs:   math.Round(k * FlushPrices.FibOpNs),
 	}
 	t := &repro.Table{Profile: fmt.Sprintf("this machine's flush prices (request 13.0 us, list step 5 ns, FIB op 1.31 us) x %.3f, "+
-		"the one factor fitted to the IFA_F_FLUSH row (rounded to whole ns for the kernel column: request %.1f us, list step %d ns, FIB op %.2f us)",
-		k, float64(era.RequestNs)/1e3, era.IfaWalkNs, float64(era.FibOpNs)/1e3)}
+		"the one factor fitted to the IFA_F_FLUSH row (rounded to whole ns for the kernel column: request %.1f us, list step %.0f ns, FIB op %.2f us)",
+		k, era.RequestNs/1e3, era.IfaWalkNs, era.FibOpNs/1e3)}
 	const g = "40,000 addresses on one dummy, `ip -stats addr flush dev dum0` (Jakub Sitnicki)"
 	// The rows use the unrounded factor; the rounded prices (era) price
 	// the kernel column when no calibrated profile is given.
@@ -155,8 +155,8 @@ func seed001Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	}
 	fits := both[0]
 	t.Notes = append(t.Notes, "layouts (the thread does not say how its addresses were laid out; --layouts prints the search): "+Conclusion(fits, seed001Tol),
-		fmt.Sprintf("layouts at prices fitted to this kernel's flushes of 4,000 addresses in subnets of 1, 4 and 8 (request %.2f us, list step %d ns, FIB op %.2f us; the factor again fitted to after): %s",
-			float64(LayoutPrices.RequestNs)/1e3, LayoutPrices.IfaWalkNs, float64(LayoutPrices.FibOpNs)/1e3, Conclusion(both[1], seed001Tol)))
+		fmt.Sprintf("layouts at prices fitted to this kernel's flushes of 4,000 addresses in subnets of 1, 4 and 8 (request %.2f us, list step %.0f ns, FIB op %.2f us; the factor again fitted to after): %s",
+			LayoutPrices.RequestNs/1e3, LayoutPrices.IfaWalkNs, LayoutPrices.FibOpNs/1e3, Conclusion(both[1], seed001Tol)))
 	if o.Layouts {
 		t.Sections = append(t.Sections, LayoutTable(fits, seed001Before, seed001After, seed001Tol))
 	}

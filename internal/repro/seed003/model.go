@@ -120,7 +120,7 @@ func Fit(base cost.Params) (cost.Params, Work, Work, error) {
 		return base, rc3, fixed, errors.New("fit seed 003: rc3 makes no more update_suffix visits than the fix")
 	}
 	p := base
-	p.TrieSuffixVisitNs = int64(math.Round(float64(DeleteOneRc3Ns-DeleteOneBeforeNs) / float64(dv)))
+	p.TrieSuffixVisitNs = math.Round(float64(DeleteOneRc3Ns-DeleteOneBeforeNs) / float64(dv))
 	return p, rc3, fixed, nil
 }
 
@@ -198,7 +198,7 @@ func mustSimulate(p cost.Params, work []cost.Work) int64 {
 // seed's.
 func FormatTable(rows []Row, p cost.Params) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "update_suffix slot visit priced at %d ns (fitted); rcu_barrier %d ns, device %d ns (seed 000 fit)\n",
+	fmt.Fprintf(&b, "update_suffix slot visit priced at %.0f ns (fitted); rcu_barrier %.0f ns, device %.0f ns (seed 000 fit)\n",
 		p.TrieSuffixVisitNs, p.RCUBarrierNs, p.UnregisterDeviceNs)
 	fmt.Fprintf(&b, "%-34s %-14s %8s %16s %14s %10s %11s %11s  %s\n", "scenario", "profile", "deleted",
 		"us_visits", "leaf_visits", "fib_ops", "model", "seed", "note")

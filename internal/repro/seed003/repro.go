@@ -153,9 +153,9 @@ func seed003Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	if len(simRows) != 4 {
 		return nil, fmt.Errorf("Table has %d rows, want 4", len(simRows))
 	}
-	t := &repro.Table{Profile: fmt.Sprintf("update_suffix slot visit %d ns, fitted to the two one-device rows together (0.441 s - 0.064 s over the model's extra visits); "+
+	t := &repro.Table{Profile: fmt.Sprintf("update_suffix slot visit %.0f ns, fitted to the two one-device rows together (0.441 s - 0.064 s over the model's extra visits); "+
 		"rcu_barrier %.2f ms, per-device unregister %.2f ms and the rest: the seed-000 fit. FIB of the row's profile, the rest of the model is 6.18's",
-		p.TrieSuffixVisitNs, float64(p.RCUBarrierNs)/1e6, float64(p.UnregisterDeviceNs)/1e6)}
+		p.TrieSuffixVisitNs, p.RCUBarrierNs/1e6, p.UnregisterDeviceNs/1e6)}
 	figs := seed003Figures()
 	sec := func(ns int64) *float64 { v := float64(ns) / 1e9; return &v }
 	visits := func(r Row) string {

@@ -148,7 +148,7 @@ func TestSeed004Prediction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("fitted: setns %d ns, nl_socket %d, dump_request %d, dump_chunk %d, link_fill %d, addr_fill %d, peer_lookup %d, nsid_walk %d",
+	t.Logf("fitted: setns %.0f ns, nl_socket %.0f, dump_request %.0f, dump_chunk %.0f, link_fill %.0f, addr_fill %.0f, peer_lookup %.0f, nsid_walk %.0f",
 		p.SetnsNs, p.NlSocketNs, p.DumpRequestNs, p.DumpChunkNs, p.LinkFillNs, p.AddrFillNs, p.PeerLookupNs, p.NsidWalkNs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| size | method | role | kernel min us | kernel median us | model us | error |\n|---|---|---|---|---|---|---|\n")

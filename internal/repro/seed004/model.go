@@ -497,7 +497,7 @@ func Fit(base cost.Params, rows []Measured, cache Cache) (cost.Params, error) {
 	}
 	out := base
 	for j, s := range Params {
-		if err := out.Set(s, int64(math.Round(best[j]))); err != nil {
+		if err := out.Set(s, math.Round(best[j])); err != nil {
 			return base, err
 		}
 	}
@@ -576,7 +576,7 @@ func FitSeedEra(machine cost.Params, asPrinted bool) (SeedEra, error) {
 	era := SeedEra{Scale: s, SetnsPathUs: path / 1e3, Printed: asPrinted}
 	p := machine
 	for _, st := range Params {
-		if err := p.Set(st, int64(math.Round(float64(machine.Cost(st))*s))); err != nil {
+		if err := p.Set(st, math.Round(machine.Cost(st)*s)); err != nil {
 			return SeedEra{}, err
 		}
 	}
@@ -587,7 +587,7 @@ func FitSeedEra(machine cost.Params, asPrinted bool) (SeedEra, error) {
 	if setns < 0 {
 		setns = 0
 	}
-	p.SetnsNs = int64(math.Round(setns))
+	p.SetnsNs = math.Round(setns)
 	era.Params = p
 	return era, nil
 }

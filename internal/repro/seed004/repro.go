@@ -97,7 +97,7 @@ func seed004Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	}
 	p := era.Params
 	t := &repro.Table{Profile: fmt.Sprintf("this machine's seed-004 prices (setns %.1f us, socket %.1f us, dump round %.2f us, link fill %.1f us, "+
-		"address fill %.2f us, target lookup %.2f us, nsid walk %d ns per entry) x %.2f, the factor fitted to the netnsid figure; "+
+		"address fill %.2f us, target lookup %.2f us, nsid walk %.0f ns per entry) x %.2f, the factor fitted to the netnsid figure; "+
 		"setns fitted to the setns figure as the benchmark computed it (its sum is not reset): %.2f us a call. "+
 		"Container: lo and a veth, 2 IPv4 + 3 IPv6 addresses (an LXD default, assumed; the thread does not say)",
 		seed004Us(Machine.SetnsNs), seed004Us(Machine.NlSocketNs), seed004Us(Machine.DumpChunkNs), seed004Us(Machine.LinkFillNs),
@@ -152,7 +152,7 @@ func seed004Rows(ctx context.Context, o repro.Options) (*repro.Table, error) {
 	return t, nil
 }
 
-func seed004Us(ns int64) float64 { return float64(ns) / 1e3 }
+func seed004Us(ns float64) float64 { return ns / 1e3 }
 
 // seed004Kernel measures the seed's shape and the grid, fits this
 // machine's prices at the fit grid (or takes o.Machine when it has them)
@@ -264,7 +264,7 @@ func seed004Kernel(ctx context.Context, o repro.Options, t *repro.Table) error {
 	t.Rows[4].Kernel = &repro.Kernel{Size: fmt.Sprintf("K=1 and K=%d, lo + veth with 5 IPv4", many.Containers), Runs: repeats, Profile: name,
 		Text: fmt.Sprintf("measured per read: setns %.1f -> %.1f us, netnsid (kept socket) %.1f -> %.1f us", mm[0], mm[1], mm[2], mm[3])}
 	t.Notes = append(t.Notes, fmt.Sprintf("kernel column prices (%s): setns %.2f us, socket %.2f us, request %.2f us, dump round %.2f us, "+
-		"link fill %.2f us, address fill %.2f us, target lookup %.2f us, nsid walk %d ns", name, seed004Us(prices.SetnsNs), seed004Us(prices.NlSocketNs),
+		"link fill %.2f us, address fill %.2f us, target lookup %.2f us, nsid walk %.0f ns", name, seed004Us(prices.SetnsNs), seed004Us(prices.NlSocketNs),
 		seed004Us(prices.DumpRequestNs), seed004Us(prices.DumpChunkNs), seed004Us(prices.LinkFillNs), seed004Us(prices.AddrFillNs), seed004Us(prices.PeerLookupNs), prices.NsidWalkNs))
 	t.Notes = append(t.Notes, "this machine, per read (minimum block mean; model under the kernel column prices):")
 	for _, r := range rows {
