@@ -34,6 +34,7 @@ type Counters struct {
 	IPv6RouteList           int64 `json:"ipv6_route_list"`
 	IfaWalkFar              int64 `json:"ifa_walk_far"`
 	ClientLine              int64 `json:"client_line"`
+	RCUBarrierUp            int64 `json:"rcu_barrier_up"`
 }
 
 func (c *Counters) field(s Step) *int64 {
@@ -92,6 +93,8 @@ func (c *Counters) field(s Step) *int64 {
 		return &c.IfaWalkFar
 	case StepClientLine:
 		return &c.ClientLine
+	case StepRCUBarrierUp:
+		return &c.RCUBarrierUp
 	}
 	panic(fmt.Sprintf("cost: counter of unknown step %d", s))
 }

@@ -38,6 +38,7 @@ type Params struct {
 	IPv6RouteListNs           float64 `json:"ipv6_route_list_ns"`
 	IfaWalkFarNs              float64 `json:"ifa_walk_far_ns"`
 	ClientLineNs              float64 `json:"client_line_ns"`
+	RCUBarrierUpNs            float64 `json:"rcu_barrier_up_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -114,6 +115,8 @@ func (p Params) Cost(s Step) float64 {
 		return p.IfaWalkFarNs
 	case StepClientLine:
 		return p.ClientLineNs
+	case StepRCUBarrierUp:
+		return p.RCUBarrierUpNs
 	}
 	panic(fmt.Sprintf("cost: cost of unknown step %d", s))
 }

@@ -73,7 +73,7 @@ func spanKind(s Step) SpanKind {
 		return SpanSynchronizeNet
 	case StepSynchronizeNetExpedited:
 		return SpanSynchronizeNetExpedited
-	case StepRCUBarrier:
+	case StepRCUBarrier, StepRCUBarrierUp:
 		return SpanRCUBarrier
 	}
 	return SpanWork

@@ -316,6 +316,7 @@ var stepFunctions = map[string]string{
 	"addr_fill":                 "inet_fill_ifaddr",
 	"peer_lookup":               "rtnl_get_net_ns_capable",
 	"nsid_walk":                 "__peernet2id",
+	"rcu_barrier_up":            "rcu_barrier, after closing an UP device",
 }
 
 // stepFunction is the kernel function a step stands for (its name when

@@ -85,12 +85,13 @@ func TestTraceSmallScript(t *testing.T) {
 	require.EqualValues(t, 1, q[4].RCUBarriers)
 	// dev_close_many's NETDEV_GOING_DOWN and expedited grace period come
 	// before unregister_netdevice_many's per-device work; rcu_barrier is
-	// netdev_run_todo's, after rtnl_unlock.
+	// netdev_run_todo's, after rtnl_unlock, with the longer wait that
+	// closing an UP device adds.
 	// (In order, other steps allowed between: the model may grow steps.)
 	requireInOrder(t, []string{"request", "notifier_call", "synchronize_net_expedited", "notification",
 		"notifier_call", "synchronize_net_expedited", "unregister_device", "notifier_call", "notification",
 		"synchronize_net_expedited", "fib_op", "fib_flush_leaf", "trie_suffix_visit"}, stepNames(q[4].Locked))
-	require.Equal(t, []string{"rcu_barrier"}, stepNames(q[4].Unlocked))
+	require.Equal(t, []string{"rcu_barrier", "rcu_barrier_up"}, stepNames(q[4].Unlocked))
 	require.Equal(t, "update_suffix", q[4].Locked[len(q[4].Locked)-1].Function)
 	requireInOrder(t, []string{"request", "notifier_call", "notification"}, stepNames(q[0].Locked))
 	requireInOrder(t, []string{"request", "fib_op"}, stepNames(q[3].Locked))

@@ -153,8 +153,12 @@ func UnregisterRequestWork(st UnregisterSteps, devs []UnregDev) cost.Work {
 		w.AddLocked(cost.StepIPv6WalkCold, cold)
 		w.AddLocked(cost.StepNotification, notes)
 	}
-	// netdev_run_todo after __rtnl_unlock.
+	// netdev_run_todo after __rtnl_unlock; its barrier waits longer when
+	// the batch closed an UP device (cost.StepRCUBarrierUp).
 	w.AddUnlocked(cost.StepRCUBarrier, 1)
+	if up > 0 {
+		w.AddUnlocked(cost.StepRCUBarrierUp, 1)
+	}
 	return w
 }
 

@@ -111,7 +111,7 @@ var Scenarios = []Scenario{
 		Unit:  "devices",
 		About: "delete N UP devices (IPv6 LLA) one by one from T threads (--threads), by one group request, by one list request (+bulk-ifindex)",
 		Counters: []string{"request", "rcu_barrier", RCUBarrierExecuted, "synchronize_net_expedited", "unregister_device",
-			"notifier_call", "notification"},
+			"notifier_call", "notification", "rcu_barrier_up"},
 		curves: seed000Curves,
 		seedPrices: func() (cost.Params, string, error) {
 			p, err := seed000.Fit(seed000.DefaultFit)
@@ -135,7 +135,7 @@ var Scenarios = []Scenario{
 		Unit:  "devices",
 		About: "set up N dummies (72.j.k.1/24, up), then delete them all one by one, under the linux-4.2-rc3 FIB (stops at --rc3-max-n) and the fix (linux-4.2); sim target",
 		Counters: []string{"request", "rcu_barrier", "unregister_device", "notification", "fib_op", "fib_flush_leaf",
-			"trie_suffix_visit"},
+			"trie_suffix_visit", "rcu_barrier_up"},
 		curves: seed003Curves,
 		seedPrices: func() (cost.Params, string, error) {
 			p, err := seed003Prices()
