@@ -125,7 +125,7 @@ func (p Params) Cost(s Step) float64 {
 func (p Params) Validate() error {
 	for _, s := range Steps() {
 		if p.Cost(s) < 0 {
-			return fmt.Errorf("cost params: %s is negative (%g ns)", s, p.Cost(s))
+			return fmt.Errorf("cost params: %s is negative (%.2f ns)", s, p.Cost(s))
 		}
 	}
 	if p.RCUBarrierShareWindowNs < 0 {

@@ -149,7 +149,12 @@ func (s *costSim) run(p Params, threads [][]Work) (Result, error) {
 			}
 			s.unlocked(e.thread, e.at, 0)
 		case evBarrier:
-			end, shared := s.rcuBarrier(e.at)
+			// A request's last barrier call followed by StepRCUBarrierUp
+			// runs a barrier that long more, should it run one.
+			un := s.threads[e.thread][s.next[e.thread]].Unlocked
+			next := int(e.step) + 1
+			up := e.left == 1 && next < len(un) && un[next].Step == StepRCUBarrierUp
+			end, shared := s.rcuBarrier(e.at, up)
 			r := s.cur(e.thread)
 			if shared {
 				r.BarriersShared++
@@ -158,7 +163,11 @@ func (s *costSim) run(p Params, threads [][]Work) (Result, error) {
 			if e.left > 1 {
 				s.push(costEvent{at: end, kind: evBarrier, thread: e.thread, step: e.step, left: e.left - 1})
 			} else {
-				s.unlocked(e.thread, end, int(e.step)+1)
+				if up {
+					s.res.Counters.Add(StepRCUBarrierUp, un[next].N)
+					next++
+				}
+				s.unlocked(e.thread, end, next)
 			}
 		}
 	}
@@ -221,9 +230,15 @@ func (s *costSim) unlocked(th int32, at int64, from int) {
 
 // rcuBarrier is one rcu_barrier() call arriving at time at: it returns when
 // the call returns and whether it shared a barrier another caller started.
-func (s *costSim) rcuBarrier(at int64) (end int64, shared bool) {
+// A barrier that up's caller runs lasts StepRCUBarrierUp longer (the
+// kernel's barrier waits for the callbacks closing an UP device queued);
+// one it shares keeps the length its starter gave it.
+func (s *costSim) rcuBarrier(at int64, up bool) (end int64, shared bool) {
 	s.res.Counters.RCUBarrier++
 	b := s.p.Times(1, StepRCUBarrier)
+	if up {
+		b += s.p.Times(1, StepRCUBarrierUp)
+	}
 	switch {
 	case s.barrier && at < s.barStart:
 		// The next barrier is already queued behind barrier_mutex by a

@@ -123,7 +123,10 @@ const (
 	StepClientLine
 	// StepRCUBarrierUp is what netdev_run_todo's rcu_barrier waits beyond
 	// its usual time when the batch closed a device that was UP, priced on
-	// top of StepRCUBarrier and not shared with other callers. Sampling
+	// top of StepRCUBarrier: it follows that request's barrier call in its
+	// work, and a barrier the request runs lasts that much longer (callers
+	// who share it wait with it; one who shares another's does not add
+	// it). Sampling
 	// the kernel stack of `ip -b` deleting ifb devices one by one here
 	// (6.18, 2 CPUs) found the same single rcu_barrier per request for UP
 	// and DOWN devices, 95% of the time, yet UP ones took 21 to 26 ms a

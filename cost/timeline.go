@@ -73,9 +73,11 @@ func spanKind(s Step) SpanKind {
 		return SpanSynchronizeNet
 	case StepSynchronizeNetExpedited:
 		return SpanSynchronizeNetExpedited
-	case StepRCUBarrier, StepRCUBarrierUp:
+	case StepRCUBarrier:
 		return SpanRCUBarrier
 	}
+	// StepRCUBarrierUp lengthens the barrier its request runs (the
+	// engine folds it into that barrier's span).
 	return SpanWork
 }
 

@@ -57,6 +57,31 @@ func TestTimelineBarrierOfItsOwnAfterARunningOne(t *testing.T) {
 	}, tl[1])
 }
 
+// TestTimelineBarrierUpLengthensTheBarrier: a deletion that closed an UP
+// device runs a barrier rcu_barrier_up longer, one span; a second thread
+// arriving while it runs waits for it, then runs its own of the usual
+// length.
+func TestTimelineBarrierUpLengthensTheBarrier(t *testing.T) {
+	up := simpleWork()
+	up.AddUnlocked(StepRCUBarrierUp, 1)
+	p := simpleParams(10, 100)
+	p.RCUBarrierUpNs = 30
+	res, tl, err := SimulateTimeline(p, [][]Work{{up}, {simpleWork()}})
+	require.NoError(t, err)
+	require.Equal(t, []Span{
+		{Kind: SpanWork, Start: 0, End: 10, Request: 0, Locked: true},
+		{Kind: SpanRCUBarrier, Start: 10, End: 140, Request: 0, BarrierStart: 10},
+	}, tl[0])
+	require.Equal(t, []Span{
+		{Kind: SpanLockWait, Start: 0, End: 10, Request: 1},
+		{Kind: SpanWork, Start: 10, End: 20, Request: 1, Locked: true},
+		{Kind: SpanRCUBarrier, Start: 20, End: 240, Request: 1, BarrierStart: 140},
+	}, tl[1])
+	require.EqualValues(t, 240, res.VirtualNs)
+	require.EqualValues(t, 1, res.Counters.RCUBarrierUp)
+	require.EqualValues(t, 140, up.PlainNs(p))
+}
+
 // TestTimelineTilesEachThread: on random work, each thread's spans run back
 // to back from 0 to its end and add up to each request's lock wait, locked
 // and unlocked times; the shared barrier spans are the shared calls; a

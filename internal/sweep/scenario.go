@@ -135,7 +135,7 @@ var Scenarios = []Scenario{
 		Unit:  "devices",
 		About: "set up N dummies (72.j.k.1/24, up), then delete them all one by one, under the linux-4.2-rc3 FIB (stops at --rc3-max-n) and the fix (linux-4.2); sim target",
 		Counters: []string{"request", "rcu_barrier", "unregister_device", "notification", "fib_op", "fib_flush_leaf",
-			"trie_suffix_visit", "rcu_barrier_up"},
+			"trie_suffix_visit"},
 		curves: seed003Curves,
 		seedPrices: func() (cost.Params, string, error) {
 			p, err := seed003Prices()
