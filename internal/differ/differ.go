@@ -21,6 +21,7 @@ import (
 	"maps"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rtnlsim/rtnlsim/internal/compare"
@@ -90,6 +91,13 @@ const BridgeForwardDelay = 15 * time.Second
 // TooSlow reports whether the kernel run outlasted the bridge forward
 // delay, so that timer notifications may be in it.
 func (o Outcome) TooSlow() bool { return o.KernelWall >= BridgeForwardDelay }
+
+// TimerLike reports whether a run that outlasted the bridge forward delay
+// first differs by a bridge port notification the kernel sent and the
+// model did not: what that timer sends. Such a run compares nothing.
+func (o Outcome) TimerLike() bool {
+	return o.TooSlow() && strings.Contains(o.Diff, ", kernel RTM_NEWLINK bridge")
+}
 
 // Links runs reqs on a fresh kernel target first, then on a sim target made
 // with opts, and compares errnos, links and the link and bridge
