@@ -108,49 +108,29 @@ func SimWorkFor(p sim.Profile, s kmeasure.Scenario, client Client) (SimRun, erro
 			}
 		}
 		w, src := t.Work(), t.CostSources()
-		lookups := make([]int, len(th))
-		ip := ipbatch.NewIPLookups()
-		for j, r := range th {
-			if client == IPClient {
-				lookups[j] = ip.Lookups(r)
-			} else {
-				lookups[j] = ipbatch.Lookups(r)
-			}
-		}
-		work, err := withLookups(client, th, lookups, w[done:], src[done:])
+		byReq, err := workByRequest(th, w[done:], src[done:])
 		if err != nil {
 			return run, fmt.Errorf("calib: sim: scenario %s: thread %d: %w", s.Name, i, err)
 		}
-		run.Threads = append(run.Threads, work)
+		run.Threads = append(run.Threads, withLookups(client, th, byReq))
 		done = len(w)
 	}
 	return run, nil
 }
 
-// withLookups puts each request's lookups (LookupWork, as separate kernel
-// requests; lookups[j] of them for reqs[j]) before the work the sim
-// recorded for it; src says which applied request each work entry came
-// from.
-func withLookups(client Client, reqs []rtnl.Request, lookups []int, work []cost.Work, src []sim.CostSource) ([]cost.Work, error) {
-	out := make([]cost.Work, 0, len(work))
-	lookup := ipbatch.LookupWork()
-	if client == IPClient {
-		lookup = ipbatch.IPLookupWork()
-	}
+// workByRequest groups the work the sim recorded for reqs by request (src
+// says which applied request each entry came from; a request the sim
+// splits records several).
+func workByRequest(reqs []rtnl.Request, work []cost.Work, src []sim.CostSource) ([][]cost.Work, error) {
+	out := make([][]cost.Work, len(reqs))
 	k := 0
 	for j, r := range reqs {
 		if k >= len(work) {
 			return nil, fmt.Errorf("request %d (%s) recorded no work", j+1, kmeasure.RequestText(r))
 		}
-		for range lookups[j] {
-			out = append(out, lookup)
-		}
-		if client == IPClient {
-			out = append(out, ipbatch.LineWork())
-		}
 		first := src[k].Request
 		for k < len(work) && src[k].Request == first {
-			out = append(out, work[k])
+			out[j] = append(out[j], work[k])
 			k++
 		}
 	}
@@ -158,4 +138,22 @@ func withLookups(client Client, reqs []rtnl.Request, lookups []int, work []cost.
 		return nil, fmt.Errorf("%d work entries for %d requests", len(work), len(reqs))
 	}
 	return out, nil
+}
+
+// withLookups is the work of reqs as client sends them: ip's
+// (ipbatch.ProcessWork), or the kernel target's, whose lookups
+// (ipbatch.Lookups, LookupWork each) come before every request that names
+// a device.
+func withLookups(client Client, reqs []rtnl.Request, byReq [][]cost.Work) []cost.Work {
+	if client == IPClient {
+		return ipbatch.ProcessWork(reqs, byReq)
+	}
+	var out []cost.Work
+	for j, r := range reqs {
+		for range ipbatch.Lookups(r) {
+			out = append(out, ipbatch.LookupWork())
+		}
+		out = append(out, byReq[j]...)
+	}
+	return out
 }

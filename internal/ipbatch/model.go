@@ -68,22 +68,30 @@ func ipProcessWork(reqs []rtnl.Request, threads int, work []cost.Work, src []sim
 			byReq[r] = append(byReq[r], w)
 		}
 	}
-	idx := make([]int, len(reqs))
-	for i := range idx {
-		idx[i] = i
+	// SplitInOrder deals both alike: part t of each is the same requests.
+	parts, works := cost.SplitInOrder(reqs, threads), cost.SplitInOrder(byReq, threads)
+	out := make([][]cost.Work, len(parts))
+	for t := range parts {
+		out[t] = ProcessWork(parts[t], works[t])
 	}
-	var out [][]cost.Work
-	for _, part := range cost.SplitInOrder(idx, threads) {
-		ip := NewIPLookups()
-		var th []cost.Work
-		for _, i := range part {
-			for range ip.Lookups(reqs[i]) {
-				th = append(th, IPLookupWork())
-			}
-			th = append(th, LineWork())
-			th = append(th, byReq[i]...)
+	return out
+}
+
+// ProcessWork is the work of one ip -b process that sends reqs in order:
+// before each request the name lookups it has not made yet
+// (IPLookups, IPLookupWork) and the line's own send and ack (LineWork),
+// then the request's own work, byReq[i] for reqs[i]. Calibration fits
+// the prices to this and ModelRun predicts with it, so the two count the
+// client alike.
+func ProcessWork(reqs []rtnl.Request, byReq [][]cost.Work) []cost.Work {
+	ip := NewIPLookups()
+	var out []cost.Work
+	for i, r := range reqs {
+		for range ip.Lookups(r) {
+			out = append(out, IPLookupWork())
 		}
-		out = append(out, th)
+		out = append(out, LineWork())
+		out = append(out, byReq[i]...)
 	}
 	return out
 }
