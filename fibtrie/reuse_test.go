@@ -13,7 +13,8 @@ import (
 // TestPropReuseAsFresh: a FIB that reuses freed nodes ends every random
 // sequence of adds, deletes, replaces, appends and flushes with the same
 // trie (as /proc renders it), the same counters and the same lookups as
-// one that allocates every node afresh; and it did reuse nodes.
+// one that allocates every node afresh; and some sequences had freed
+// nodes to reuse.
 func TestPropReuseAsFresh(t *testing.T) {
 	props := gopter.NewProperties(gopterParams(t, 300))
 	reused := 0
