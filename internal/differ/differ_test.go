@@ -3,6 +3,9 @@ package differ
 import (
 	"testing"
 	"time"
+
+	"github.com/rtnlsim/rtnlsim/internal/compare"
+	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
 // TimerLike: only a run slower than the bridge forward delay whose first
@@ -22,6 +25,25 @@ func TestTimerLike(t *testing.T) {
 	} {
 		if got := c.o.TimerLike(); got != c.want {
 			t.Errorf("%q after %v: TimerLike %v, want %v", c.o.Diff, c.o.KernelWall, got, c.want)
+		}
+	}
+}
+
+// TimerLike reads compare's own message: a kernel-only bridge port
+// notification, as compare.FirstEventDiff words it, is recognised, and a
+// kernel-only link one is not.
+func TestTimerLikeReadsCompare(t *testing.T) {
+	port := map[string]any{"ifindex": 3, "ifname": "v1", "master": "br0"}
+	simEv := []rtnl.Event{{Type: "RTM_NEWLINK", Family: "link", Object: port, Request: 1}}
+	for family, want := range map[string]bool{"bridge": true, "link": false} {
+		kernEv := append(simEv[:1:1], rtnl.Event{Type: "RTM_NEWLINK", Family: family, Object: port, Request: 1})
+		_, d := compare.FirstEventDiff(simEv, kernEv)
+		if d == "" {
+			t.Fatalf("%s: no difference found", family)
+		}
+		o := Outcome{Diff: d, KernelWall: BridgeForwardDelay}
+		if got := o.TimerLike(); got != want {
+			t.Errorf("kernel-only %s notification: TimerLike %v, want %v; the difference:\n%s", family, got, want, d)
 		}
 	}
 }
