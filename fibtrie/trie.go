@@ -141,6 +141,10 @@ func getIndex(key uint32, kv *node) uint64 { return uint64(key^kv.key) >> kv.pos
 type trie struct {
 	kv  node
 	fib *FIB
+	// chain is inflate's list of the nodes it frees, kept between calls
+	// so that an inflate does not allocate one (replace frees them
+	// before it resizes further, so nested inflates may reuse it).
+	chain []*node
 }
 
 func newTrie(f *FIB) *trie {
@@ -408,7 +412,7 @@ func (t *trie) replace(old, tn *node, chain []*node) *node {
 func (t *trie) inflate(old *node) *node {
 	t.c().Inflates++
 	tn := t.tnodeNew(old.key, old.pos-1, old.bits+1)
-	chain := []*node{old}
+	chain := append(t.chain[:0], old)
 	m := uint32(1) << tn.pos
 	for i := old.childLength(); i > 0; {
 		i--
@@ -444,6 +448,7 @@ func (t *trie) inflate(old *node) *node {
 		putFresh(tn, 2*i+1, node1)
 		putFresh(tn, 2*i, node0)
 	}
+	t.chain = chain
 	return t.replace(old, tn, chain)
 }
 
