@@ -26,8 +26,20 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		return err
 	}
 	t.reqNo++
+	var before []linkMsg
+	if ls, ok := req.Op.(rtnl.LinkSet); ok && ls.ARP != nil && t.opts.SyncLinkwatch {
+		var err error
+		if before, _, err = t.links(); err != nil {
+			return err
+		}
+	}
 	err := t.apply(ctx, req)
 	if t.opts.SyncLinkwatch {
+		if before != nil {
+			if derr := t.restartedDAD(before); derr != nil {
+				return derr
+			}
+		}
 		if serr := t.syncLinkwatch(); serr != nil {
 			return serr
 		}
@@ -82,9 +94,12 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 // attrs are link attributes rtnetlink's LinkAttributes does not encode (or
 // encodes only when non-zero); they are appended to its message.
 type attrs struct {
-	mtu    *uint32
-	group  *uint32
-	txqlen *uint32
+	mtu       *uint32
+	group     *uint32
+	txqlen    *uint32
+	alias     *string // as iproute2 sends it: the bytes, no NUL
+	broadcast []byte
+	carrier   *bool
 }
 
 func (a attrs) encode() ([]byte, error) {
@@ -97,6 +112,19 @@ func (a attrs) encode() ([]byte, error) {
 	}
 	if a.txqlen != nil {
 		ae.Uint32(unix.IFLA_TXQLEN, *a.txqlen)
+	}
+	if a.alias != nil {
+		ae.Bytes(unix.IFLA_IFALIAS, []byte(*a.alias))
+	}
+	if a.broadcast != nil {
+		ae.Bytes(unix.IFLA_BROADCAST, a.broadcast)
+	}
+	if a.carrier != nil {
+		var v uint8
+		if *a.carrier {
+			v = 1
+		}
+		ae.Uint8(unix.IFLA_CARRIER, v)
 	}
 	return ae.Encode()
 }
@@ -138,18 +166,26 @@ func (t *Target) ifindex(name string) (uint32, error) {
 	return 0, rtnl.Errf(unix.ENODEV, "no device %q", name)
 }
 
-func upFlags(m *rtnetlink.LinkMessage, up *bool) {
-	if up == nil {
+// linkFlag puts one flag iplink_parse takes into ifi_change and
+// ifi_flags (inverted for arp, which is IFF_NOARP).
+func linkFlag(m *rtnetlink.LinkMessage, bit uint32, v *bool, invert bool) {
+	if v == nil {
 		return
 	}
-	m.Change |= unix.IFF_UP
-	if *up {
-		m.Flags |= unix.IFF_UP
+	m.Change |= bit
+	if *v != invert {
+		m.Flags |= bit
+	} else {
+		m.Flags &^= bit
 	}
 }
 
 func (t *Target) commonLinkAttrs(m *rtnetlink.LinkMessage, a rtnl.LinkAttrs) (attrs, error) {
-	upFlags(m, a.Up)
+	linkFlag(m, unix.IFF_UP, a.Up, false)
+	linkFlag(m, unix.IFF_PROMISC, a.Promisc, false)
+	linkFlag(m, unix.IFF_ALLMULTI, a.AllMulti, false)
+	linkFlag(m, unix.IFF_MULTICAST, a.Multicast, false)
+	linkFlag(m, unix.IFF_NOARP, a.ARP, true)
 	if len(a.Address) > 0 {
 		m.Attributes.Address = a.Address
 	}
@@ -163,7 +199,7 @@ func (t *Target) commonLinkAttrs(m *rtnetlink.LinkMessage, a rtnl.LinkAttrs) (at
 		}
 		m.Attributes.Master = &idx
 	}
-	return attrs{mtu: a.MTU, group: a.Group, txqlen: a.TxQueueLen}, nil
+	return attrs{mtu: a.MTU, group: a.Group, txqlen: a.TxQueueLen, alias: a.Alias, broadcast: a.Broadcast, carrier: a.Carrier}, nil
 }
 
 var macvlanModes = map[string]driver.MacvlanMode{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jsimonetti/rtnetlink/v2"
 	"github.com/mdlayher/netlink"
+	"github.com/rtnlsim/rtnlsim/rtnl"
 	"golang.org/x/sys/unix"
 )
 
@@ -50,6 +51,9 @@ func (t *Target) syncLinkwatch() error {
 			return err
 		}
 		n := t.drainEvents()
+		if pending == "" {
+			pending = t.restartPending()
+		}
 		if pending != "" {
 			if err := poll.wait(context.Background(), pending); err != nil {
 				return err
@@ -115,6 +119,75 @@ func (t *Target) linksAndDAD() ([]linkMsg, string, error) {
 	}
 	pending, err := t.dadPending(links, cache)
 	return links, pending, err
+}
+
+// restartedDAD notes the DAD a request restarted: a change of IFF_NOARP
+// on a device that is up and running makes addrconf_dad_run start DAD
+// again for every IPv6 address of the device. An address whose DAD had
+// ended does not turn tentative; its DAD work runs up to
+// rtr_solicit_delay (a second) later, finds DAD needless and announces the
+// address again (RTM_NEWADDR). before is the links as they were before
+// the request; syncLinkwatch waits for those notifications.
+func (t *Target) restartedDAD(before []linkMsg) error {
+	after, _, err := t.links()
+	if err != nil {
+		return err
+	}
+	was := map[uint32]uint32{}
+	for _, l := range before {
+		was[l.hdr.Index] = l.hdr.Flags
+	}
+	const running = unix.IFF_UP | unix.IFF_LOWER_UP | unix.IFF_RUNNING
+	changed := map[uint32]bool{}
+	for _, l := range after {
+		f, ok := was[l.hdr.Index]
+		if ok && (f^l.hdr.Flags)&unix.IFF_NOARP != 0 && l.hdr.Flags&running == running {
+			changed[l.hdr.Index] = true
+		}
+	}
+	t.dadRestarts = nil
+	if len(changed) == 0 {
+		return nil
+	}
+	req := make([]byte, unix.SizeofIfAddrmsg)
+	req[0] = unix.AF_INET6
+	msgs, err := t.dump(unix.RTM_GETADDR, req)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if a, ok := parseAddr(m); ok && a.family == unix.AF_INET6 && changed[a.index] {
+			if t.dadRestarts == nil {
+				t.dadRestarts = map[uint32]int{}
+			}
+			t.dadRestarts[a.index]++
+		}
+	}
+	return nil
+}
+
+// restartPending names a device still owed RTM_NEWADDRs by DAD the
+// current request restarted, or is "".
+func (t *Target) restartPending() string {
+	if len(t.dadRestarts) == 0 {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	seen := map[uint32]int{}
+	for i := len(t.events) - 1; i >= 0 && t.events[i].Request == t.reqNo; i-- {
+		ev := t.events[i]
+		if a, ok := ev.Object.(rtnl.AddrEvent); ok && ev.Type == "RTM_NEWADDR" && ev.Family == "inet6" {
+			seen[uint32(a.Ifindex)]++
+		}
+	}
+	for idx, want := range t.dadRestarts {
+		if seen[idx] < want {
+			return fmt.Sprintf("%d address(es) of ifindex %d to be announced again after a change of arp", want-seen[idx], idx)
+		}
+	}
+	t.dadRestarts = nil
+	return ""
 }
 
 // dadPending names the first IPv6 address whose DAD is still running

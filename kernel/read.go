@@ -259,6 +259,7 @@ func renderLink(l linkMsg, c linkCache) rtnl.Link {
 	if b, ok := a[unix.IFLA_BROADCAST]; ok {
 		out.Broadcast = net.HardwareAddr(b).String()
 	}
+	out.Ifalias, _ = a.str(unix.IFLA_IFALIAS)
 	return out
 }
 

@@ -28,13 +28,16 @@ type Target struct {
 	events    []rtnl.Event
 	evErr     error
 	lastEvent time.Time
-	reqNo     int              // requests applied so far
-	names     map[int32]string // ifindex -> name, as the events told it
-	flags     map[int32]uint32 // ifindex -> ifi_flags, likewise
-	evDone    chan struct{}
-	evClosed  bool // set by CloseEvents
-	evOnce    sync.Once
-	closeOnce sync.Once
+	reqNo     int // requests applied so far
+	// dadRestarts counts, per ifindex, the RTM_NEWADDR (inet6) the
+	// current request is still owed by DAD it restarted (restartedDAD).
+	dadRestarts map[uint32]int
+	names       map[int32]string // ifindex -> name, as the events told it
+	flags       map[int32]uint32 // ifindex -> ifi_flags, likewise
+	evDone      chan struct{}
+	evClosed    bool // set by CloseEvents
+	evOnce      sync.Once
+	closeOnce   sync.Once
 }
 
 // Multicast groups the event socket joins (legacy bitmask form).

@@ -23,12 +23,14 @@ import (
 
 // TestSimLinksMatchKernel is the differential property of the sim target's
 // link model: random scripts of link requests (ifb, veth, bridge, macvlan,
-// vxlan; add with index, mtu, address, group, up, master; set up/down, mtu,
-// group, master/nomaster, address, txqlen, name, and the group form; del by
+// vxlan; add with index, mtu, address, group, up, master, interface flags,
+// broadcast, alias and carrier; set up/down, mtu, group, master/nomaster,
+// address, txqlen, name, the interface flags (promisc, allmulticast,
+// multicast, arp), alias, broadcast, carrier, and the group form; del by
 // name, group and list; the promote_secondaries sysctl) run on a fresh sim
 // target and a fresh kernel target, and must give the same errno for every
 // line and the same links: ifindex, name, flags, operstate, mtu, group,
-// master, link, qdisc, txqlen, link type, broadcast, dump order, and MAC
+// master, link, qdisc, txqlen, link type, broadcast, alias, dump order, and MAC
 // addresses by their rules (the kernel's random picks renamed to the
 // model's: differ.Run). dummy is left out:
 // this kernel has no dummy module. Scripts have 8 to 28 lines after their
@@ -175,11 +177,36 @@ func linkAddLine(r *rand.Rand) string {
 		hit("add with master")
 		opts = append(opts, "master "+pick(r, simMasters))
 	}
+	if r.IntN(6) == 0 {
+		hit("add with flags")
+		opts = append(opts, linkFlagOpts(r, false))
+	}
+	if r.IntN(10) == 0 {
+		// rtnl_create_link takes the broadcast address and ignores an
+		// alias and a carrier.
+		hit("add with broadcast, alias, carrier")
+		opts = append(opts, pick(r, []string{"broadcast 11:22:33:44:55:66", "broadcast 00:11", "alias a1", "carrier off"}))
+	}
 	o := ""
 	if len(opts) > 0 {
 		o = " " + strings.Join(opts, " ")
 	}
 	return fmt.Sprintf("link add %s%s%s %s", name, o, pre, kindPart)
+}
+
+// linkFlagOpts is one to three of the interface flags iplink_parse takes
+// (promisc, allmulticast, multicast, arp), on or off, and up or down
+// with them at times when upDown: __dev_change_flags applies them in one
+// call.
+func linkFlagOpts(r *rand.Rand, upDown bool) string {
+	var o []string
+	for range 1 + r.IntN(3) {
+		o = append(o, pick(r, []string{"promisc", "allmulticast", "multicast", "arp"})+" "+pick(r, []string{"on", "off"}))
+	}
+	if upDown && r.IntN(4) == 0 {
+		o = append(o, pick(r, []string{"up", "down"}))
+	}
+	return strings.Join(o, " ")
 }
 
 // linkOtherLine makes a set, delete or sysctl line from r.
@@ -192,7 +219,7 @@ func linkOtherLine(r *rand.Rand) string {
 			}
 		}
 	}
-	switch r.IntN(22) {
+	switch r.IntN(26) {
 	case 0, 1, 2, 3:
 		hit("set up")
 		return fmt.Sprintf("link set %s up", dev)
@@ -237,6 +264,19 @@ func linkOtherLine(r *rand.Rand) string {
 			devs = append(devs, pick(r, simDevs[1:]))
 		}
 		return "link del list " + strings.Join(devs, " ")
+	case 22, 23:
+		hit("set flags")
+		return fmt.Sprintf("link set %s %s", dev, linkFlagOpts(r, true))
+	case 24:
+		hit("set alias")
+		return fmt.Sprintf("link set %s alias %s", dev, pick(r, []string{"uplink", "'port 1'", `""`, "uplink"}))
+	case 25:
+		if r.IntN(3) == 0 {
+			hit("set carrier")
+			return fmt.Sprintf("link set %s carrier %s", dev, pick(r, []string{"on", "off"}))
+		}
+		hit("set broadcast")
+		return fmt.Sprintf("link set %s broadcast %s", dev, pick(r, []string{"11:22:33:44:55:66", "ff:ff:ff:ff:ff:ff", "00:11", "01:02:03:04:05:06:07"}))
 	default:
 		hit("sysctl promote_secondaries")
 		return fmt.Sprintf("sysctl net.ipv4.conf.%s.promote_secondaries=1", pick(r, []string{"i0", "v0", "br0", "mv0", "all", "default", "nope"}))
@@ -298,7 +338,9 @@ var linkGenBranches = []string{
 	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan",
 	"add veth peer of its own name", "add ifb on another kind's name",
 	"add with index", "add with mtu", "add with address", "add with group", "add with up", "add with master",
+	"add with flags", "add with broadcast, alias, carrier",
 	"set up", "set down", "set mtu", "set group", "set master", "set nomaster", "set address", "set txqlen", "set name",
+	"set flags", "set alias", "set carrier", "set broadcast",
 	"group form", "del", "del group", "del list", "sysctl promote_secondaries",
 	"running topology", "bare topology", "IPv6 on", "IPv6 off", "shortest body", "longest body",
 }

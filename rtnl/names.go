@@ -277,7 +277,7 @@ func AddrsOf(l Link, addrs []AddrInfo) LinkAddrs {
 	if addrs == nil {
 		addrs = []AddrInfo{}
 	}
-	l.Linkmode = ""
+	l.Linkmode, l.Ifalias = "", ""
 	return LinkAddrs{Link: l, AddrInfo: addrs}
 }
 

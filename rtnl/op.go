@@ -45,6 +45,12 @@ type LinkAttrs struct {
 	Master     *string // "" means nomaster
 	Up         *bool
 	TxQueueLen *uint32
+	// Interface flags iplink_parse puts in ifi_flags/ifi_change: on,
+	// off, or nil when not given. ARP is IFF_NOARP inverted.
+	Promisc, AllMulti, Multicast, ARP *bool
+	Alias                             *string          // IFLA_IFALIAS; "" clears it
+	Broadcast                         net.HardwareAddr // IFLA_BROADCAST, as written
+	Carrier                           *bool            // IFLA_CARRIER
 }
 
 // LinkAdd is `link add NAME [index N] ... type KIND ...`.

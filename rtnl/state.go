@@ -23,6 +23,8 @@ type Link struct {
 	LinkType  string   `json:"link_type"`
 	Address   string   `json:"address,omitempty"`
 	Broadcast string   `json:"broadcast,omitempty"`
+	// Ifalias is printed by link show only (addr show leaves it out).
+	Ifalias string `json:"ifalias,omitempty"`
 }
 
 // LinkAddrs is one element of `ip -j addr show`: the link header and its

@@ -83,6 +83,9 @@ func writeLink(w io.Writer, l Link) {
 	}
 	fmt.Fprintln(w, b.String())
 	fmt.Fprintf(w, "    link/%s %s brd %s\n", l.LinkType, l.Address, l.Broadcast)
+	if l.Ifalias != "" {
+		fmt.Fprintf(w, "    alias %s\n", l.Ifalias)
+	}
 }
 
 // AddrText is one address as `ip addr` prints its first line.

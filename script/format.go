@@ -181,6 +181,21 @@ func (l *line) linkAttrs(a rtnl.LinkAttrs) {
 	if a.TxQueueLen != nil {
 		l.add("txqueuelen", strconv.FormatUint(uint64(*a.TxQueueLen), 10))
 	}
+	for _, f := range []struct {
+		kw string
+		v  *bool
+	}{{"promisc", a.Promisc}, {"allmulticast", a.AllMulti}, {"multicast", a.Multicast}, {"arp", a.ARP}, {"carrier", a.Carrier}} {
+		if f.v != nil {
+			l.add(f.kw, onOff(*f.v))
+		}
+	}
+	if a.Alias != nil {
+		l.add("alias")
+		l.word(*a.Alias)
+	}
+	if a.Broadcast != nil {
+		l.add("broadcast", a.Broadcast.String())
+	}
 	if a.Up != nil {
 		if *a.Up {
 			l.add("up")
@@ -255,4 +270,11 @@ func (l *line) route(r rtnl.Route) {
 	if r.TOS != 0 {
 		l.add("tos", fmt.Sprintf("0x%02x", r.TOS))
 	}
+}
+
+func onOff(v bool) string {
+	if v {
+		return "on"
+	}
+	return "off"
 }

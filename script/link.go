@@ -27,6 +27,9 @@ func parseLink(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	}
 }
 
+// ifAliasSize is IFALIASZ: an alias has fewer bytes.
+const ifAliasSize = 256
+
 // ethAlen is ETH_ALEN, the addr_len of every device kind the language knows
 // (ifb, dummy, veth, bridge, macvlan, vxlan) and of lo.
 const ethAlen = 6
@@ -44,7 +47,7 @@ type linkArgs struct {
 // Keywords iplink_parse knows that the model does not: refused by name.
 // Those iproute2 abbreviates are matched as prefixes, in its order.
 var linkUnsupportedExact = []string{
-	"netns", "multicast", "allmulticast", "promisc", "trailers", "arp", "carrier", "vf", "vrf",
+	"netns", "trailers", "vf", "vrf",
 	"mode", "state", "protodown", "protodown_reason", "gso_max_size", "gso_max_segs",
 	"gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "xdp", "xdpgeneric", "xdpdrv",
 	"xdpoffload", "altname", "parentdev", "netns-immutable",
@@ -104,7 +107,35 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 			a.attrs.Address = hw
 			a.addrWord = s
 		case matches(w, "broadcast") || w == "brd":
-			return nil, p.unsupported(w)
+			// No length check here: the kernel refuses one shorter
+			// than the device's (validate_linkmsg, EINVAL).
+			s, err := p.arg("broadcast")
+			if err != nil {
+				return nil, err
+			}
+			hw, ok := parseLLAddr(s)
+			if !ok {
+				return nil, errf(s, "invalid link layer address (hex bytes separated by ':')")
+			}
+			a.attrs.Broadcast = hw
+		case w == "promisc" || w == "allmulticast" || w == "multicast" || w == "arp" || w == "carrier":
+			// Given twice, the last one counts, as in iproute2.
+			v, err := p.onOff(w)
+			if err != nil {
+				return nil, err
+			}
+			switch w {
+			case "promisc":
+				a.attrs.Promisc = v
+			case "allmulticast":
+				a.attrs.AllMulti = v
+			case "multicast":
+				a.attrs.Multicast = v
+			case "arp":
+				a.attrs.ARP = v
+			default:
+				a.attrs.Carrier = v
+			}
 		case matches(w, "txqueuelen") || w == "qlen" || matches(w, "txqlen"):
 			v, err := p.numberOnce("txqueuelen", 0, maxInt, once)
 			if err != nil {
@@ -146,7 +177,14 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 			a.kind = k
 			return a, nil
 		case matches(w, "alias"):
-			return nil, p.unsupported(w)
+			s, err := p.arg("alias")
+			if err != nil {
+				return nil, err
+			}
+			if len(s) >= ifAliasSize {
+				return nil, errf(s, "alias too long (at most %d bytes)", ifAliasSize-1)
+			}
+			a.attrs.Alias = &s
 		case w == "group":
 			v, err := p.namedOnce("group", groups, once)
 			if err != nil {

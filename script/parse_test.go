@@ -211,7 +211,10 @@ func TestParseErrors(t *testing.T) {
 		{"link add vx0 type vxlan id 1 ttl 4", "ttl", "unknown keyword"},
 		{"link add mv0 link eth0 type macvlan bogus", "bogus", "unknown keyword"},
 		// known to iproute2, refused here
-		{"link set eth0 promisc on", "promisc", "not supported"},
+		{"link set eth0 promisc yes", "yes", `must be "on" or "off"`},
+		{"link set eth0 arp", "arp", "missing"},
+		{"link set eth0 broadcast zz", "zz", "invalid link layer address"},
+		{"link set eth0 trailers on", "trailers", "not supported"},
 		{"link add d0 type dummy0", "dummy0", "unknown link type"},
 		{"link set eth0 type dummy", "type", "not supported"},
 		{"addr add 10.0.0.1/24 dev eth0 valid_lft 5", "valid_lft", "not supported"},
@@ -307,7 +310,7 @@ func TestParseErrors(t *testing.T) {
 		{"link set dev eth0 dev eth1", "eth1", `duplicate "dev"`},
 		{"link add name a name b type dummy", "b", `duplicate "name"`},
 		{"link add name a x type dummy", "x", `conflicts with name "a"`},
-		{"link add name a b type dummy", "b", `not supported in "link add"`}, // b is broadcast, as in iproute2
+		{"link add name a b type dummy", "type", "invalid link layer address"}, // b is broadcast, as in iproute2
 		{"link set eth0 up down", "down", "duplicate up/down"},
 		{"link add vx0 type vxlan id 1 id 2", "2", `duplicate "id"`},
 		{"link add v0 type veth peer name a name b", "b", `duplicate "peer name"`},

@@ -138,7 +138,43 @@ func genLinkAttrs(r *rand.Rand) rtnl.LinkAttrs {
 		up := r.Intn(2) == 0
 		a.Up = &up
 	}
+	a.Promisc, a.AllMulti, a.Multicast, a.ARP, a.Carrier = maybeBool(r), maybeBool(r), maybeBool(r), maybeBool(r), maybeBool(r)
+	if r.Intn(3) == 0 {
+		s := genAlias(r)
+		a.Alias = &s
+	}
+	if r.Intn(3) == 0 {
+		a.Broadcast = make(net.HardwareAddr, 1+r.Intn(32))
+		r.Read(a.Broadcast)
+	}
 	return a
+}
+
+func maybeBool(r *rand.Rand) *bool {
+	if r.Intn(3) != 0 {
+		return nil
+	}
+	v := r.Intn(2) == 0
+	return &v
+}
+
+// genAlias is an alias up to 24 bytes of letters, blanks, quotes and a
+// non-ASCII letter, or empty; one that would need quoting and holds both
+// quote characters has no script form and is drawn again ('#' has none
+// either: ip -b cuts the line there, quoted or not).
+func genAlias(r *rand.Rand) string {
+	const alphabet = "ab z\t'\"\\\xc3\xa9"
+	for {
+		b := make([]byte, r.Intn(25))
+		for i := range b {
+			b[i] = alphabet[r.Intn(len(alphabet))]
+		}
+		s := string(b)
+		if quoteWord(s) != s && strings.Contains(s, "'") && strings.Contains(s, `"`) {
+			continue
+		}
+		return s
+	}
 }
 
 func genAddrBody(r *rand.Rand) rtnl.Addr {

@@ -167,6 +167,19 @@ func errf(word, format string, args ...any) *LineError {
 	return &LineError{Word: word, Msg: fmt.Sprintf(format, args...)}
 }
 
+// onOff is parse_on_off: the argument of kw, "on" or "off".
+func (p *words) onOff(kw string) (*bool, *LineError) {
+	s, err := p.arg(kw)
+	if err != nil {
+		return nil, err
+	}
+	if s != "on" && s != "off" {
+		return nil, errf(s, `argument of %q must be "on" or "off"`, kw)
+	}
+	v := s == "on"
+	return &v, nil
+}
+
 func (p *words) unknown(w string) *LineError {
 	return errf(w, "unknown keyword in %q", p.ctx)
 }

@@ -346,6 +346,19 @@ func (n *Netns) runDAD() {
 	}
 }
 
+// restartDAD is addrconf_dad_run(idev, true), for a change of IFF_NOARP
+// on a ready device: every address goes through DAD again from the
+// start. One not tentative (DAD done) finishes at once when the work
+// runs, and is announced again; one whose DAD is queued already stays
+// queued once (the kernel re-arms its one dad_work).
+func (n *Netns) restartDAD(d *Device) {
+	for _, a := range d.in6.addrs {
+		if !slices.ContainsFunc(n.fib6.dad, func(w dadWork) bool { return w.ifa == a }) {
+			n.fib6.dad = append(n.fib6.dad, dadWork{d, a})
+		}
+	}
+}
+
 // addrconfIfdown is addrconf_ifdown: rt6_disable_ip deletes every route
 // through the device, in walk order, each with RTM_DELROUTE; then every
 // address goes with RTM_DELADDR (keep_addr_on_down is 0, and link-local

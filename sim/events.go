@@ -66,10 +66,10 @@ func (n *Netns) bridgeEvent(typ string, p *Device) {
 }
 
 // renderBridgePort is br_fill_ifinfo's message as the kernel target
-// renders it: the link header without qdisc, linkmode, group, txqlen and
-// broadcast.
+// renders it: the link header without qdisc, linkmode, group, txqlen,
+// broadcast and alias.
 func renderBridgePort(p *Device) rtnl.Link {
 	l := renderLink(p)
-	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast = "", "", "", nil, ""
+	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast, l.Ifalias = "", "", "", nil, "", ""
 	return l
 }

@@ -306,7 +306,7 @@ func (n *Netns) v6Config(d *Device) {
 // netdev_state_change) gives it ::1 again (init_loopback) and takes it
 // away at once (the handler's closing addrconf_ifdown for an mtu below
 // IPV6_MIN_MTU), as v6Up does.
-func (n *Netns) v6Change(d *Device) {
+func (n *Netns) v6Change(d *Device, noarpChanged bool) {
 	if d.v6Off {
 		return
 	}
@@ -315,6 +315,9 @@ func (n *Netns) v6Change(d *Device) {
 		n.linkDown6(d)
 	case d.in6 == nil:
 	case d.in6.ready:
+		if noarpChanged {
+			n.restartDAD(d)
+		}
 		n.syncUp6(d)
 	default:
 		d.in6.ready = true

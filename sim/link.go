@@ -51,6 +51,10 @@ type Device struct {
 	liveAddr bool // IFF_LIVE_ADDR_CHANGE
 
 	carrier bool // !__LINK_STATE_NOCARRIER
+	// promisc, allmulti: dev->gflags, what the user asked for (ip link
+	// set promisc/allmulticast), which is what dumps show as PROMISC and
+	// ALLMULTI; promiscuity a bridge or macvlan takes does not show.
+	promisc, allmulti bool
 	// txActive: the tx queues hold the qdisc (dev_activate hands it over
 	// only with carrier; dev_deactivate, at close or when linkwatch finds
 	// the carrier gone, takes it back), which addrconf_link_ready asks.
@@ -103,6 +107,8 @@ type devRel struct {
 	// vxlan
 	vni     uint32
 	dstPort uint16
+	// alias is dev->ifalias ("" when none).
+	alias string
 }
 
 // relOf returns d.rel, made if need be, to set one of its fields.
@@ -136,11 +142,24 @@ func (d *Device) portList() []*Device {
 // dev_activate finds carrier, has one; pfifo_fast has one.
 func (d *Device) hasEnqueue() bool { return d.qdisc != "noqueue" || !d.carrier }
 
-// holdsLowerPromisc: a macvlan that is passthru, or that a bridge made
-// promiscuous, keeps its lower promiscuous while it is up (macvlan_open,
-// macvlan_stop).
+// holdsLowerPromisc: a macvlan that is passthru, or promiscuous itself
+// (a bridge's port, or asked by the user), keeps its lower promiscuous
+// while it is up (macvlan_open, macvlan_stop).
 func (d *Device) holdsLowerPromisc() bool {
-	return d.kind == rtnl.KindMacvlan && d.lower != nil && (d.macvlanPassthru || d.master != nil)
+	return d.kind == rtnl.KindMacvlan && d.lower != nil && (d.macvlanPassthru || d.promiscuous())
+}
+
+// promiscuous is IFF_PROMISC in dev->flags: dev->promiscuity, which the
+// bridge raises for its ports and the user's promisc flag raises, is
+// above 0.
+func (d *Device) promiscuous() bool { return d.master != nil || d.promisc }
+
+// Alias is the device's ifalias, "" when it has none.
+func (d *Device) Alias() string {
+	if d.rel == nil {
+		return ""
+	}
+	return d.rel.alias
 }
 
 // without returns s without its first x, in order.
@@ -206,6 +225,12 @@ func (d *Device) iflink() *Device {
 // ifinfoFlags is dev_get_flags as rtnl_fill_ifinfo reports it.
 func (d *Device) ifinfoFlags() uint32 {
 	f := d.flags
+	if d.promisc {
+		f |= uapi.IFF_PROMISC
+	}
+	if d.allmulti {
+		f |= uapi.IFF_ALLMULTI
+	}
 	if d.Up() {
 		if d.operUp() {
 			f |= uapi.IFF_RUNNING

@@ -304,10 +304,11 @@ func (n *Netns) brSetMACAddress(br *Device, a net.HardwareAddr) error {
 
 // promiscuity is dev_set_promiscuity(d, ±1) as the bridge does it to a
 // port: an RTM_NEWLINK of d (__dev_notify_flags with IFF_PROMISC), and
-// before it, for an up macvlan that is not passthru, the same on its lower
+// before it, for an up macvlan that is not passthru and that the user did
+// not make promiscuous (its IFF_PROMISC changes), the same on its lower
 // (macvlan_change_rx_flags).
 func (n *Netns) promiscuity(d *Device) {
-	if d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
+	if d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil && !d.promisc {
 		n.linkEvent(d.lower)
 	}
 	n.linkEvent(d)

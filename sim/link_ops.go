@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"net"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -95,8 +96,15 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 	if !known {
 		return rtnl.Errf(uapi.EOPNOTSUPP, "Unknown device type")
 	}
-	// rtnl_create_link
+	// rtnl_create_link: validate_linkmsg, then the attributes it takes
+	// (IFLA_IFALIAS and IFLA_CARRIER are not among them: ignored).
+	if op.Broadcast != nil && len(op.Broadcast) < 6 {
+		return rtnl.Errf(uapi.EINVAL, "")
+	}
 	d := n.newDevice(op.Name, op.Kind)
+	if op.Broadcast != nil {
+		d.brd = append(net.HardwareAddr(nil), op.Broadcast[:6]...)
+	}
 	if op.MTU != nil {
 		if err := validateMTU(d, *op.MTU); err != nil {
 			return err
@@ -131,10 +139,14 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 		// br_dev_newlink: an address given at creation is the bridge id.
 		n.brChangeID(d, d.addr)
 	}
-	// rtnl_configure_link: the device comes up if asked, then its first
-	// RTM_NEWLINK (with everything changed), then NETDEV_UP; do_set_master
-	// follows. A failure unregisters the new device (and, through
-	// ->dellink, its veth peer).
+	// rtnl_configure_link: __dev_change_flags (NOARP and MULTICAST, the
+	// device comes up if asked, then promiscuity and allmulti), then its
+	// first RTM_NEWLINK (with everything changed), then NETDEV_UP;
+	// do_set_master follows. A failure unregisters the new device (and,
+	// through ->dellink, its veth peer).
+	oldFlags := d.flags
+	setFlag(&d.flags, uapi.IFF_NOARP, op.ARP, true)
+	setFlag(&d.flags, uapi.IFF_MULTICAST, op.Multicast, false)
 	opened := false
 	if op.Up != nil && *op.Up {
 		if err := n.devOpen(d); err != nil {
@@ -143,13 +155,29 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 		}
 		opened = true
 	}
-	if d.initializing {
+	if op.Promisc != nil && *op.Promisc {
+		d.promisc = true
+		if d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
+			n.linkEvent(d.lower) // macvlan_change_rx_flags
+		}
+	}
+	if op.AllMulti != nil {
+		d.allmulti = *op.AllMulti
+	}
+	// A device its ->newlink configured already (vxlan) is notified
+	// only of what changed (promiscuity and allmulti show in dev->flags
+	// too, the user's being all a new device has).
+	changed, configured := d.flags^oldFlags, !d.initializing
+	if !configured {
 		n.configured(d)
-	} else if opened {
-		n.linkEvent(d) // configured by its ->newlink (vxlan): only IFF_UP changed
+	} else if changed != 0 || d.promisc || d.allmulti {
+		n.linkEvent(d)
 	}
 	if opened {
 		n.notifyUp(d)
+		if configured && changed&^uapi.IFF_UP != 0 {
+			n.netdevChange(d, changed)
+		}
 	}
 	if master != nil {
 		if err := n.setMaster(d, master); err != nil {
@@ -283,20 +311,6 @@ func (n *Netns) configured(d *Device) {
 	n.linkEvent(d)
 }
 
-// open is dev_change_flags(IFF_UP): __dev_open, then the RTM_NEWLINK of
-// __dev_notify_flags, then NETDEV_UP.
-func (n *Netns) open(d *Device) error {
-	if d.Up() {
-		return nil
-	}
-	if err := n.devOpen(d); err != nil {
-		return err
-	}
-	n.linkEvent(d)
-	n.notifyUp(d)
-	return nil
-}
-
 // devOpen is __dev_open: ndo_validate_addr, ndo_open, IFF_UP,
 // dev_activate.
 func (n *Netns) devOpen(d *Device) error {
@@ -327,20 +341,6 @@ func (n *Netns) devOpen(d *Device) error {
 	n.activate(d)
 	d.txActive = d.carrier
 	return nil
-}
-
-// close is dev_change_flags(~IFF_UP): __dev_close, RTM_NEWLINK, then
-// NETDEV_DOWN.
-func (n *Netns) close(d *Device) {
-	if !d.Up() {
-		return
-	}
-	if d.hasEnqueue() {
-		n.reqDeactivateSyncs++ // dev_deactivate_many: synchronize_net
-	}
-	n.devClose(d)
-	n.linkEvent(d)
-	n.notifyDown(d)
 }
 
 // devClose is __dev_close: ndo_stop and IFF_UP off.
@@ -490,7 +490,7 @@ func (n *Netns) setMaster(d, m *Device) error {
 // setlink is do_setlink for the attributes the language has, in the
 // kernel's order; changes made before a failure stay.
 func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Device, masterGiven bool) (err error) {
-	if a.Address != nil && len(a.Address) < 6 {
+	if (a.Address != nil && len(a.Address) < 6) || (a.Broadcast != nil && len(a.Broadcast) < 6) {
 		return rtnl.Errf(uapi.EINVAL, "") // validate_linkmsg
 	}
 	notify := false
@@ -518,17 +518,28 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 			return err
 		}
 	}
-	if a.Up != nil {
-		if *a.Up {
-			if err := n.open(d); err != nil {
-				return err
-			}
-		} else {
-			n.close(d)
+	if a.Alias != nil {
+		// netif_set_alias: set, or cleared by an empty one; notified
+		// (netif_state_change) even when it was the same.
+		if *a.Alias != "" || d.rel != nil {
+			d.relOf().alias = *a.Alias
 		}
+		notify = true
+	}
+	if a.Broadcast != nil {
+		d.brd = append(net.HardwareAddr(nil), a.Broadcast[:6]...)
+		n.notifyChangeAddr(d)
+	}
+	if err := n.changeFlags(d, a); err != nil {
+		return err
 	}
 	if masterGiven {
 		if err := n.setMaster(d, master); err != nil {
+			return err
+		}
+	}
+	if a.Carrier != nil {
+		if err := n.changeCarrier(d); err != nil {
 			return err
 		}
 	}
@@ -536,6 +547,83 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 		return n.changeTxQueueLen(d, *a.TxQueueLen)
 	}
 	return nil
+}
+
+// changeFlags is netif_change_flags with the flags the request gave:
+// __dev_change_flags (NOARP and MULTICAST at once, then open or close,
+// then the promiscuity and allmulti the user asked for), then
+// __dev_notify_flags: one RTM_NEWLINK if anything changed, NETDEV_UP or
+// NETDEV_DOWN, and NETDEV_CHANGE for an up device whose other flags
+// changed. A failed open does not stop the other changes, but nothing is
+// notified.
+func (n *Netns) changeFlags(d *Device, a rtnl.LinkAttrs) error {
+	oldFlags, oldPromisc, oldAllmulti := d.flags, d.promisc, d.allmulti
+	setFlag(&d.flags, uapi.IFF_NOARP, a.ARP, true)
+	setFlag(&d.flags, uapi.IFF_MULTICAST, a.Multicast, false)
+	var openErr error
+	if a.Up != nil && *a.Up != d.Up() {
+		if *a.Up {
+			openErr = n.devOpen(d)
+		} else {
+			if d.hasEnqueue() {
+				n.reqDeactivateSyncs++ // dev_deactivate_many: synchronize_net
+			}
+			n.devClose(d)
+		}
+	}
+	if a.Promisc != nil && *a.Promisc != d.promisc {
+		wasPromiscuous := d.promiscuous()
+		d.promisc = *a.Promisc
+		// dev->flags' IFF_PROMISC changed: an up macvlan that is not
+		// passthru passes it to its lower (macvlan_change_rx_flags),
+		// whose dev_set_promiscuity notifies.
+		if d.promiscuous() != wasPromiscuous && d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
+			n.linkEvent(d.lower)
+		}
+	}
+	if a.AllMulti != nil {
+		d.allmulti = *a.AllMulti
+	}
+	if openErr != nil {
+		return openErr
+	}
+	changes := d.flags ^ oldFlags
+	if changes == 0 && d.promisc == oldPromisc && d.allmulti == oldAllmulti {
+		return nil
+	}
+	n.linkEvent(d)
+	if changes&uapi.IFF_UP != 0 {
+		if d.Up() {
+			n.notifyUp(d)
+		} else {
+			n.notifyDown(d)
+		}
+	}
+	if d.Up() && changes&^uapi.IFF_UP != 0 {
+		n.netdevChange(d, changes)
+	}
+	return nil
+}
+
+// setFlag sets bit in *flags to v (inverted when invert), if v is given.
+func setFlag(flags *uint32, bit uint32, v *bool, invert bool) {
+	if v == nil {
+		return
+	}
+	if *v != invert {
+		*flags |= bit
+	} else {
+		*flags &^= bit
+	}
+}
+
+// changeCarrier is netif_change_carrier: none of the kinds the model
+// has but dummy has ndo_change_carrier.
+func (n *Netns) changeCarrier(d *Device) error {
+	if d.kind == rtnl.KindDummy {
+		return fmt.Errorf("%w: carrier of a dummy device", ErrNotModelled)
+	}
+	return rtnl.Errf(uapi.EOPNOTSUPP, "")
 }
 
 // changeTxQueueLen is dev_change_tx_queue_len: the new length, its

@@ -435,16 +435,22 @@ func (n *Netns) notifyChange(d *Device) {
 	if !d.Up() {
 		return
 	}
+	n.netdevChange(d, 0)
+	n.linkEvent(d)
+}
+
+// netdevChange is the NETDEV_CHANGE notifier chain; flagsChanged is the
+// device flags __dev_notify_flags saw change (0 from netif_state_change).
+func (n *Netns) netdevChange(d *Device, flagsChanged uint32) {
 	n.ev.trace.netdev(d, "NETDEV_CHANGE")
 	n.fibNetdevChange(d) // fib_netdev_event
-	n.v6Change(d)        // addrconf_notify (cost estimate)
+	n.v6Change(d, flagsChanged&uapi.IFF_NOARP != 0) // addrconf_notify
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if !n.brPortCarrierCheck(br, d) {
 			n.bridgeEvent("RTM_NEWLINK", d)
 		}
 	}
-	n.linkEvent(d)
 }
 
 // notifyChangeMTU is NETDEV_CHANGEMTU.

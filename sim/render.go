@@ -34,6 +34,7 @@ func renderLink(d *Device) rtnl.Link {
 	l.LinkType = rtnl.LinkType(d.linkType)
 	l.Address = rtnl.HWAddr(d.addr)
 	l.Broadcast = rtnl.HWAddr(d.brd)
+	l.Ifalias = d.Alias()
 	return l
 }
 

@@ -1,0 +1,64 @@
+package sim
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
+)
+
+// TestLinkFlagsAliasBroadcast holds what this kernel showed for the
+// interface flags, alias, broadcast and carrier of an ifb (ip monitor in
+// a namespace of its own): which lines notify, the flags dumps show, and
+// the errnos. The differential property checks the rest against the
+// kernel itself.
+func TestLinkFlagsAliasBroadcast(t *testing.T) {
+	lines := []struct {
+		line, errno string
+		newlinks    int
+	}{
+		{"link add i0 type ifb", "", 1},
+		{"link set i0 promisc on", "", 1},
+		{"link set i0 arp off", "", 0},       // ifb has NOARP already
+		{"link set i0 multicast off", "", 0}, // and no MULTICAST
+		{"link set i0 allmulticast on", "", 1},
+		{"link set i0 alias 'hello world'", "", 0}, // netdev_state_change: down
+		{"link set i0 broadcast 11:22:33:44:55:66", "", 1},
+		{"link set i0 carrier on", "EOPNOTSUPP", 0},
+		{"link set i0 up", "", 1},
+		{"link set i0 promisc on", "", 0},
+		{"link set i0 promisc off", "", 1},
+		{"link set i0 alias x", "", 1}, // up: notified
+		{"link set i0 broadcast 00:11", "EINVAL", 0},
+	}
+	tg := New(Options{Seed: 1, Events: true, Sysctls: map[string]string{"net.ipv6.conf.default.disable_ipv6": "1"}})
+	ctx := context.Background()
+	seen := 0
+	for _, l := range lines {
+		reqs, err := script.ParseString(l.line + "\n")
+		require.NoError(t, err)
+		require.Equal(t, l.errno, rtnl.ErrnoName(rtnl.Errno(tg.Apply(ctx, reqs[0]))), l.line)
+		evs, err := tg.Events(ctx)
+		require.NoError(t, err)
+		n := 0
+		for _, e := range evs[seen:] {
+			if e.Type == "RTM_NEWLINK" && e.Family == "link" {
+				n++
+			}
+		}
+		seen = len(evs)
+		require.Equal(t, l.newlinks, n, l.line)
+	}
+	st, err := tg.State(ctx, rtnl.Show{Links: true})
+	require.NoError(t, err)
+	i0 := st.Links[1]
+	require.Equal(t, []string{"BROADCAST", "NOARP", "ALLMULTI", "UP", "LOWER_UP"}, i0.Flags)
+	require.Equal(t, "x", i0.Ifalias)
+	require.Equal(t, "11:22:33:44:55:66", i0.Broadcast)
+	addrs, err := tg.State(ctx, rtnl.Show{Addrs: true})
+	require.NoError(t, err)
+	require.Empty(t, addrs.Addrs[1].Ifalias, "addr show prints no alias")
+}
