@@ -443,7 +443,7 @@ func (n *Netns) notifyChange(d *Device) {
 // device flags __dev_notify_flags saw change (0 from netif_state_change).
 func (n *Netns) netdevChange(d *Device, flagsChanged uint32) {
 	n.ev.trace.netdev(d, "NETDEV_CHANGE")
-	n.fibNetdevChange(d) // fib_netdev_event
+	n.fibNetdevChange(d)                            // fib_netdev_event
 	n.v6Change(d, flagsChanged&uapi.IFF_NOARP != 0) // addrconf_notify
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
