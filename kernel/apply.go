@@ -26,6 +26,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		return err
 	}
 	t.reqNo++
+	t.dadRestarts = nil // what an earlier request was owed is its own
 	var before []linkMsg
 	if ls, ok := req.Op.(rtnl.LinkSet); ok && ls.ARP != nil && t.opts.SyncLinkwatch {
 		var err error

@@ -167,11 +167,21 @@ func errf(word, format string, args ...any) *LineError {
 	return &LineError{Word: word, Msg: fmt.Sprintf(format, args...)}
 }
 
-// onOff is parse_on_off: the argument of kw, "on" or "off".
+// onOff is the argument of kw, "on" or "off": exactly, as iproute2's
+// strcmp for the interface flags, or any prefix (off first) for carrier,
+// which it reads with parse_on_off.
 func (p *words) onOff(kw string) (*bool, *LineError) {
 	s, err := p.arg(kw)
 	if err != nil {
 		return nil, err
+	}
+	if kw == "carrier" {
+		switch {
+		case matches(s, "off"):
+			s = "off"
+		case matches(s, "on"):
+			s = "on"
+		}
 	}
 	if s != "on" && s != "off" {
 		return nil, errf(s, `argument of %q must be "on" or "off"`, kw)

@@ -62,3 +62,56 @@ func TestLinkFlagsAliasBroadcast(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, addrs.Addrs[1].Ifalias, "addr show prints no alias")
 }
+
+// TestLinkFlagsReachOthers holds two changes that notify beyond the
+// device, as the kernel did for the same lines (rtnlsim diff --ipv6): an
+// arp change on a running device re-announces its IPv6 address (DAD run
+// again), and an up macvlan's promisc passes to its lower first.
+func TestLinkFlagsReachOthers(t *testing.T) {
+	// Lines with no events listed are set-up, not checked.
+	lines := []struct {
+		line   string
+		events []string // "TYPE family ifname"
+	}{
+		{"link add i0 type ifb", nil},
+		{"link add v0 type veth peer name v1", nil},
+		{"link add mv0 link v0 type macvlan", nil},
+		{"sysctl net.ipv6.conf.all.disable_ipv6=1", nil},
+		{"sysctl net.ipv6.conf.i0.disable_ipv6=0", nil},
+		{"link set i0 up", nil},
+		{"link set i0 arp on", []string{"RTM_NEWLINK link i0", "RTM_NEWADDR inet6 i0"}},
+		{"link set i0 arp on", []string{}},
+		{"link set v0 up", nil},
+		{"link set mv0 up", nil},
+		{"link set mv0 promisc on", []string{"RTM_NEWLINK link v0", "RTM_NEWLINK link mv0"}},
+		{"link set mv0 allmulticast on", []string{"RTM_NEWLINK link mv0"}},
+		{"link set mv0 promisc off", []string{"RTM_NEWLINK link v0", "RTM_NEWLINK link mv0"}},
+	}
+	tg := New(Options{Seed: 1, Events: true})
+	ctx := context.Background()
+	seen := 0
+	for _, l := range lines {
+		reqs, err := script.ParseString(l.line + "\n")
+		require.NoError(t, err)
+		require.NoError(t, tg.Apply(ctx, reqs[0]), l.line)
+		evs, err := tg.Events(ctx)
+		require.NoError(t, err)
+		got := []string{}
+		for _, e := range evs[seen:] {
+			name := ""
+			switch o := e.Object.(type) {
+			case rtnl.Link:
+				name = o.Ifname
+			case rtnl.AddrEvent:
+				name = o.Ifname
+			case rtnl.RouteEntry:
+				name = o.Dev
+			}
+			got = append(got, e.Type+" "+e.Family+" "+name)
+		}
+		seen = len(evs)
+		if l.events != nil {
+			require.Equal(t, l.events, got, l.line)
+		}
+	}
+}

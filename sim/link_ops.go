@@ -166,7 +166,9 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 	}
 	// A device its ->newlink configured already (vxlan) is notified
 	// only of what changed (promiscuity and allmulti show in dev->flags
-	// too, the user's being all a new device has).
+	// too, the user's being all a new device has); NETDEV_CHANGE follows
+	// NETDEV_UP when NOARP or MULTICAST changed, configured or not
+	// (__dev_notify_flags compares the flags themselves).
 	changed, configured := d.flags^oldFlags, !d.initializing
 	if !configured {
 		n.configured(d)
@@ -175,7 +177,7 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 	}
 	if opened {
 		n.notifyUp(d)
-		if configured && changed&^uapi.IFF_UP != 0 {
+		if changed&^uapi.IFF_UP != 0 {
 			n.netdevChange(d, changed)
 		}
 	}
