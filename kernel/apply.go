@@ -69,7 +69,14 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 	case rtnl.LinkDelList:
 		return t.linkDelList(op)
 	case rtnl.AddrAdd:
-		return t.addrModify(unix.RTM_NEWADDR, netlink.Create|netlink.Excl, op.Addr)
+		flags := netlink.Create | netlink.Excl // ipaddr_modify's flags per verb
+		switch op.Mode {
+		case rtnl.AddrModeReplace:
+			flags = netlink.Create | netlink.Replace
+		case rtnl.AddrModeChange:
+			flags = netlink.Replace
+		}
+		return t.addrModify(unix.RTM_NEWADDR, flags, op.Addr)
 	case rtnl.AddrDel:
 		return t.addrModify(unix.RTM_DELADDR, 0, op.Addr)
 	case rtnl.AddrFlush:
@@ -361,6 +368,14 @@ func (t *Target) addrModify(typ uint16, flags netlink.HeaderFlags, a rtnl.Addr) 
 		m.Attributes.Flags |= unix.IFA_F_NOPREFIXROUTE
 	}
 	b, err := m.MarshalBinary()
+	if err == nil && a.Metric != nil {
+		ae := netlink.NewAttributeEncoder()
+		ae.Uint32(unix.IFA_RT_PRIORITY, *a.Metric)
+		var x []byte
+		if x, err = ae.Encode(); err == nil {
+			b = append(b, x...)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ var (
 	arPromoteKeys = []string{"i0", "i0", "i0", "i1", "all", "all", "default", "br0", "nope"}
 )
 
-// arAddrLine makes an addr add or del line.
+// arAddrLine makes an addr add, replace, change or del line.
 func arAddrLine(r *rand.Rand, verb string, bridged bool) string {
 	dev := pick(r, arAddrDevs)
 	if bridged {
@@ -60,7 +60,7 @@ func arAddrLine(r *rand.Rand, verb string, bridged bool) string {
 	} else {
 		b.WriteString(local + "/" + pick(r, arLens))
 	}
-	if verb == "add" {
+	if verb != "del" {
 		switch r.IntN(8) {
 		case 0:
 			b.WriteString(" brd +")
@@ -75,6 +75,9 @@ func arAddrLine(r *rand.Rand, verb string, bridged bool) string {
 		}
 		if r.IntN(12) == 0 {
 			b.WriteString(" noprefixroute")
+		}
+		if r.IntN(6) == 0 {
+			b.WriteString(" metric " + pick(r, []string{"0", "5", "10", "20"}))
 		}
 	}
 	if dev != "nope" && r.IntN(5) == 0 {
@@ -167,8 +170,15 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 			pick(r, []string{"i0", "i1", "i1", "all", "default", "lo", "br0"}), r.IntN(2))
 	}
 	switch n := r.IntN(100); {
-	case n < 22:
+	case n < 18:
 		return arAddrLine(r, "add", bridged)
+	case n < 20:
+		return arAddrLine(r, pick(r, []string{"replace", "change"}), bridged)
+	case n < 22:
+		// The prologue's primary (or a secondary) replaced or changed:
+		// a new metric moves its prefix route.
+		return fmt.Sprintf("addr %s 10.0.0.%s/24 dev i0%s", pick(r, []string{"replace", "change"}), pick(r, []string{"1", "1", "2"}),
+			pick(r, []string{"", " metric 5", " metric 10", " metric 20"}))
 	case n < 30:
 		// A secondary of the prologue's 10.0.0.1/24 (or, once that is
 		// gone, one more address of its subnet).

@@ -25,9 +25,10 @@ import (
 // TestSimAddrsRoutesMatchKernel is the differential property of the sim
 // target's addresses, routes and FIB : scripts
 // mixing link requests (up, down, mtu 60 and back, rename, delete, add,
-// bridge ports), IPv4 addresses (add and del in shared and distinct
-// subnets, primaries and secondaries, labels, broadcast, scope, peers,
-// noprefixroute; on ifb devices, a veth, a bridge and the loopback),
+// bridge ports), IPv4 addresses (add, replace, change and del in shared
+// and distinct subnets, primaries and secondaries, labels, broadcast,
+// scope, peers, noprefixroute, metric; on ifb devices, a veth, a bridge
+// and the loopback),
 // promote_secondaries 0 and 1 (per device, all, default), routes (add,
 // del, replace, append, prepend; tables main, local and 100; unicast,
 // blackhole, unreachable, prohibit and local; via, dev, src, metric,

@@ -98,6 +98,7 @@ type Addr struct {
 	BroadcastAuto bool       // `broadcast +`
 	Scope         *uint8
 	NoPrefixRoute bool
+	Metric        *uint32 // IFA_RT_PRIORITY: the prefix route's metric
 	// Wildcard marks an IPv4 `addr del` written without /LEN and without
 	// a peer: iproute2 then sends IFA_LOCAL alone (no IFA_ADDRESS), so the
 	// kernel deletes the first address with that local address, whatever
@@ -105,8 +106,23 @@ type Addr struct {
 	Wildcard bool
 }
 
-// AddrAdd is `addr add PREFIX dev NAME ...`.
-type AddrAdd struct{ Addr }
+// AddrAdd is `addr add|replace|change PREFIX dev NAME ...`.
+type AddrAdd struct {
+	Addr
+	Mode AddrMode
+}
+
+// AddrMode is how an RTM_NEWADDR treats an address that exists: add
+// (NLM_F_CREATE|NLM_F_EXCL: EEXIST), replace (NLM_F_CREATE|NLM_F_REPLACE)
+// or change (NLM_F_REPLACE alone; the kernel creates a missing address
+// all the same).
+type AddrMode uint8
+
+const (
+	AddrModeAdd AddrMode = iota
+	AddrModeReplace
+	AddrModeChange
+)
 
 // AddrDel is `addr del PREFIX dev NAME ...`.
 type AddrDel struct{ Addr }
@@ -198,7 +214,15 @@ func (LinkSet) Verb() string      { return "link set" }
 func (LinkDel) Verb() string      { return "link del" }
 func (LinkDelGroup) Verb() string { return "link del" }
 func (LinkDelList) Verb() string  { return "link del" }
-func (AddrAdd) Verb() string      { return "addr add" }
+func (o AddrAdd) Verb() string {
+	switch o.Mode {
+	case AddrModeReplace:
+		return "addr replace"
+	case AddrModeChange:
+		return "addr change"
+	}
+	return "addr add"
+}
 func (AddrDel) Verb() string      { return "addr del" }
 func (AddrFlush) Verb() string    { return "addr flush" }
 func (RouteAdd) Verb() string     { return "route add" }

@@ -10,7 +10,7 @@ import (
 
 var addrVerbs = []struct{ name, canon string }{
 	// do_ipaddr's order.
-	{"add", "add"}, {"change", ""}, {"chg", ""}, {"replace", ""}, {"delete", "del"},
+	{"add", "add"}, {"change", "change"}, {"chg", "change"}, {"replace", "replace"}, {"delete", "del"},
 	{"list", ""}, {"show", ""}, {"lst", ""}, {"flush", "flush"}, {"save", ""},
 	{"showdump", ""}, {"restore", ""}, {"help", ""},
 }
@@ -31,8 +31,13 @@ func parseAddrCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	if err != nil {
 		return nil, err
 	}
-	if v == "add" {
+	switch v {
+	case "add":
 		return rtnl.AddrAdd{Addr: a}, nil
+	case "replace":
+		return rtnl.AddrAdd{Addr: a, Mode: rtnl.AddrModeReplace}, nil
+	case "change":
+		return rtnl.AddrAdd{Addr: a, Mode: rtnl.AddrModeChange}, nil
 	}
 	// ipaddr_modify: an IPv4 delete whose local address has no /LEN and
 	// no peer sends no IFA_ADDRESS (iproute2 warns of a "wildcard
@@ -144,7 +149,15 @@ func parseAddrArgs(p *words) (a rtnl.Addr, localLen bool, err *LineError) {
 				return a, localLen, err
 			}
 			a.NoPrefixRoute = true
-		case w == "metric" || w == "priority" || w == "preference" || w == "proto" || w == "protocol":
+		case w == "metric" || w == "priority" || w == "preference":
+			// get_u32 with base 0; given twice, the last counts.
+			v, err := p.number("metric", 0, 1<<32-1)
+			if err != nil {
+				return a, localLen, err
+			}
+			m := uint32(v)
+			a.Metric = &m
+		case w == "proto" || w == "protocol":
 			return a, localLen, p.unsupported(w)
 		default:
 			if w == "local" {

@@ -77,7 +77,7 @@ func Format(op rtnl.Op) string {
 			b.word(d)
 		}
 	case rtnl.AddrAdd:
-		b.add("addr", "add")
+		b.add(strings.Fields(o.Verb())...)
 		b.addr(o.Addr)
 	case rtnl.AddrDel:
 		b.add("addr", "del")
@@ -230,6 +230,9 @@ func (l *line) addr(a rtnl.Addr) {
 	}
 	if a.NoPrefixRoute {
 		l.add("noprefixroute")
+	}
+	if a.Metric != nil {
+		l.add("metric", strconv.FormatUint(uint64(*a.Metric), 10))
 	}
 }
 

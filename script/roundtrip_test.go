@@ -199,6 +199,10 @@ func genAddrBody(r *rand.Rand) rtnl.Addr {
 	}
 	a.Scope = maybeU8(r)
 	a.NoPrefixRoute = r.Intn(3) == 0
+	if r.Intn(3) == 0 {
+		m := genU32(r)
+		a.Metric = &m
+	}
 	return a
 }
 
@@ -291,7 +295,7 @@ func genOp(r *rand.Rand) rtnl.Op {
 		}
 		return op
 	case 5:
-		return rtnl.AddrAdd{Addr: genAddrBody(r)}
+		return rtnl.AddrAdd{Addr: genAddrBody(r), Mode: rtnl.AddrMode(r.Intn(3))}
 	case 6:
 		return rtnl.AddrDel{Addr: genAddrBody(r)}
 	case 7:

@@ -43,7 +43,10 @@ type Ifaddr struct {
 	Scope     uint8  // ifa_scope
 	Flags     uint32 // ifa_flags (IFA_F_*)
 	Label     string // ifa_label
-	next      *Ifaddr
+	// RtPriority is ifa_rt_priority, the metric of the prefix route
+	// (IFA_RT_PRIORITY; dumps report it when not 0).
+	RtPriority uint32
+	next       *Ifaddr
 	label     uint64 // the list-order label of ifaIndex
 	listed    bool   // in ifaIndex
 }
@@ -64,8 +67,9 @@ type IfaRequest struct {
 	Broadcast  uint32 // 0 with no IFA_BROADCAST
 	Label      string
 	HasLabel   bool
-	Excl       bool // NLM_F_EXCL (newaddr)
-	Replace    bool // NLM_F_REPLACE (newaddr)
+	Excl       bool   // NLM_F_EXCL (newaddr)
+	Replace    bool   // NLM_F_REPLACE (newaddr)
+	RtPriority uint32 // IFA_RT_PRIORITY (0 when absent)
 }
 
 // IfaNotice is one RTM_NEWADDR / RTM_DELADDR notification (rtmsg_ifa),
@@ -141,6 +145,7 @@ type InDevice struct {
 type inetHooks interface {
 	// rtmsgIfa sends RTM_NEWADDR or RTM_DELADDR for ifa as it is now.
 	rtmsgIfa(typ string, ifa *Ifaddr)
+	modifyPrefixMetric(ifa *Ifaddr, metric uint32)
 	// inetaddrEvent is the inetaddr notifier chain (fib_inetaddr_event):
 	// NETDEV_UP (up true) or NETDEV_DOWN for ifa.
 	inetaddrEvent(up bool, ifa *Ifaddr)
@@ -229,6 +234,9 @@ func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 		Label: a.Label, HasLabel: a.Label != "",
 		Excl: add,
 	}
+	if a.Metric != nil {
+		r.RtPriority = *a.Metric
+	}
 	brd := a.Prefix // what `broadcast +` derives from
 	if a.Peer.IsValid() {
 		r.Address = u32Of(a.Peer.Addr())
@@ -293,7 +301,7 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 	}
 	ifa := &Ifaddr{Local: r.Local, Address: r.Local, Prefixlen: r.Prefixlen,
 		Mask: inetMakeMask(r.Prefixlen), Broadcast: r.Broadcast, Scope: r.Scope,
-		Flags: r.Flags, Label: d.Name}
+		Flags: r.Flags, Label: d.Name, RtPriority: r.RtPriority}
 	if r.HasAddress {
 		ifa.Address = r.Address
 	}
@@ -304,8 +312,15 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 		if r.Excl || !r.Replace {
 			return rtnl.Errf(uapi.EEXIST, "ipv4: Address already assigned")
 		}
-		// Replace: metric, proto and lifetimes change (not modelled: all
-		// infinite); the notification goes out.
+		// Replace: the metric (the prefix route moves to it:
+		// fib_modify_prefix_metric), proto and lifetimes (not modelled:
+		// all infinite) change; label, broadcast, scope and flags stay.
+		if existing.RtPriority != r.RtPriority {
+			if d.hooks != nil {
+				d.hooks.modifyPrefixMetric(existing, r.RtPriority)
+			}
+			existing.RtPriority = r.RtPriority
+		}
 		d.rtmsgIfa("RTM_NEWADDR", existing)
 		return nil
 	}
@@ -606,6 +621,10 @@ func renderIfaddr(a *Ifaddr) rtnl.AddrInfo {
 	}
 	if a.Broadcast != 0 {
 		out.Broadcast = addrOfU32(a.Broadcast).String()
+	}
+	if a.RtPriority != 0 {
+		m := a.RtPriority
+		out.Metric = &m
 	}
 	out.Scope = rtnl.ScopeName(a.Scope)
 	out.SetFlags(uapi.AF_INET, a.Flags)

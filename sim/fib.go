@@ -148,12 +148,30 @@ func (n *Netns) fibAddIfaddr(d *Device, ifa *Ifaddr) {
 			if d.flags&uapi.IFF_LOOPBACK != 0 {
 				typ = fibtrie.TypeLocal
 			}
-			n.fibMagic(true, typ, prefix, ifa.Prefixlen, d, prim, 0)
+			n.fibMagic(true, typ, prefix, ifa.Prefixlen, d, prim, prim.RtPriority)
 		}
 		if ifa.Prefixlen < 31 {
 			n.fibMagic(true, fibtrie.TypeBroadcast, prefix|^mask, 32, d, prim, 0)
 		}
 	}
+}
+
+// fibModifyPrefixMetric is fib_modify_prefix_metric: the prefix route
+// of an up device's primary, which has one, is added at the new metric,
+// then the one at the old metric deleted (local for the loopback, as
+// fib_add_ifaddr makes it).
+func (n *Netns) fibModifyPrefixMetric(d *Device, ifa *Ifaddr, metric uint32) {
+	prefix := ifa.Address & ifa.Mask
+	if !d.Up() || ifa.Flags&(uapi.IFA_F_SECONDARY|uapi.IFA_F_NOPREFIXROUTE) != 0 || prefix == 0 ||
+		(prefix == ifa.Local && ifa.Prefixlen == 32) {
+		return
+	}
+	typ := fibtrie.TypeUnicast
+	if d.flags&uapi.IFF_LOOPBACK != 0 {
+		typ = fibtrie.TypeLocal
+	}
+	n.fibMagic(true, typ, prefix, ifa.Prefixlen, d, ifa, metric)
+	n.fibMagic(false, typ, prefix, ifa.Prefixlen, d, ifa, ifa.RtPriority)
 }
 
 // What fib_del_ifaddr's scan finds still in use (its ok bits): the

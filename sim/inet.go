@@ -122,6 +122,9 @@ func (d *Device) inetaddrEvent(up bool, ifa *Ifaddr) {
 }
 
 func (d *Device) fibDelIfaddr(ifa, iprim *Ifaddr) { d.ns.fibDelIfaddr(d, ifa, iprim) }
+func (d *Device) modifyPrefixMetric(ifa *Ifaddr, metric uint32) {
+	d.ns.fibModifyPrefixMetric(d, ifa, metric)
+}
 func (d *Device) fibAddIfaddr(ifa *Ifaddr)        { d.ns.fibAddIfaddr(d, ifa) }
 
 // Address requests.
@@ -149,6 +152,9 @@ func (n *Netns) addrAdd(op rtnl.AddrAdd) error {
 		return errIPv6NotModelled
 	}
 	r := IfaRequestOf(op.Addr, true)
+	// ipaddr_modify: add sends NLM_F_EXCL, replace and change
+	// NLM_F_REPLACE.
+	r.Excl, r.Replace = op.Mode == rtnl.AddrModeAdd, op.Mode != rtnl.AddrModeAdd
 	if r.Prefixlen > 32 {
 		return rtnl.Errf(uapi.EINVAL, "ipv4: Invalid prefix length")
 	}
