@@ -47,8 +47,8 @@ type Ifaddr struct {
 	// (IFA_RT_PRIORITY; dumps report it when not 0).
 	RtPriority uint32
 	next       *Ifaddr
-	label     uint64 // the list-order label of ifaIndex
-	listed    bool   // in ifaIndex
+	label      uint64 // the list-order label of ifaIndex
+	listed     bool   // in ifaIndex
 }
 
 // Secondary reports IFA_F_SECONDARY.

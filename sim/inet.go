@@ -125,7 +125,7 @@ func (d *Device) fibDelIfaddr(ifa, iprim *Ifaddr) { d.ns.fibDelIfaddr(d, ifa, ip
 func (d *Device) modifyPrefixMetric(ifa *Ifaddr, metric uint32) {
 	d.ns.fibModifyPrefixMetric(d, ifa, metric)
 }
-func (d *Device) fibAddIfaddr(ifa *Ifaddr)        { d.ns.fibAddIfaddr(d, ifa) }
+func (d *Device) fibAddIfaddr(ifa *Ifaddr) { d.ns.fibAddIfaddr(d, ifa) }
 
 // Address requests.
 
