@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -445,6 +446,12 @@ func (t *Target) addrFlush(ctx context.Context, op rtnl.AddrFlush) error {
 	}
 	if op.Label != "" {
 		args = append(args, "label", op.Label)
+	}
+	if op.Scope != nil {
+		args = append(args, "scope", strconv.Itoa(int(*op.Scope)))
+	}
+	if op.Secondary != nil {
+		args = append(args, map[bool]string{false: "primary", true: "secondary"}[*op.Secondary])
 	}
 	out, err := exec.CommandContext(ctx, "nsenter", args...).CombinedOutput()
 	if err == nil {

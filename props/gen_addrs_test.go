@@ -121,9 +121,15 @@ func arRouteLine(r *rand.Rand) string {
 // arFlushLine makes an addr or route flush line.
 func arFlushLine(r *rand.Rand) string {
 	if r.IntN(2) == 0 {
-		return pick(r, []string{"addr flush dev i0", "addr flush dev i0", "addr flush dev i1", "addr flush dev i0 to 10.0.0.0/16",
+		line := pick(r, []string{"addr flush dev i0", "addr flush dev i0", "addr flush dev i1", "addr flush dev i0 to 10.0.0.0/16",
 			"addr flush dev i0 to 10.0.0.2/32", "addr flush dev i0 label i0:*", "addr flush dev i1 label i1", "addr flush dev lo",
 			"addr flush dev br0", "addr flush dev nope"})
+		if r.IntN(3) == 0 {
+			// iproute2's filters: a flush of primaries stops after one
+			// round, leaving the secondaries they promoted.
+			line += pick(r, []string{" primary", " secondary", " scope host", " scope link", " scope global", " scope all primary"})
+		}
+		return line
 	}
 	return pick(r, []string{"route flush dev i0", "route flush table 100", "route flush table all proto static",
 		"route flush root 172.16.0.0/12", "route flush table main", "route flush 10.9.0.0/16", "route flush table local",

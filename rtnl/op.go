@@ -135,6 +135,11 @@ type AddrFlush struct {
 	To     netip.Prefix // invalid: all
 	Family int          // 4 or 6 (-4/-6); 0: To's family when To is set, else all
 	Label  string
+	// Scope keeps the addresses of that scope (nil: any, as `scope all`).
+	Scope *uint8
+	// Secondary keeps the secondaries (true, `secondary`) or the
+	// primaries (false, `primary`); nil: both.
+	Secondary *bool
 }
 
 // Route types, named as iproute2 names them.

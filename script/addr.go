@@ -238,8 +238,27 @@ func parseAddrFlush(p *words, family int) (rtnl.Op, *LineError) {
 				return nil, errf(l, "invalid label pattern")
 			}
 			op.Label = l
-		case w == "scope" || w == "up" || w == "master" || w == "vrf" || w == "type" ||
-			w == "metric" || w == "nomaster" || w == "primary" || w == "secondary" ||
+		case w == "scope":
+			// Given twice, the last counts; "all" is any scope.
+			s, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			if s == "all" {
+				op.Scope = nil
+				break
+			}
+			v, ok := scopes.parse(s)
+			if !ok {
+				return nil, errf(s, `invalid "scope"`)
+			}
+			sc := uint8(v)
+			op.Scope = &sc
+		case w == "primary" || w == "secondary":
+			sec := w == "secondary"
+			op.Secondary = &sec
+		case w == "up" || w == "master" || w == "vrf" || w == "type" ||
+			w == "metric" || w == "nomaster" ||
 			w == "temporary" || w == "dynamic" || w == "permanent" || w == "tentative" ||
 			w == "deprecated" || w == "dadfailed" || w == "home" || w == "nodad" ||
 			w == "mngtmpaddr" || w == "noprefixroute" || w == "autojoin" || w == "optimistic" ||

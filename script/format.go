@@ -95,6 +95,16 @@ func Format(op rtnl.Op) string {
 			b.add("label")
 			b.word(o.Label)
 		}
+		if o.Scope != nil {
+			b.add("scope", scopes.format(uint64(*o.Scope)))
+		}
+		if o.Secondary != nil {
+			if *o.Secondary {
+				b.add("secondary")
+			} else {
+				b.add("primary")
+			}
+		}
 	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend:
 		b.add(strings.Fields(o.Verb())...)
 		r, _ := rtnl.RouteOf(o)

@@ -300,6 +300,14 @@ func genOp(r *rand.Rand) rtnl.Op {
 		return rtnl.AddrDel{Addr: genAddrBody(r)}
 	case 7:
 		op := rtnl.AddrFlush{Dev: genName(r), Family: []int{0, 4, 6}[r.Intn(3)]}
+		if r.Intn(3) == 0 {
+			sc := uint8(genU32(r))
+			op.Scope = &sc
+		}
+		if r.Intn(3) == 0 {
+			sec := r.Intn(2) == 0
+			op.Secondary = &sec
+		}
 		if r.Intn(2) == 0 {
 			f := op.Family
 			if f == 0 {

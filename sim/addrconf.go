@@ -432,6 +432,10 @@ func (f FlushFilter) match6(dev string, a *inet6Addr) bool {
 	if f.To.IsValid() && (!f.To.Addr().Is6() || !f.To.Contains(a.addr)) {
 		return false
 	}
+	// IPv6 addresses are never secondary.
+	if (f.Scope != nil && a.scope != *f.Scope) || (f.Secondary != nil && *f.Secondary) {
+		return false
+	}
 	if f.Label != "" {
 		if ok, _ := path.Match(f.Label, dev); !ok {
 			return false

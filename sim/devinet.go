@@ -521,9 +521,16 @@ func (d *InDevice) Destroy() {
 type FlushFilter struct {
 	To    netip.Prefix // invalid: any; else the local address must be inside
 	Label string       // glob on the label (the device name when empty); "" any
+	// Scope and Secondary are iproute2's scope and flag filters (nil:
+	// any): the dumped address's ifa_scope, and its IFA_F_SECONDARY.
+	Scope     *uint8
+	Secondary *bool
 }
 
 func (f FlushFilter) match(dev string, a *Ifaddr) bool {
+	if (f.Scope != nil && a.Scope != *f.Scope) || (f.Secondary != nil && a.Secondary() != *f.Secondary) {
+		return false
+	}
 	if f.To.IsValid() {
 		if !f.To.Addr().Is4() || (a.Local^u32Of(f.To.Addr()))&inetMakeMask(f.To.Bits()) != 0 {
 			return false
@@ -558,7 +565,9 @@ func (d *InDevice) Flush(f FlushFilter) error {
 
 // flushRounds is ipaddr_flush's loop: a dump, then round's deletes of
 // what it matched, until a dump matches nothing; EBUSY after 10 rounds.
-func flushRounds(c *DevinetCounters, round func() (matched int, err error)) error {
+// A flush of primaries stops after one round that deleted some, so that
+// the secondaries they promoted stay (iproute2 does so on purpose).
+func flushRounds(c *DevinetCounters, f FlushFilter, round func() (matched int, err error)) error {
 	for range maxFlushRounds {
 		c.Requests++ // the dump
 		n, err := round()
@@ -566,6 +575,9 @@ func flushRounds(c *DevinetCounters, round func() (matched int, err error)) erro
 			return err
 		}
 		c.FlushRounds++
+		if f.Secondary != nil && !*f.Secondary {
+			return nil
+		}
 	}
 	return rtnl.Errf(uapi.EBUSY, "flush remains incomplete after %d rounds", maxFlushRounds)
 }

@@ -195,7 +195,7 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 		v4, v6 = op.To.Addr().Is4(), op.To.Addr().Is6()
 	}
 	v4, v6 = v4 && d.in != nil, v6 && d.in6 != nil
-	f := FlushFilter{To: op.To, Label: op.Label}
+	f := FlushFilter{To: op.To, Label: op.Label, Scope: op.Scope, Secondary: op.Secondary}
 	if v4 && d.in.IfaFlush {
 		if err := d.in.flushOneRequest(f); err != nil || !v6 || len(d.in6.addrs) == 0 {
 			return err
@@ -213,7 +213,7 @@ func (n *Netns) addrFlush(op rtnl.AddrFlush) error {
 // EADDRNOTAVAIL ignored (a primary deleted without promotion takes its
 // secondaries with it).
 func (n *Netns) wholeDumpFlush(d *Device, v4, v6 bool, f FlushFilter) error {
-	return flushRounds(&n.inetCount, func() (int, error) {
+	return flushRounds(&n.inetCount, f, func() (int, error) {
 		var dels []IfaRequest
 		if v4 {
 			for a := d.in.head; a != nil; a = a.next {

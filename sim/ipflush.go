@@ -158,7 +158,7 @@ func (n *Netns) ipAddrFlush(d *Device, v4, v6 bool, f FlushFilter) error {
 
 // flush runs the rounds, counting the dump and delete requests in c.
 func (s *ipFlushSock) flush(c *DevinetCounters) error {
-	return flushRounds(c, func() (int, error) { return s.round(c), nil })
+	return flushRounds(c, s.f, func() (int, error) { return s.round(c), nil })
 }
 
 // round is one dump, read to its DONE, with its deletes sent: how many
