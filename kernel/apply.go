@@ -42,6 +42,13 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 				return derr
 			}
 		}
+		if a, ok := req.Op.(rtnl.AddrAdd); ok && err == nil && a.NoDAD && a.Prefix.Addr().Is6() {
+			// A nodad address is never tentative: its DAD work still
+			// runs, after the request, and announces it (RTM_NEWADDR).
+			if idx, ierr := t.ifindex(a.Dev); ierr == nil {
+				t.dadRestarts = map[uint32]int{idx: 1}
+			}
+		}
 		if serr := t.syncLinkwatch(); serr != nil {
 			return serr
 		}
@@ -367,6 +374,9 @@ func (t *Target) addrModify(typ uint16, flags netlink.HeaderFlags, a rtnl.Addr) 
 	}
 	if a.NoPrefixRoute {
 		m.Attributes.Flags |= unix.IFA_F_NOPREFIXROUTE
+	}
+	if a.NoDAD {
+		m.Attributes.Flags |= unix.IFA_F_NODAD
 	}
 	b, err := m.MarshalBinary()
 	if err == nil && a.Metric != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -43,7 +44,7 @@ func (t *Target) syncLinkwatch() error {
 		if round == 16 {
 			return errors.New("kernel target: linkwatch kept sending notifications after 16 rounds")
 		}
-		links, pending, err := t.linksAndDAD()
+		links, pending, maybe, err := t.linksAndDAD()
 		if err != nil {
 			return err
 		}
@@ -53,6 +54,9 @@ func (t *Target) syncLinkwatch() error {
 		n := t.drainEvents()
 		if pending == "" {
 			pending = t.restartPending()
+		}
+		if pending == "" && maybe != "" && poll.maybeLeft() {
+			pending = maybe
 		}
 		if pending != "" {
 			if err := poll.wait(context.Background(), pending); err != nil {
@@ -82,8 +86,12 @@ func (t *Target) flushLinkwatch(links []linkMsg) error {
 	return t.sendLink(unix.RTM_SETLINK, 0, &rtnetlink.LinkMessage{Index: 1}, attrs{})
 }
 
-// dadWait bounds the wait for DAD, which takes 1-2 s with accept_dad 1.
-const dadWait = 10 * time.Second
+// dadWait bounds the wait for DAD, which takes 1-2 s with accept_dad 1;
+// maybeWait the wait for DAD that may not run (see dadPending).
+const (
+	dadWait   = 10 * time.Second
+	maybeWait = 3 * time.Second
+)
 
 // dadPoll paces the waits for DAD: 1 ms at first (DAD without probes,
 // NOARP or accept_dad 0, ends at once), doubling up to 100 ms, for at
@@ -91,6 +99,16 @@ const dadWait = 10 * time.Second
 type dadPoll struct {
 	deadline time.Time
 	pause    time.Duration
+	maybeEnd time.Time
+}
+
+// maybeLeft says whether DAD that may not run is still worth waiting
+// for: maybeWait from the first time it was asked.
+func (p *dadPoll) maybeLeft() bool {
+	if p.maybeEnd.IsZero() {
+		p.maybeEnd = time.Now().Add(maybeWait)
+	}
+	return time.Now().Before(p.maybeEnd)
 }
 
 // wait sleeps once, or fails naming the address still under DAD when
@@ -112,13 +130,13 @@ func (p *dadPoll) wait(ctx context.Context, pending string) error {
 
 // linksAndDAD dumps the links and, with them, names the first address
 // under DAD (dadPending).
-func (t *Target) linksAndDAD() ([]linkMsg, string, error) {
+func (t *Target) linksAndDAD() ([]linkMsg, string, string, error) {
 	links, cache, err := t.links()
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
-	pending, err := t.dadPending(links, cache)
-	return links, pending, err
+	pending, maybe, err := t.dadPending(links, cache)
+	return links, pending, maybe, err
 }
 
 // restartedDAD notes the DAD a request restarted: a change of IFF_NOARP
@@ -193,34 +211,68 @@ func (t *Target) restartPending() string {
 // dadPending names the first IPv6 address whose DAD is still running
 // ("fe80::1 on va"), or is "". An address counts when it is TENTATIVE
 // without DADFAILED (a failed DAD leaves it tentative for good) on a
-// device that is up with carrier: elsewhere DAD waits for the device
-// (addrconf_dad_begin needs IF_READY) and the address stays tentative.
-// Carrier, unlike IFF_RUNNING, does not wait for linkwatch.
-func (t *Target) dadPending(links []linkMsg, cache linkCache) (string, error) {
+// device that is up with carrier, or on any device when DAD needs no
+// probes there (addrconf_dad_begin: a NOARP or loopback device, or
+// accept_dad below 1 for both all and the device), which then ends as
+// soon as its work runs: elsewhere DAD waits for the device (it needs
+// IF_READY) and the address stays tentative. Carrier, unlike
+// IFF_RUNNING, does not wait for linkwatch.
+//
+// maybe names an address that may be under DAD: tentative, with probes,
+// on a device that is up without carrier. IF_READY, which does not show,
+// decides: a device that was ready once keeps it when its carrier goes
+// and runs DAD (a second or two); one never ready leaves the address
+// tentative. syncLinkwatch waits for such an address a while only.
+func (t *Target) dadPending(links []linkMsg, cache linkCache) (pending, maybe string, err error) {
 	req := make([]byte, unix.SizeofIfAddrmsg)
 	req[0] = unix.AF_INET6
 	msgs, err := t.dump(unix.RTM_GETADDR, req)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	ready := map[uint32]bool{}
+	ready, up, noProbes := map[uint32]bool{}, map[uint32]bool{}, map[uint32]bool{}
 	for _, l := range links {
 		ready[l.hdr.Index] = l.hdr.Flags&(unix.IFF_UP|unix.IFF_LOWER_UP) == unix.IFF_UP|unix.IFF_LOWER_UP
+		up[l.hdr.Index] = l.hdr.Flags&unix.IFF_UP != 0
+		noProbes[l.hdr.Index] = l.hdr.Flags&(unix.IFF_NOARP|unix.IFF_LOOPBACK) != 0
+	}
+	// probes says whether DAD on device idx sends probes (a value that
+	// cannot be read counts as 1, the kernel's default).
+	probes := func(idx uint32) bool {
+		if noProbes[idx] {
+			return false
+		}
+		read := func(dev string) int {
+			s, err := t.ns.readSysctl("/proc/sys/net/ipv6/conf/" + dev + "/accept_dad")
+			v, perr := strconv.Atoi(s)
+			if err != nil || perr != nil {
+				return 1
+			}
+			return v
+		}
+		return read("all") >= 1 || read(cache.nameOf(idx)) >= 1
 	}
 	for _, m := range msgs {
 		a, ok := parseAddr(m)
-		if !ok || a.family != unix.AF_INET6 || !ready[a.index] {
+		if !ok || a.family != unix.AF_INET6 {
 			continue
 		}
 		flags := uint32(a.flags)
 		if f, ok := a.attrs.u32(unix.IFA_FLAGS); ok {
 			flags = f
 		}
-		if flags&unix.IFA_F_TENTATIVE != 0 && flags&unix.IFA_F_DADFAILED == 0 {
-			return fmt.Sprintf("%s on %s", a.local, cache.nameOf(a.index)), nil
+		if flags&unix.IFA_F_TENTATIVE == 0 || flags&unix.IFA_F_DADFAILED != 0 {
+			continue
+		}
+		name := fmt.Sprintf("%s on %s", a.local, cache.nameOf(a.index))
+		switch {
+		case ready[a.index] || !probes(a.index):
+			return name, "", nil
+		case up[a.index] && maybe == "":
+			maybe = name
 		}
 	}
-	return "", nil
+	return "", maybe, nil
 }
 
 // waitDAD returns once no address is under DAD (see dadPending), at most
@@ -229,7 +281,7 @@ func (t *Target) waitDAD(ctx context.Context) error {
 	if t.opts.SyncLinkwatch {
 		// Requests already waited; what is left is waited for, and its
 		// notifications read, as a request's would be.
-		if _, pending, err := t.linksAndDAD(); err != nil || pending == "" {
+		if _, pending, _, err := t.linksAndDAD(); err != nil || pending == "" {
 			return err
 		}
 		return t.syncLinkwatch()
@@ -245,7 +297,7 @@ func (t *Target) waitDAD(ctx context.Context) error {
 		if err := t.flushLinkwatch(links); err != nil {
 			return err
 		}
-		_, pending, err := t.linksAndDAD()
+		_, pending, _, err := t.linksAndDAD()
 		if err != nil {
 			return err
 		}

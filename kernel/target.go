@@ -30,7 +30,8 @@ type Target struct {
 	lastEvent time.Time
 	reqNo     int // requests applied so far
 	// dadRestarts counts, per ifindex, the RTM_NEWADDR (inet6) the
-	// current request is still owed by DAD it restarted (restartedDAD).
+	// current request is still owed by DAD it restarted (restartedDAD)
+	// or began for a nodad address.
 	dadRestarts map[uint32]int
 	names       map[int32]string // ifindex -> name, as the events told it
 	flags       map[int32]uint32 // ifindex -> ifi_flags, likewise

@@ -87,6 +87,32 @@ func arAddrLine(r *rand.Rand, verb string, bridged bool) string {
 	return b.String()
 }
 
+// arAddr6Line makes an IPv6 addr add or del line: two prefixes of
+// 2001:db8::/32 at /64, a /48 that holds one of them, /128s, link-local
+// addresses; nodad, noprefixroute and metric at times.
+func arAddr6Line(r *rand.Rand, bridged bool) string {
+	dev := pick(r, []string{"i0", "i0", "i0", "i1", "i1", "lo", "nope"})
+	if bridged {
+		dev = pick(r, []string{"i0", "i0", "i1", "br0", "v0", "lo"})
+	}
+	addr := pick(r, []string{"2001:db8::", "2001:db8::", "2001:db8:1::", "fe80::"}) + pick(r, []string{"1", "1", "2", "3"})
+	plen := pick(r, []string{"64", "64", "64", "48", "128"})
+	if r.IntN(4) == 0 {
+		return fmt.Sprintf("addr del %s/%s dev %s", addr, plen, dev)
+	}
+	var opts string
+	if r.IntN(5) == 0 {
+		opts += " nodad"
+	}
+	if r.IntN(6) == 0 {
+		opts += " noprefixroute"
+	}
+	if r.IntN(6) == 0 {
+		opts += " metric " + pick(r, []string{"100", "1024"})
+	}
+	return fmt.Sprintf("addr add %s/%s dev %s%s", addr, plen, dev, opts)
+}
+
 // arRouteLine makes a route add, replace, append, prepend or del line.
 func arRouteLine(r *rand.Rand) string {
 	verb := pick(r, []string{"add", "add", "add", "replace", "append", "prepend", "del", "del"})
@@ -174,6 +200,9 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 	if ipv6 && r.IntN(20) == 0 {
 		return fmt.Sprintf("sysctl net.ipv6.conf.%s.disable_ipv6=%d",
 			pick(r, []string{"i0", "i1", "i1", "all", "default", "lo", "br0"}), r.IntN(2))
+	}
+	if ipv6 && r.IntN(6) == 0 {
+		return arAddr6Line(r, bridged)
 	}
 	switch n := r.IntN(100); {
 	case n < 18:

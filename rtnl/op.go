@@ -98,6 +98,7 @@ type Addr struct {
 	BroadcastAuto bool       // `broadcast +`
 	Scope         *uint8
 	NoPrefixRoute bool
+	NoDAD         bool    // IFA_F_NODAD (IPv6; IPv4 drops it)
 	Metric        *uint32 // IFA_RT_PRIORITY: the prefix route's metric
 	// Wildcard marks an IPv4 `addr del` written without /LEN and without
 	// a peer: iproute2 then sends IFA_LOCAL alone (no IFA_ADDRESS), so the

@@ -142,7 +142,9 @@ func parseAddrArgs(p *words) (a rtnl.Addr, localLen bool, err *LineError) {
 			a.Label = l
 		case matches(w, "valid_lft") || matches(w, "preferred_lft"):
 			return a, localLen, p.unsupported(w)
-		case w == "home" || w == "nodad" || w == "optimistic" || w == "mngtmpaddr" || w == "autojoin":
+		case w == "nodad":
+			a.NoDAD = true
+		case w == "home" || w == "optimistic" || w == "mngtmpaddr" || w == "autojoin":
 			return a, localLen, p.unsupported(w)
 		case w == "noprefixroute":
 			if err := once("noprefixroute", w); err != nil {

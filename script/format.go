@@ -241,6 +241,9 @@ func (l *line) addr(a rtnl.Addr) {
 	if a.NoPrefixRoute {
 		l.add("noprefixroute")
 	}
+	if a.NoDAD {
+		l.add("nodad")
+	}
 	if a.Metric != nil {
 		l.add("metric", strconv.FormatUint(uint64(*a.Metric), 10))
 	}

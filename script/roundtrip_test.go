@@ -199,6 +199,7 @@ func genAddrBody(r *rand.Rand) rtnl.Addr {
 	}
 	a.Scope = maybeU8(r)
 	a.NoPrefixRoute = r.Intn(3) == 0
+	a.NoDAD = r.Intn(3) == 0
 	if r.Intn(3) == 0 {
 		m := genU32(r)
 		a.Metric = &m

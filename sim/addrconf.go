@@ -19,22 +19,32 @@ import (
 // addrconf_dad_begin and _completed, addrconf_ifdown) and net/ipv6/route.c
 // (fib6_ifdown, rt6_sync_up); props/TestSimAddrsRoutesMatchKernel's IPv6
 // scripts hold it against 6.18. The cost model's walks (ipv6cost.go) are
-// counted beside it from the same events. User IPv6 addresses and routes
-// are refused (ErrNotModelled), and with them everything that only they
-// reach (keep_addr_on_down, prefsrc, RA, temporary addresses).
+// counted beside it from the same events. User IPv6 addresses are in
+// addrconf_user.go; user IPv6 routes are refused (ErrNotModelled), and
+// with them keep_addr_on_down, prefsrc, RA and temporary addresses.
 
 // inet6Dev is a device's inet6_dev (dev->ip6_ptr).
 type inet6Dev struct {
 	ready bool         // IF_READY: the link was ready when it came up
 	addrs []*inet6Addr // addr_list
+	// acceptDAD is the device's accept_dad as copied from default's
+	// when it was made, if default had been written (nil: default's
+	// initial value).
+	acceptDAD *int
 }
 
 // inet6Addr is an inet6_ifaddr.
 type inet6Addr struct {
 	addr  netip.Addr
 	plen  int
-	scope uint8  // RT_SCOPE_HOST (::1) or RT_SCOPE_LINK (fe80::)
+	scope uint8  // RT_SCOPE_HOST (::1), RT_SCOPE_LINK (fe80::), or a user address's
 	flags uint32 // IFA_F_*
+	// user: added by a request (addrconf_user.go), not by the kernel;
+	// metric is its IFA_RT_PRIORITY; dadStopped: its DAD found the
+	// device not ready and waits for it (addrconf_dad_stop).
+	user       bool
+	metric     uint32
+	dadStopped bool
 	// local is the address's local route (ifp->rt) once it is in the
 	// FIB: when DAD completes.
 	local *route6
@@ -186,6 +196,10 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 
 func renderInet6Addr(a *inet6Addr) rtnl.AddrInfo {
 	out := rtnl.AddrInfo{Family: "inet6", Local: a.addr.String(), Prefixlen: a.plen, Scope: rtnl.ScopeName(a.scope)}
+	if a.metric != 0 {
+		m := a.metric
+		out.Metric = &m
+	}
 	out.SetFlags(uapi.AF_INET6, a.flags)
 	forever := uint32(0xffffffff)
 	out.ValidLife, out.PreferredLife = &forever, &forever
@@ -272,15 +286,17 @@ func (d *Device) in6AddAddr(a *inet6Addr) bool {
 	return true
 }
 
-// scopeRank is ipv6_addr_src_scope's order: host < link < global.
+// scopeRank is ipv6_addr_src_scope's order: host < link < site < global.
 func scopeRank(a *inet6Addr) int {
 	switch a.scope {
 	case uapi.RT_SCOPE_HOST:
 		return 0
 	case uapi.RT_SCOPE_LINK:
 		return 1
+	case uapi.RT_SCOPE_SITE:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // initLoopback is init_loopback: ::1/128, no DAD, notified at once; its
@@ -332,6 +348,8 @@ func (n *Netns) devConfig(d *Device) {
 // devices, or with accept_dad below 1, that happens at once; otherwise
 // after dad_transmits probes (about a second later, which the kernel
 // target waits for): the model has no duplicates, so DAD always succeeds.
+// DAD that needs probes on a device that is not ready stops, the address
+// left tentative, until the device is (redoStoppedDAD).
 func (n *Netns) runDAD() {
 	n.ev.deferred, n.ev.dad = true, true
 	defer func() { n.ev.deferred, n.ev.dad = false, false }()
@@ -340,6 +358,10 @@ func (n *Netns) runDAD() {
 		n.fib6.dad = n.fib6.dad[1:]
 		if !n.alive(w.d) || w.d.in6 == nil || !slices.Contains(w.d.in6.addrs, w.ifa) {
 			continue // addrconf_ifdown cancelled it
+		}
+		if !n.dadNeedless(w.d, w.ifa) && !w.d.in6.ready {
+			w.ifa.dadStopped = true
+			continue
 		}
 		w.ifa.flags &^= uapi.IFA_F_TENTATIVE
 		n.ifaNotifyNew(w.d, w.ifa)
@@ -396,14 +418,21 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 	if a.local != nil {
 		n.del6(a.local)
 	}
+	// check_cleanup_prefix_route: none for a noprefixroute address, nor
+	// while another address of the same prefix and length is left.
+	if a.flags&uapi.IFA_F_NOPREFIXROUTE != 0 {
+		return
+	}
 	pfx := netip.PrefixFrom(a.addr, a.plen).Masked()
 	for _, x := range d.in6.addrs {
-		if netip.PrefixFrom(x.addr, a.plen).Masked() == pfx {
+		if x.plen == a.plen && netip.PrefixFrom(x.addr, a.plen).Masked() == pfx {
 			return
 		}
 	}
-	for _, r := range n.fib6.byDev[d] {
-		if r.table == uapi.RT_TABLE_MAIN && r.dst == pfx {
+	// addrconf_get_prefix_route: the node's first prefix route through
+	// the device, whatever its metric (the lowest).
+	for _, r := range n.devRoutes6(d) {
+		if r.table == uapi.RT_TABLE_MAIN && r.dst == pfx && r.typ == uapi.RTN_UNICAST {
 			n.del6(r)
 			return
 		}

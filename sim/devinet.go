@@ -258,6 +258,9 @@ func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 	if a.NoPrefixRoute {
 		r.Flags |= uapi.IFA_F_NOPREFIXROUTE
 	}
+	if a.NoDAD {
+		r.Flags |= uapi.IFA_F_NODAD
+	}
 	return r
 }
 

@@ -10,8 +10,8 @@
 // (ifindex allocation, dump order); each device's IPv4 address list with
 // the promotion of secondaries; the IPv4 FIB (package fibtrie) with the
 // kernel's routes and the user routes; the IPv6 the kernel configures by
-// itself (::1, link-local addresses, their routes; user IPv6 addresses and
-// routes fail with ErrNotModelled); the notifications the kernel sends
+// itself (::1, link-local addresses, their routes) and user IPv6 addresses
+// (user IPv6 routes fail with ErrNotModelled); the notifications the kernel sends
 // (rtnl.Event, kept with Options.Events); and each request's kernel work,
 // a cost.Work that package cost prices in virtual time.
 //
@@ -76,6 +76,7 @@
 //	net/ipv4/fib_trie.c   package fibtrie
 //	net/ipv6/addrconf.c, route.c
 //	    addrconf.go       inet6_dev, ::1, link-local, their routes, DAD, ifdown
+//	    addrconf_user.go  user IPv6 addresses: add, del, their routes and DAD
 //	    ipv6cost.go       the IPv6 walks the cost model prices; net.ipv6 sysctls
 //	net/core/net_namespace.c
 //	    peerns.go         netns_ids: rtnl_net_newid, __peernet2id

@@ -149,7 +149,7 @@ func (n *Netns) inDevOf(dev string, del bool) (*Device, error) {
 // addrAdd is inet_rtm_newaddr for an IPv4 `addr add`.
 func (n *Netns) addrAdd(op rtnl.AddrAdd) error {
 	if !op.Prefix.Addr().Is4() {
-		return errIPv6NotModelled
+		return n.addrAdd6(op)
 	}
 	r := IfaRequestOf(op.Addr, true)
 	// ipaddr_modify: add sends NLM_F_EXCL, replace and change
@@ -172,7 +172,7 @@ func (n *Netns) addrAdd(op rtnl.AddrAdd) error {
 // addrDel is inet_rtm_deladdr for an IPv4 `addr del`.
 func (n *Netns) addrDel(op rtnl.AddrDel) error {
 	if !op.Prefix.Addr().Is4() {
-		return errIPv6NotModelled
+		return n.addrDel6(op)
 	}
 	d, err := n.inDevOf(op.Dev, true)
 	if err != nil {

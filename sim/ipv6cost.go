@@ -57,8 +57,9 @@ import (
 // nodes and 3U+1 routes with lo up (6.18 agrees for U = 1, 2, 3, 10, 100,
 // 1000), 2U+2 and 3U with lo down (U = 1, 2, 10). Of the net.ipv6 sysctls
 // only disable_ipv6 is followed (sysctlIPv6). Not modelled: the others
-// (keep_addr_on_down, addr_gen_mode, ...: ENOENT), user IPv6 addresses and
-// routes (refused), IFF_NO_ADDRCONF slaves, L3 masters; walks are priced
+// (keep_addr_on_down, addr_gen_mode, ...: ENOENT), the walks of user IPv6
+// addresses (their notifications are counted), user IPv6 routes
+// (refused), IFF_NO_ADDRCONF slaves, L3 masters; walks are priced
 // per entry whether it is a node, a route or an address (the three cost
 // about the same per entry in the perf profile: a pointer chase and a
 // test).
@@ -243,6 +244,7 @@ func (n *Netns) v6Up(d *Device) {
 	if d.v6Off {
 		return // idev->cnf.disable_ipv6: nothing
 	}
+	n.fixupPermanent(d) // addrconf_permanent_addr, ready or not
 	if d == n.lo {
 		if d.in6 == nil {
 			return
@@ -264,6 +266,7 @@ func (n *Netns) v6Up(d *Device) {
 	}
 	d.in6.ready = true
 	n.v6Config(d)
+	n.redoStoppedDAD(d)
 	n.syncUp6(d)
 	e.cleanAll() // rt6_sync_up(dev, RTNH_F_DEAD)
 }
@@ -326,6 +329,7 @@ func (n *Netns) v6Change(d *Device, noarpChanged bool) {
 		} else {
 			n.v6Config(d)
 		}
+		n.redoStoppedDAD(d)
 		n.syncUp6(d)
 		if d.mtu < ipv6MinMTU {
 			n.addrconfIfdown(d, false)
@@ -381,7 +385,7 @@ func (n *Netns) v6ChangeMTU(d *Device) {
 		n.v6.cleanAll()
 		return
 	}
-	d.in6 = &inet6Dev{}
+	d.in6 = n.newInet6Dev()
 	d.v6Off = n.v6.dfltOff
 	if !n.addrconfLinkReady(d) {
 		return

@@ -231,7 +231,9 @@ func TestDeterministic(t *testing.T) {
 	}
 	_, err := a.Events(context.Background())
 	require.ErrorIs(t, err, ErrNoEvents)
-	err = a.Apply(context.Background(), rtnl.Request{Op: rtnl.AddrAdd{}})
+	reqs, perr := script.ParseString("route add 2001:db8::/32 dev lo\n")
+	require.NoError(t, perr)
+	err = a.Apply(context.Background(), reqs[0])
 	require.ErrorIs(t, err, ErrNotModelled)
 	require.Zero(t, rtnl.Errno(err), "not a refusal the kernel would make")
 }

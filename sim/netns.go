@@ -262,7 +262,7 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	n.inetdevInit(d)       // NETDEV_REGISTER
 	d.v6Off = n.v6.dfltOff // ipv6_add_dev copies net.ipv6.conf.default
 	if d.mtu >= ipv6MinMTU {
-		d.in6 = &inet6Dev{} // addrconf_notify's NETDEV_REGISTER
+		d.in6 = n.newInet6Dev() // addrconf_notify's NETDEV_REGISTER
 	}
 	return nil
 }

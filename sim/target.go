@@ -174,8 +174,8 @@ var ErrClosed = errors.New("sim target: closed")
 // it instead of reporting a refusal the kernel would not make.
 var ErrNotModelled = errors.New("sim target: not modelled yet")
 
-// Apply carries out one request. IPv6 address and route requests fail
-// with ErrNotModelled.
+// Apply carries out one request. IPv6 route requests fail with
+// ErrNotModelled.
 func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -222,9 +222,9 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 // errUnsupported is an Op type the sim target does not take.
 var errUnsupported = errors.New("sim target: request type not supported")
 
-// errIPv6NotModelled refuses IPv6 address and route requests: the model
-// has only the IPv6 the kernel configures by itself (sim/addrconf.go).
-var errIPv6NotModelled = fmt.Errorf("%w: IPv6 address and route requests (the model has only the kernel's own link-local and loopback IPv6)", ErrNotModelled)
+// errIPv6NotModelled refuses IPv6 route requests: the model has the IPv6
+// routes the kernel makes by itself and for addresses (sim/addrconf.go).
+var errIPv6NotModelled = fmt.Errorf("%w: IPv6 route requests (the model has only the routes the kernel makes for IPv6 addresses)", ErrNotModelled)
 
 // begin starts a request: the namespace it goes to, numbered for its
 // notifications.

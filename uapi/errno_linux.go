@@ -21,6 +21,7 @@ const (
 	ENOENT        = syscall.ENOENT
 	ESRCH         = syscall.ESRCH
 	EINTR         = syscall.EINTR
+	ENXIO         = syscall.ENXIO
 	EAGAIN        = syscall.EAGAIN
 	ENOMEM        = syscall.ENOMEM
 	EACCES        = syscall.EACCES

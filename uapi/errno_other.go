@@ -20,6 +20,7 @@ const (
 	ENOENT        Errno = 2
 	ESRCH         Errno = 3
 	EINTR         Errno = 4
+	ENXIO         Errno = 6
 	EAGAIN        Errno = 11
 	ENOMEM        Errno = 12
 	EACCES        Errno = 13
@@ -45,6 +46,7 @@ var errnos = map[Errno]struct{ name, text string }{
 	ENOENT:        {"ENOENT", "no such file or directory"},
 	ESRCH:         {"ESRCH", "no such process"},
 	EINTR:         {"EINTR", "interrupted system call"},
+	ENXIO:         {"ENXIO", "no such device or address"},
 	EAGAIN:        {"EAGAIN", "resource temporarily unavailable"},
 	ENOMEM:        {"ENOMEM", "cannot allocate memory"},
 	EACCES:        {"EACCES", "permission denied"},

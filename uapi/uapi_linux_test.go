@@ -139,6 +139,7 @@ var linuxValues = map[string][2]int64{
 	"ENOENT":        {int64(ENOENT), int64(unix.ENOENT)},
 	"ESRCH":         {int64(ESRCH), int64(unix.ESRCH)},
 	"EINTR":         {int64(EINTR), int64(unix.EINTR)},
+	"ENXIO":         {int64(ENXIO), int64(unix.ENXIO)},
 	"EAGAIN":        {int64(EAGAIN), int64(unix.EAGAIN)},
 	"ENOMEM":        {int64(ENOMEM), int64(unix.ENOMEM)},
 	"EACCES":        {int64(EACCES), int64(unix.EACCES)},
