@@ -42,9 +42,11 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 				return derr
 			}
 		}
-		if a, ok := req.Op.(rtnl.AddrAdd); ok && err == nil && a.NoDAD && a.Prefix.Addr().Is6() {
-			// A nodad address is never tentative: its DAD work still
-			// runs, after the request, and announces it (RTM_NEWADDR).
+		if a, ok := req.Op.(rtnl.AddrAdd); ok && err == nil && a.NoDAD && a.Prefix.Addr().Is6() && a.Mode == rtnl.AddrModeAdd {
+			// A new nodad address is never tentative: its DAD work
+			// still runs, after the request, and announces it
+			// (RTM_NEWADDR). (A replace or change may have modified an
+			// address the device had, which announces nothing later.)
 			if idx, ierr := t.ifindex(a.Dev); ierr == nil {
 				t.dadRestarts = map[uint32]int{idx: 1}
 			}
@@ -461,7 +463,11 @@ func (t *Target) addrFlush(ctx context.Context, op rtnl.AddrFlush) error {
 		args = append(args, "scope", strconv.Itoa(int(*op.Scope)))
 	}
 	if op.Secondary != nil {
-		args = append(args, map[bool]string{false: "primary", true: "secondary"}[*op.Secondary])
+		if *op.Secondary {
+			args = append(args, "secondary")
+		} else {
+			args = append(args, "primary")
+		}
 	}
 	out, err := exec.CommandContext(ctx, "nsenter", args...).CombinedOutput()
 	if err == nil {

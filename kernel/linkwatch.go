@@ -55,8 +55,12 @@ func (t *Target) syncLinkwatch() error {
 		if pending == "" {
 			pending = t.restartPending()
 		}
-		if pending == "" && maybe != "" && poll.maybeLeft() {
-			pending = maybe
+		if pending == "" && maybe != "" {
+			if poll.maybeLeft() {
+				pending = maybe
+			} else {
+				t.dadGaveUp[maybe] = true // not waited for again
+			}
 		}
 		if pending != "" {
 			if err := poll.wait(context.Background(), pending); err != nil {
@@ -218,11 +222,15 @@ func (t *Target) restartPending() string {
 // IF_READY) and the address stays tentative. Carrier, unlike
 // IFF_RUNNING, does not wait for linkwatch.
 //
-// maybe names an address that may be under DAD: tentative, with probes,
-// on a device that is up without carrier. IF_READY, which does not show,
-// decides: a device that was ready once keeps it when its carrier goes
-// and runs DAD (a second or two); one never ready leaves the address
-// tentative. syncLinkwatch waits for such an address a while only.
+// maybe names an address that may be under DAD: tentative on a device
+// that is up without carrier and DAD with probes, or on one that is not
+// ready and DAD without. IF_READY, which does not show, decides the
+// first: a device that was ready once keeps it when its carrier goes and
+// runs DAD (a second or two); one never ready leaves the address
+// tentative. And an address whose DAD stopped for want of a ready device
+// stays tentative even where DAD would now need no probes.
+// syncLinkwatch waits for such an address a while only, and not again
+// (dadGaveUp).
 func (t *Target) dadPending(links []linkMsg, cache linkCache) (pending, maybe string, err error) {
 	req := make([]byte, unix.SizeofIfAddrmsg)
 	req[0] = unix.AF_INET6
@@ -266,9 +274,10 @@ func (t *Target) dadPending(links []linkMsg, cache linkCache) (pending, maybe st
 		}
 		name := fmt.Sprintf("%s on %s", a.local, cache.nameOf(a.index))
 		switch {
-		case ready[a.index] || !probes(a.index):
+		case ready[a.index]:
 			return name, "", nil
-		case up[a.index] && maybe == "":
+		case t.dadGaveUp[name] || maybe != "":
+		case up[a.index] || !probes(a.index):
 			maybe = name
 		}
 	}

@@ -33,12 +33,15 @@ type Target struct {
 	// current request is still owed by DAD it restarted (restartedDAD)
 	// or began for a nodad address.
 	dadRestarts map[uint32]int
-	names       map[int32]string // ifindex -> name, as the events told it
-	flags       map[int32]uint32 // ifindex -> ifi_flags, likewise
-	evDone      chan struct{}
-	evClosed    bool // set by CloseEvents
-	evOnce      sync.Once
-	closeOnce   sync.Once
+	// dadGaveUp holds the tentative addresses ("ADDR on DEV") whose
+	// DAD syncLinkwatch waited for as long as it might and saw no end.
+	dadGaveUp map[string]bool
+	names     map[int32]string // ifindex -> name, as the events told it
+	flags     map[int32]uint32 // ifindex -> ifi_flags, likewise
+	evDone    chan struct{}
+	evClosed  bool // set by CloseEvents
+	evOnce    sync.Once
+	closeOnce sync.Once
 }
 
 // Multicast groups the event socket joins (legacy bitmask form).
@@ -56,7 +59,7 @@ func newTarget(opts Options, fresh bool) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Target{opts: opts, ns: ns, names: map[int32]string{}, flags: map[int32]uint32{}, evDone: make(chan struct{})}
+	t := &Target{opts: opts, ns: ns, names: map[int32]string{}, dadGaveUp: map[string]bool{}, flags: map[int32]uint32{}, evDone: make(chan struct{})}
 	fail := func(err error) (*Target, error) {
 		if t.ev != nil {
 			t.ev.Close()

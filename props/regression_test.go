@@ -15,14 +15,17 @@ import (
 
 // TestRegressionScriptsMatchKernel replays, comparing everything as
 // `rtnlsim diff [--ipv6]` does, the scripts that once found a difference
-// between the model and this kernel (props/testdata: ipv6-* with IPv6 on,
-// nhscope-* and reg-* with it off) and the 56 IPv6 corner scripts of an
+// between the model and this kernel, and scripts written to check link
+// flags, address options and user IPv6 addresses where the properties do
+// not reach (DAD with probes, accept_dad per device) (props/testdata:
+// ipv6-* with IPv6 on, nhscope-* and reg-* with it off) and the 56 IPv6 corner scripts of an
 // adversarial pass (testdata/ipv6corners, IPv6 on: macvlan modes, vxlan,
 // bridge ports, MAC changes, renames, groups, list deletes, mtus around
 // 1280 and 68, lo, disable_ipv6, accept_dad, flushes; a list delete is the
 // kernel target's emulation, one RTM_DELLINK per device). The sim's own
 // tests hold what the model does on some of them; this holds that the
-// kernel still does the same. About 20 s.
+// kernel still does the same. About a minute (DAD with probes takes the
+// kernel a second or two).
 func TestRegressionScriptsMatchKernel(t *testing.T) {
 	testseed.NeedKernel(t)
 	top, err := filepath.Glob("testdata/*-*.ip")

@@ -27,10 +27,9 @@ import (
 type inet6Dev struct {
 	ready bool         // IF_READY: the link was ready when it came up
 	addrs []*inet6Addr // addr_list
-	// acceptDAD is the device's accept_dad as copied from default's
-	// when it was made, if default had been written (nil: default's
-	// initial value).
-	acceptDAD *int
+	// acceptDAD is the device's accept_dad: default's when the
+	// inet6_dev was made, then what was written for the device.
+	acceptDAD int
 }
 
 // inet6Addr is an inet6_ifaddr.
@@ -286,12 +285,11 @@ func (d *Device) in6AddAddr(a *inet6Addr) bool {
 	return true
 }
 
-// scopeRank is ipv6_addr_src_scope's order: host < link < site < global.
+// scopeRank is ipv6_addr_src_scope's order: link < site < global, ::1
+// counting as link-local (RFC 6724's source scope of the loopback).
 func scopeRank(a *inet6Addr) int {
 	switch a.scope {
-	case uapi.RT_SCOPE_HOST:
-		return 0
-	case uapi.RT_SCOPE_LINK:
+	case uapi.RT_SCOPE_HOST, uapi.RT_SCOPE_LINK:
 		return 1
 	case uapi.RT_SCOPE_SITE:
 		return 2

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/uapi"
@@ -15,7 +16,8 @@ import (
 // (inet6_rtm_newaddr, inet6_addr_add, addrconf_add_dev, ipv6_add_addr,
 // addrconf_prefix_route, addrconf_dad_begin, addrconf_dad_stop,
 // fixup_permanent_addr, inet6_addr_del, ipv6_del_addr) and checked on
-// 6.18 (props/TestSimAddrsRoutesMatchKernel's IPv6 scripts). Addresses
+// 6.18 (props/TestSimAddrsRoutesMatchKernel and the ipv6-user-addr-*
+// regression scripts). Addresses
 // with lifetimes, and replacing one that exists, are not modelled.
 
 // errIPv6ReplaceNotModelled refuses `addr replace|change` of an IPv6
@@ -60,6 +62,11 @@ func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 	}
 	if d.flags&uapi.IFF_LOOPBACK == 0 && d.Up() {
 		n.add6(&route6{table: uapi.RT_TABLE_LOCAL, dst: mcastPrefix6, typ: uapi.RTN_MULTICAST, dev: d, metric: ip6RtPrioAddrconf})
+	}
+	// ipv6_add_addr: not the unspecified address, a multicast one, or
+	// ::1 on another device than the loopback.
+	if addr.IsUnspecified() || addr.IsMulticast() || (addr.IsLoopback() && d.flags&uapi.IFF_LOOPBACK == 0) {
+		return rtnl.Errf(uapi.EADDRNOTAVAIL, "")
 	}
 	ia := &inet6Addr{addr: addr, plen: a.Prefix.Bits(), scope: scope6(addr), flags: uapi.IFA_F_PERMANENT, user: true}
 	if a.NoDAD {
@@ -127,26 +134,21 @@ func (n *Netns) redoStoppedDAD(d *Device) {
 // device, and for an address that is not tentative or has nodad.
 func (n *Netns) dadNeedless(d *Device, a *inet6Addr) bool {
 	return d.flags&(uapi.IFF_NOARP|uapi.IFF_LOOPBACK) != 0 ||
-		(n.acceptDAD("all") < 1 && n.acceptDAD(d.name) < 1) ||
+		(n.acceptDAD("all") < 1 && d.in6.acceptDAD < 1) ||
 		a.flags&uapi.IFA_F_TENTATIVE == 0 || a.flags&uapi.IFA_F_NODAD != 0
 }
 
-// acceptDAD is net.ipv6.conf.KEY.accept_dad as written, else the
-// kernel's initial value (all 0, default and devices 1; a device made
-// after a write of default takes default's).
+// acceptDAD is net.ipv6.conf.KEY.accept_dad for all or default as
+// written, else the kernel's initial value (all 0, default 1). A
+// device's own is in its inet6_dev.
 func (n *Netns) acceptDAD(key string) int {
 	if v, ok := n.sysctls["net.ipv6.conf."+key+".accept_dad"]; ok {
-		i, _ := strconv.Atoi(v)
-		return i
+		if i, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+			return i
+		}
 	}
 	if key == "all" {
 		return 0
-	}
-	if key != "default" {
-		if d := n.ByName(key); d != nil && d.in6 != nil && d.in6.acceptDAD != nil {
-			return *d.in6.acceptDAD
-		}
-		return n.acceptDAD("default")
 	}
 	return 1
 }
@@ -154,12 +156,7 @@ func (n *Netns) acceptDAD(key string) int {
 // newInet6Dev is ipv6_add_dev's inet6_dev: its conf copied from
 // default's (accept_dad is the part the model reads).
 func (n *Netns) newInet6Dev() *inet6Dev {
-	idev := &inet6Dev{}
-	if _, ok := n.sysctls["net.ipv6.conf.default.accept_dad"]; ok {
-		v := n.acceptDAD("default")
-		idev.acceptDAD = &v
-	}
-	return idev
+	return &inet6Dev{acceptDAD: n.acceptDAD("default")}
 }
 
 // addrDel6 is inet6_addr_del: ENODEV, ENXIO without an inet6_dev,

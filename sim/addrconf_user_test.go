@@ -23,7 +23,7 @@ func TestUserIPv6DADWaitsForReady(t *testing.T) {
 		{"link add v0 type veth peer name v1", nil},
 		{"addr add 2001:db8::1/64 dev v0", []string{"RTM_NEWADDR inet6 2001:db8::1 tentative"}},
 		{"addr add 2001:db8::2/64 dev v0 nodad", []string{"RTM_NEWADDR inet6 2001:db8::2"}},
-		{"link set v0 up", nil},
+		{"link set v0 up", []string{}}, // v1 is down: no carrier, not ready
 		{"link set v1 up", nil},
 	}
 	tg := New(Options{Seed: 1, Events: true})

@@ -145,6 +145,8 @@ type InDevice struct {
 type inetHooks interface {
 	// rtmsgIfa sends RTM_NEWADDR or RTM_DELADDR for ifa as it is now.
 	rtmsgIfa(typ string, ifa *Ifaddr)
+	// modifyPrefixMetric moves a primary's prefix route to metric
+	// (fib_modify_prefix_metric).
 	modifyPrefixMetric(ifa *Ifaddr, metric uint32)
 	// inetaddrEvent is the inetaddr notifier chain (fib_inetaddr_event):
 	// NETDEV_UP (up true) or NETDEV_DOWN for ifa.

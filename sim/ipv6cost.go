@@ -427,6 +427,9 @@ func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	}
 	n.sysctls[op.Key] = op.Value
 	if rest[i+1:] == "accept_dad" {
+		if d != nil {
+			d.in6.acceptDAD = v // not all's: writing all reaches no device
+		}
 		return nil
 	}
 	off := v != 0
