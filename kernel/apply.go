@@ -78,6 +78,8 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 		return t.sendLink(unix.RTM_DELLINK, 0, m, attrs{group: &op.Group})
 	case rtnl.LinkDelList:
 		return t.linkDelList(op)
+	case rtnl.LinkProp:
+		return t.linkProp(op)
 	case rtnl.AddrAdd:
 		flags := netlink.Create | netlink.Excl // ipaddr_modify's flags per verb
 		switch op.Mode {
@@ -286,6 +288,38 @@ func (t *Target) linkSet(op rtnl.LinkSet) error {
 	m.Index = idx
 	m.Attributes.Name = op.NewName
 	return t.sendLink(unix.RTM_NEWLINK, 0, m, extra)
+}
+
+// linkProp is iplink_prop: RTM_NEWLINKPROP (with NLM_F_EXCL, CREATE and
+// APPEND) or RTM_DELLINKPROP for the device's ifindex, the names nested
+// in IFLA_PROP_LIST.
+func (t *Target) linkProp(op rtnl.LinkProp) error {
+	idx, err := t.ifindex(op.Dev)
+	if err != nil {
+		return err
+	}
+	m := &rtnetlink.LinkMessage{Index: idx}
+	b, err := m.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	ae := netlink.NewAttributeEncoder()
+	ae.Nested(unix.IFLA_PROP_LIST, func(nae *netlink.AttributeEncoder) error {
+		for _, a := range op.AltNames {
+			nae.String(unix.IFLA_ALT_IFNAME, a)
+		}
+		return nil
+	})
+	x, err := ae.Encode()
+	if err != nil {
+		return err
+	}
+	typ, flags := uint16(unix.RTM_NEWLINKPROP), netlink.Excl|netlink.Create|netlink.Append
+	if op.Del {
+		typ, flags = unix.RTM_DELLINKPROP, 0
+	}
+	_, err = t.execute(typ, flags, append(b, x...))
+	return err
 }
 
 func (t *Target) linkDel(op rtnl.LinkDel) error {

@@ -260,6 +260,15 @@ func renderLink(l linkMsg, c linkCache) rtnl.Link {
 		out.Broadcast = net.HardwareAddr(b).String()
 	}
 	out.Ifalias, _ = a.str(unix.IFLA_IFALIAS)
+	if b, ok := a[unix.IFLA_PROP_LIST]; ok {
+		if ad, err := netlink.NewAttributeDecoder(b); err == nil {
+			for ad.Next() {
+				if ad.Type() == unix.IFLA_ALT_IFNAME {
+					out.Altnames = append(out.Altnames, ad.String())
+				}
+			}
+		}
+	}
 	return out
 }
 

@@ -26,11 +26,12 @@ import (
 // vxlan; add with index, mtu, address, group, up, master, interface flags,
 // broadcast, alias and carrier; set up/down, mtu, group, master/nomaster,
 // address, txqlen, name, the interface flags (promisc, allmulticast,
-// multicast, arp), alias, broadcast, carrier, and the group form; del by
+// multicast, arp), alias, broadcast, carrier, and the group form;
+// alternative names added and deleted, and devices named by them; del by
 // name, group and list; the promote_secondaries sysctl) run on a fresh sim
 // target and a fresh kernel target, and must give the same errno for every
 // line and the same links: ifindex, name, flags, operstate, mtu, group,
-// master, link, qdisc, txqlen, link type, broadcast, alias, dump order, and MAC
+// master, link, qdisc, txqlen, link type, broadcast, alias, altnames, dump order, and MAC
 // addresses by their rules (the kernel's random picks renamed to the
 // model's: differ.Run). dummy is left out:
 // this kernel has no dummy module. Scripts have 8 to 28 lines after their
@@ -194,6 +195,11 @@ func linkAddLine(r *rand.Rand) string {
 	return fmt.Sprintf("link add %s%s%s %s", name, o, pre, kindPart)
 }
 
+// simAltNames are alternative names: two of their own, a long one, and
+// names devices have or may take (EEXIST, and the name templates count
+// them).
+var simAltNames = []string{"a0", "a0", "a1", "a1", "an-alternative-name-longer-than-15", "i0", "i2", "v3", "br1", "vx1"}
+
 // linkFlagOpts is one to three of the interface flags iplink_parse takes
 // (promisc, allmulticast, multicast, arp), on or off, and up or down
 // with them at times when upDown: __dev_change_flags applies them in one
@@ -219,7 +225,7 @@ func linkOtherLine(r *rand.Rand) string {
 			}
 		}
 	}
-	switch r.IntN(26) {
+	switch r.IntN(28) {
 	case 0, 1, 2, 3:
 		hit("set up")
 		return fmt.Sprintf("link set %s up", dev)
@@ -277,6 +283,20 @@ func linkOtherLine(r *rand.Rand) string {
 		}
 		hit("set broadcast")
 		return fmt.Sprintf("link set %s broadcast %s", dev, pick(r, []string{"11:22:33:44:55:66", "ff:ff:ff:ff:ff:ff", "00:11", "01:02:03:04:05:06:07"}))
+	case 26:
+		hit("altname")
+		verb := pick(r, []string{"add", "add", "del"})
+		line := fmt.Sprintf("link property %s dev %s", verb, dev)
+		for range 1 + r.IntN(2) {
+			line += " altname " + pick(r, simAltNames)
+		}
+		return line
+	case 27:
+		// A line naming a device by an alternative name (the kernel
+		// resolves IFLA_IFNAME through them; so does ip).
+		hit("by altname")
+		return pick(r, []string{"link set a0 up", "link set a1 mtu 1400", "link del a0", "link set a1 name i3",
+			"link set a0 master br0", "link add a1 type ifb"})
 	default:
 		hit("sysctl promote_secondaries")
 		return fmt.Sprintf("sysctl net.ipv4.conf.%s.promote_secondaries=1", pick(r, []string{"i0", "v0", "br0", "mv0", "all", "default", "nope"}))
@@ -340,7 +360,7 @@ var linkGenBranches = []string{
 	"add with index", "add with mtu", "add with address", "add with group", "add with up", "add with master",
 	"add with flags", "add with broadcast, alias, carrier",
 	"set up", "set down", "set mtu", "set group", "set master", "set nomaster", "set address", "set txqlen", "set name",
-	"set flags", "set alias", "set carrier", "set broadcast",
+	"set flags", "set alias", "set carrier", "set broadcast", "altname", "by altname",
 	"group form", "del", "del group", "del list", "sysctl promote_secondaries",
 	"running topology", "bare topology", "IPv6 on", "IPv6 off", "shortest body", "longest body",
 }

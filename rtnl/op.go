@@ -53,6 +53,15 @@ type LinkAttrs struct {
 	Carrier                           *bool            // IFLA_CARRIER
 }
 
+// LinkProp is `link property add|del dev NAME altname ALT...`
+// (RTM_NEWLINKPROP or RTM_DELLINKPROP with the alternative names in
+// IFLA_PROP_LIST, in order).
+type LinkProp struct {
+	Dev      string
+	Del      bool
+	AltNames []string
+}
+
 // LinkAdd is `link add NAME [index N] ... type KIND ...`.
 type LinkAdd struct {
 	Name  string
@@ -220,6 +229,7 @@ func (LinkSet) Verb() string      { return "link set" }
 func (LinkDel) Verb() string      { return "link del" }
 func (LinkDelGroup) Verb() string { return "link del" }
 func (LinkDelList) Verb() string  { return "link del" }
+func (LinkProp) Verb() string     { return "link property" }
 func (o AddrAdd) Verb() string {
 	switch o.Mode {
 	case AddrModeReplace:

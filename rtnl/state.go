@@ -24,7 +24,8 @@ type Link struct {
 	Address   string   `json:"address,omitempty"`
 	Broadcast string   `json:"broadcast,omitempty"`
 	// Ifalias is printed by link show only (addr show leaves it out).
-	Ifalias string `json:"ifalias,omitempty"`
+	Ifalias  string   `json:"ifalias,omitempty"`
+	Altnames []string `json:"altnames,omitempty"`
 }
 
 // LinkAddrs is one element of `ip -j addr show`: the link header and its

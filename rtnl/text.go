@@ -86,6 +86,9 @@ func writeLink(w io.Writer, l Link) {
 	if l.Ifalias != "" {
 		fmt.Fprintf(w, "    alias %s\n", l.Ifalias)
 	}
+	for _, a := range l.Altnames {
+		fmt.Fprintf(w, "    altname %s\n", a)
+	}
 }
 
 // AddrText is one address as `ip addr` prints its first line.

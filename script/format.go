@@ -76,6 +76,13 @@ func Format(op rtnl.Op) string {
 		for _, d := range o.Devs {
 			b.word(d)
 		}
+	case rtnl.LinkProp:
+		b.add("link", "property", map[bool]string{false: "add", true: "del"}[o.Del], "dev")
+		b.word(o.Dev)
+		for _, a := range o.AltNames {
+			b.add("altname")
+			b.word(a)
+		}
 	case rtnl.AddrAdd:
 		b.add(strings.Fields(o.Verb())...)
 		b.addr(o.Addr)

@@ -1,11 +1,15 @@
 package script
 
-import "github.com/rtnlsim/rtnlsim/rtnl"
+import (
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
 
 var linkVerbs = []struct{ name, canon string }{
 	// do_iplink's order: "a" is add, "s" set, "d" delete.
 	{"add", "add"}, {"set", "set"}, {"change", "set"}, {"chg", "set"}, {"replace", ""}, {"delete", "del"},
-	{"show", ""}, {"lst", ""}, {"list", ""}, {"help", ""},
+	{"show", ""}, {"lst", ""}, {"list", ""}, {"xstats", ""}, {"afstats", ""}, {"property", "property"}, {"help", ""},
 }
 
 func parseLink(p *words, verb string, family int) (rtnl.Op, *LineError) {
@@ -22,9 +26,61 @@ func parseLink(p *words, verb string, family int) (rtnl.Op, *LineError) {
 		return parseLinkAdd(p)
 	case "set":
 		return parseLinkSet(p)
+	case "property":
+		return parseLinkProp(p)
 	default:
 		return parseLinkDel(p)
 	}
+}
+
+// parseLinkProp is iplink_prop: add or del, then altname NAME (any number,
+// in order) and the device, "dev" optional; iproute2 6.1's
+// check_altifname refuses an empty name or one with '/' or a blank.
+func parseLinkProp(p *words) (rtnl.Op, *LineError) {
+	if !p.more() {
+		return nil, errf(p.ctx, `missing "add" or "del"`)
+	}
+	var op rtnl.LinkProp
+	switch w := p.take(); {
+	case matches(w, "add"):
+	case matches(w, "del"):
+		op.Del = true
+	default:
+		return nil, errf(w, `want "add" or "del"`)
+	}
+	valid := func(s string) bool { return s != "" && !strings.ContainsAny(s, "/"+blanks+"\v\f") }
+	for p.more() {
+		w := p.take()
+		if matches(w, "altname") {
+			s, err := p.arg("altname")
+			if err != nil {
+				return nil, err
+			}
+			if !valid(s) {
+				return nil, errf(s, "not a valid altname")
+			}
+			op.AltNames = append(op.AltNames, s)
+			continue
+		}
+		if w == "dev" {
+			s, err := p.arg("dev")
+			if err != nil {
+				return nil, err
+			}
+			w = s
+		}
+		if op.Dev != "" {
+			return nil, dup("dev", w)
+		}
+		if !valid(w) {
+			return nil, errf(w, `"dev" not a valid ifname`)
+		}
+		op.Dev = w
+	}
+	if op.Dev == "" {
+		return nil, errf(p.ctx, `"dev" argument is required`)
+	}
+	return op, nil
 }
 
 // ifAliasSize is IFALIASZ: an alias has fewer bytes.

@@ -244,7 +244,7 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 
 // genOp draws one Op of any type.
 func genOp(r *rand.Rand) rtnl.Op {
-	switch r.Intn(14) {
+	switch r.Intn(15) {
 	case 0:
 		op := rtnl.LinkAdd{Name: genName(r), Kind: rtnl.Kinds[r.Intn(len(rtnl.Kinds))], LinkAttrs: genLinkAttrs(r)}
 		if r.Intn(2) == 0 {
@@ -352,6 +352,12 @@ func genOp(r *rand.Rand) rtnl.Op {
 		}
 		if op.Table == 0 && op.Dev == "" && op.Proto == nil && !op.Dst.IsValid() {
 			op.Table = rtnl.TableAll // iproute2 refuses a flush without a selector
+		}
+		return op
+	case 13:
+		op := rtnl.LinkProp{Dev: genName(r), Del: r.Intn(2) == 0}
+		for n := r.Intn(4); n > 0; n-- {
+			op.AltNames = append(op.AltNames, genName(r)+genName(r))
 		}
 		return op
 	}

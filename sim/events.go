@@ -70,6 +70,6 @@ func (n *Netns) bridgeEvent(typ string, p *Device) {
 // broadcast and alias.
 func renderBridgePort(p *Device) rtnl.Link {
 	l := renderLink(p)
-	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast, l.Ifalias = "", "", "", nil, "", ""
+	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast, l.Ifalias, l.Altnames = "", "", "", nil, "", "", nil
 	return l
 }

@@ -417,7 +417,7 @@ func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	dev := rest[:i]
 	var d *Device
 	if dev != "all" && dev != "default" {
-		if d = n.ByName(dev); d == nil || d.in6 == nil {
+		if d = n.byDevName(dev); d == nil || d.in6 == nil {
 			return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 		}
 	}

@@ -109,6 +109,9 @@ type devRel struct {
 	dstPort uint16
 	// alias is dev->ifalias ("" when none).
 	alias string
+	// altNames are the device's alternative names, in the order added
+	// (the name_node list after its own).
+	altNames []string
 }
 
 // relOf returns d.rel, made if need be, to set one of its fields.
@@ -153,6 +156,14 @@ func (d *Device) holdsLowerPromisc() bool {
 // bridge raises for its ports and the user's promisc flag raises, is
 // above 0.
 func (d *Device) promiscuous() bool { return d.master != nil || d.promisc }
+
+// AltNames are the device's alternative names, oldest first.
+func (d *Device) AltNames() []string {
+	if d.rel == nil {
+		return nil
+	}
+	return d.rel.altNames
+}
 
 // Alias is the device's ifalias, "" when it has none.
 func (d *Device) Alias() string {

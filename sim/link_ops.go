@@ -679,6 +679,50 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 	return n.setlink(d, op.LinkAttrs, op.NewName, master, masterGiven)
 }
 
+// linkProp is rtnl_linkprop: each alternative name in order
+// (rtnl_alt_ifname): added unless the namespace has a device or an
+// alternative name of it (EEXIST; longer than ALTIFNAMSIZ-1, EINVAL from
+// the attribute policy); deleted if it is one of the device's (ENOENT
+// for no such name, EINVAL for the device's own name or another's). The
+// first failure ends the request, the names before it changed, nothing
+// notified; otherwise a change is notified by netdev_state_change (an up
+// device).
+func (n *Netns) linkProp(op rtnl.LinkProp) error {
+	d := n.ByName(op.Dev)
+	if d == nil {
+		return enodev(op.Dev)
+	}
+	changed := false
+	for _, a := range op.AltNames {
+		if len(a) > altIfNameSize-1 {
+			return rtnl.Errf(uapi.EINVAL, "Attribute failed policy validation")
+		}
+		owner := n.byName[a]
+		switch {
+		case !op.Del && owner != nil:
+			return rtnl.Errf(uapi.EEXIST, "")
+		case !op.Del:
+			d.relOf().altNames = append(d.AltNames(), a)
+			n.byName[a] = d
+		case owner == nil:
+			return rtnl.Errf(uapi.ENOENT, "")
+		case owner != d || a == d.name:
+			return rtnl.Errf(uapi.EINVAL, "")
+		default:
+			d.rel.altNames = without(d.rel.altNames, a)
+			delete(n.byName, a)
+		}
+		changed = true
+	}
+	if changed {
+		n.notifyChange(d)
+	}
+	return nil
+}
+
+// altIfNameSize is ALTIFNAMSIZ.
+const altIfNameSize = 128
+
 // delete is rtnl_delete_link without the loopback check.
 func (n *Netns) delete(d *Device) { n.unregisterMany([]*Device{d}) }
 

@@ -90,6 +90,15 @@ func (n *Netns) Loopback() *Device { return n.lo }
 // ByName is __dev_get_by_name.
 func (n *Netns) ByName(name string) *Device { return n.byName[name] }
 
+// byDevName is the device whose own name is name: the /proc/sys
+// directories go by it, not by alternative names.
+func (n *Netns) byDevName(name string) *Device {
+	if d := n.byName[name]; d != nil && d.name == name {
+		return d
+	}
+	return nil
+}
+
 // ByIndex is __dev_get_by_index.
 func (n *Netns) ByIndex(ifindex uint32) *Device {
 	d, _ := n.index.Lookup(ifindex)
@@ -280,6 +289,9 @@ func (n *Netns) unlist(d *Device) {
 	n.unlistDev(d)
 	if n.byName[d.name] == d {
 		delete(n.byName, d.name)
+	}
+	for _, a := range d.AltNames() {
+		delete(n.byName, a) // netdev_name_node_alt_flush
 	}
 	n.lw = without(n.lw, d)
 	d.lwPending = false

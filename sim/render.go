@@ -35,6 +35,7 @@ func renderLink(d *Device) rtnl.Link {
 	l.Address = rtnl.HWAddr(d.addr)
 	l.Broadcast = rtnl.HWAddr(d.brd)
 	l.Ifalias = d.Alias()
+	l.Altnames = append([]string(nil), d.AltNames()...)
 	return l
 }
 

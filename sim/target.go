@@ -195,6 +195,8 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		err = n.linkDelGroup(op)
 	case rtnl.LinkDelList:
 		err = t.linkDelList(n, op)
+	case rtnl.LinkProp:
+		err = n.linkProp(op)
 	case rtnl.Sysctl:
 		err = n.sysctl(op)
 	case rtnl.AddrAdd:
@@ -388,7 +390,7 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	if dev != "all" && dev != "default" {
-		d := n.ByName(dev)
+		d := n.byDevName(dev)
 		if d == nil || d.in == nil {
 			return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 		}

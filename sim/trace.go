@@ -430,6 +430,8 @@ func Handler(op rtnl.Op) string {
 		return "rtnl_dellink"
 	case rtnl.LinkDelGroup:
 		return "rtnl_dellink: rtnl_group_dellink"
+	case rtnl.LinkProp:
+		return "rtnl_linkprop"
 	case rtnl.AddrAdd:
 		return "inet_rtm_newaddr"
 	case rtnl.AddrDel:

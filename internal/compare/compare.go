@@ -125,6 +125,6 @@ func linkKey(l rtnl.Link) string {
 	if l.Txqlen != nil {
 		q = *l.Txqlen
 	}
-	return fmt.Sprintf("%d: %s@%s <%s> mtu %d qdisc %s master %q state %s mode %s group %s qlen %d link/%s alias %q",
-		l.Ifindex, l.Ifname, peer, strings.Join(l.Flags, ","), l.MTU, l.Qdisc, l.Master, l.Operstate, l.Linkmode, l.Group, q, l.LinkType, l.Ifalias)
+	return fmt.Sprintf("%d: %s@%s <%s> mtu %d qdisc %s master %q state %s mode %s group %s qlen %d link/%s alias %q altnames %q",
+		l.Ifindex, l.Ifname, peer, strings.Join(l.Flags, ","), l.MTU, l.Qdisc, l.Master, l.Operstate, l.Linkmode, l.Group, q, l.LinkType, l.Ifalias, l.Altnames)
 }

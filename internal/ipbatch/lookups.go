@@ -86,6 +86,8 @@ func LookedUp(r rtnl.Request, ip bool, f func(name string)) {
 				f(d)
 			}
 		}
+	case rtnl.LinkProp:
+		named(op.Dev) // iplink_prop_mod: ll_name_to_index, both targets
 	case rtnl.AddrAdd:
 		named(op.Addr.Dev)
 	case rtnl.AddrDel:
