@@ -113,6 +113,28 @@ func arAddr6Line(r *rand.Rand, bridged bool) string {
 	return fmt.Sprintf("addr add %s/%s dev %s%s", addr, plen, dev, opts)
 }
 
+// arRoute6Line makes an IPv6 route add or del line: through a device,
+// via a link-local gateway with its device, via a global one the kernel
+// must reach (or cannot: EHOSTUNREACH; a local address: EINVAL), the
+// reject types, a metric, table 100, proto static.
+func arRoute6Line(r *rand.Rand) string {
+	dst := pick(r, []string{"2001:db8:5::/48", "2001:db8:5::/48", "2001:db8:6::/48", "2001:db8::/64", "default", "2001:db8:1::/64"})
+	nh := pick(r, []string{" dev i0", " dev i0", " dev i1", " via fe80::1 dev i0", " via 2001:db8::99", " via 2001:db8::1",
+		" via fe80::1", " via 2001:db8:1::5 dev i1", " via 2001:db8:5::1"})
+	extra := pick(r, []string{"", "", " metric 10", " metric 256", " table 100", " proto static"})
+	if r.IntN(3) == 0 {
+		if r.IntN(2) == 0 {
+			nh = ""
+		}
+		return "route del " + dst + nh + extra
+	}
+	typ := pick(r, []string{"", "", "", "", "blackhole ", "unreachable "})
+	if typ != "" {
+		nh = ""
+	}
+	return "route add " + typ + dst + nh + extra
+}
+
 // arRouteLine makes a route add, replace, append, prepend or del line.
 func arRouteLine(r *rand.Rand) string {
 	verb := pick(r, []string{"add", "add", "add", "replace", "append", "prepend", "del", "del"})
@@ -159,7 +181,8 @@ func arFlushLine(r *rand.Rand) string {
 	}
 	return pick(r, []string{"route flush dev i0", "route flush table 100", "route flush table all proto static",
 		"route flush root 172.16.0.0/12", "route flush table main", "route flush 10.9.0.0/16", "route flush table local",
-		"route flush table all", "route flush dev i1 table all", "route flush root 10.0.0.0/8 table all"})
+		"route flush table all", "route flush dev i1 table all", "route flush root 10.0.0.0/8 table all",
+		"route flush 2001:db8:5::/48", "route flush root 2001:db8::/32", "-6 route flush table main", "-6 route flush dev i0"})
 }
 
 // arLinkLine makes a link request that changes what addresses and routes
@@ -203,6 +226,9 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 	}
 	if ipv6 && r.IntN(6) == 0 {
 		return arAddr6Line(r, bridged)
+	}
+	if ipv6 && r.IntN(6) == 0 {
+		return arRoute6Line(r)
 	}
 	switch n := r.IntN(100); {
 	case n < 18:

@@ -20,8 +20,8 @@ import (
 // (fib6_ifdown, rt6_sync_up); props/TestSimAddrsRoutesMatchKernel's IPv6
 // scripts hold it against 6.18. The cost model's walks (ipv6cost.go) are
 // counted beside it from the same events. User IPv6 addresses are in
-// addrconf_user.go; user IPv6 routes are refused (ErrNotModelled), and
-// with them keep_addr_on_down, prefsrc, RA and temporary addresses.
+// addrconf_user.go, user IPv6 routes in route6.go; keep_addr_on_down,
+// prefsrc, RA and temporary addresses are not modelled.
 
 // inet6Dev is a device's inet6_dev (dev->ip6_ptr).
 type inet6Dev struct {
@@ -49,15 +49,19 @@ type inet6Addr struct {
 	local *route6
 }
 
-// route6 is a fib6_info of the kernel's own making.
+// route6 is a fib6_info: of the kernel's own making, or the user's
+// (user: proto and gw are the request's; route6.go).
 type route6 struct {
-	table    uint32 // RT_TABLE_MAIN or RT_TABLE_LOCAL
+	table    uint32 // RT_TABLE_MAIN or RT_TABLE_LOCAL (a user route: any)
 	dst      netip.Prefix
-	typ      uint8 // RTN_UNICAST, RTN_LOCAL or RTN_MULTICAST
+	typ      uint8 // RTN_UNICAST, RTN_LOCAL or RTN_MULTICAST (user: also the reject types)
 	dev      *Device
 	metric   uint32
 	seq      uint64 // insertion order: a node lists equal metrics oldest first
 	linkdown bool   // RTNH_F_LINKDOWN
+	user     bool
+	proto    uint8
+	gw       netip.Addr
 }
 
 // fib6 is the namespace's IPv6 routes, kept by device: every route the
@@ -108,12 +112,14 @@ func prefixWalkOrder(p, q netip.Prefix) int {
 }
 
 // add6 is ip6_route_add of a kernel route: EEXIST (nothing) when the node
-// already has the same route on the device, else RTM_NEWROUTE (linkdown
-// when the device has no carrier).
+// already has a route of that metric with the same nexthop (device and
+// gateway: rt6_duplicate_nexthop; a user's reject route counts, through
+// the loopback), else RTM_NEWROUTE (linkdown when the device has no
+// carrier).
 func (n *Netns) add6(r *route6) bool {
 	f := &n.fib6
 	for _, x := range f.byDev[r.dev] {
-		if x.table == r.table && x.dst == r.dst && x.metric == r.metric && x.typ == r.typ {
+		if x.table == r.table && x.dst == r.dst && x.metric == r.metric && x.gw == r.gw {
 			return false
 		}
 	}
@@ -128,6 +134,14 @@ func (n *Netns) add6(r *route6) bool {
 	f.byDev[r.dev] = append(f.byDev[r.dev], r)
 	n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(r) })
 	return true
+}
+
+// protocol is the route's rtm_protocol.
+func (r *route6) protocol() uint8 {
+	if r.user {
+		return r.proto
+	}
+	return uapi.RTPROT_KERNEL
 }
 
 // del6 is fib6_del with its RTM_DELROUTE. An address whose local route
@@ -177,12 +191,24 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	}
 	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Dev: r.dev.name, Protocol: rtnl.ProtoName(uapi.RTPROT_KERNEL),
 		Pref: rtnl.RoutePref(0)}
+	if r.user {
+		out.Protocol = ""
+		if r.proto != uapi.RTPROT_BOOT { // print_route leaves boot out
+			out.Protocol = rtnl.ProtoName(r.proto)
+		}
+		if r.gw.IsValid() {
+			out.Gateway = r.gw.String()
+		}
+	}
 	if r.typ != uapi.RTN_UNICAST {
 		out.Type = rtnl.RouteTypeName(r.typ)
 	}
-	if r.dst.Bits() == 128 {
+	switch r.dst.Bits() {
+	case 128:
 		out.Dst = r.dst.Addr().String()
-	} else {
+	case 0:
+		out.Dst = "default"
+	default:
 		out.Dst = r.dst.String()
 	}
 	if r.table != uapi.RT_TABLE_MAIN {
@@ -427,10 +453,11 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 			return
 		}
 	}
-	// addrconf_get_prefix_route: the node's first prefix route through
-	// the device, whatever its metric (the lowest).
+	// addrconf_get_prefix_route: the node's first route through the
+	// device without a gateway, whatever its metric (the lowest) or type
+	// (a user's reject route on lo too).
 	for _, r := range n.devRoutes6(d) {
-		if r.table == uapi.RT_TABLE_MAIN && r.dst == pfx && r.typ == uapi.RTN_UNICAST {
+		if r.table == uapi.RT_TABLE_MAIN && r.dst == pfx && !r.gw.IsValid() {
 			n.del6(r)
 			return
 		}
@@ -444,8 +471,10 @@ func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6
 	for _, r := range n.sortedRoutes6() {
 		switch {
 		case table != rtnl.TableAll && r.table != table:
-		case op.Proto != nil && *op.Proto != uapi.RTPROT_KERNEL:
+		case op.Proto != nil && *op.Proto != r.protocol():
 		case oif != 0 && int(r.dev.ifindex) != oif:
+		case op.Dst.IsValid() && (r.dst.Bits() < op.Dst.Bits() || !op.Dst.Contains(r.dst.Addr()) ||
+			(!op.Root && r.dst.Bits() != op.Dst.Bits())):
 		default:
 			out = append(out, r)
 		}

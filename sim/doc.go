@@ -10,8 +10,9 @@
 // (ifindex allocation, dump order); each device's IPv4 address list with
 // the promotion of secondaries; the IPv4 FIB (package fibtrie) with the
 // kernel's routes and the user routes; the IPv6 the kernel configures by
-// itself (::1, link-local addresses, their routes) and user IPv6 addresses
-// (user IPv6 routes fail with ErrNotModelled); the notifications the kernel sends
+// itself (::1, link-local addresses, their routes), user IPv6 addresses
+// and routes (route6.go; replace and multipath fail with ErrNotModelled);
+// the notifications the kernel sends
 // (rtnl.Event, kept with Options.Events); and each request's kernel work,
 // a cost.Work that package cost prices in virtual time.
 //
@@ -77,6 +78,7 @@
 //	net/ipv6/addrconf.c, route.c
 //	    addrconf.go       inet6_dev, ::1, link-local, their routes, DAD, ifdown
 //	    addrconf_user.go  user IPv6 addresses: add, del, their routes and DAD
+//	    route6.go         user IPv6 routes: ip6_route_add, ip6_validate_gw, ip6_route_del
 //	    ipv6cost.go       the IPv6 walks the cost model prices; net.ipv6 sysctls
 //	net/core/net_namespace.c
 //	    peerns.go         netns_ids: rtnl_net_newid, __peernet2id

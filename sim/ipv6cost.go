@@ -58,8 +58,8 @@ import (
 // 1000), 2U+2 and 3U with lo down (U = 1, 2, 10). Of the net.ipv6 sysctls
 // only disable_ipv6 is followed (sysctlIPv6). Not modelled: the others
 // (keep_addr_on_down, addr_gen_mode, ...: ENOENT), the walks of user IPv6
-// addresses (their notifications are counted), user IPv6 routes
-// (refused), IFF_NO_ADDRCONF slaves, L3 masters; walks are priced
+// addresses and routes (their notifications are counted),
+// IFF_NO_ADDRCONF slaves, L3 masters; walks are priced
 // per entry whether it is a node, a route or an address (the three cost
 // about the same per entry in the perf profile: a pointer chase and a
 // test).

@@ -231,7 +231,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	_, err := a.Events(context.Background())
 	require.ErrorIs(t, err, ErrNoEvents)
-	reqs, perr := script.ParseString("route add 2001:db8::/32 dev lo\n")
+	reqs, perr := script.ParseString("route replace 2001:db8::/32 dev lo\n")
 	require.NoError(t, perr)
 	err = a.Apply(context.Background(), reqs[0])
 	require.ErrorIs(t, err, ErrNotModelled)

@@ -25,6 +25,9 @@ func (n *Netns) route(op rtnl.Op) error {
 	if !ok {
 		return rtnl.Errf(uapi.EINVAL, "not a route request: %s", op.Verb())
 	}
+	if r.Dst.Addr().Is6() {
+		return n.route6(op, r)
+	}
 	if !r.Dst.Addr().Is4() || (r.Via.IsValid() && !r.Via.Is4()) || (r.Src.IsValid() && !r.Src.Is4()) {
 		return errIPv6NotModelled
 	}
@@ -356,12 +359,9 @@ func (n *Netns) routeDel(r rtnl.Route) error {
 // table, keep the IPv4 routes the selector matches (table, default
 // main; device; protocol; prefix, exact or `root`), delete each with
 // the dumped message as the request, and dump again until nothing
-// matches. IPv6 is not modelled: a flush of family 6 is refused as not
-// modelled, an unspecified family (table all) flushes IPv4 only.
+// matches: the IPv4 routes (-4 or by default), the IPv6 ones (-6, or an
+// IPv6 prefix), or both (`table all` with no prefix).
 func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
-	if op.Dst.IsValid() && op.Dst.Addr().Is6() {
-		return errIPv6NotModelled
-	}
 	oif := 0
 	if op.Dev != "" {
 		d := n.ByName(op.Dev)
@@ -377,6 +377,9 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	// The dump holds every family; iproute2 keeps IPv4 (-4, or by
 	// default), IPv6 (-6), or both for `table all` with no prefix.
 	v4, v6 := op.Family != 6, op.Family == 6 || (op.Family == 0 && table == rtnl.TableAll && !op.Dst.IsValid())
+	if op.Dst.IsValid() && op.Family == 0 {
+		v4, v6 = op.Dst.Addr().Is4(), op.Dst.Addr().Is6()
+	}
 	for round := 0; ; round++ {
 		var dels []fibtrie.Route
 		n.inetCount.Requests++ // the dump (a request of its own, for the cost model)

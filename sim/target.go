@@ -174,8 +174,8 @@ var ErrClosed = errors.New("sim target: closed")
 // it instead of reporting a refusal the kernel would not make.
 var ErrNotModelled = errors.New("sim target: not modelled yet")
 
-// Apply carries out one request. IPv6 route requests fail with
-// ErrNotModelled.
+// Apply carries out one request. What the model does not cover (IPv6
+// route replace, for one) fails with ErrNotModelled.
 func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -224,9 +224,9 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 // errUnsupported is an Op type the sim target does not take.
 var errUnsupported = errors.New("sim target: request type not supported")
 
-// errIPv6NotModelled refuses IPv6 route requests: the model has the IPv6
-// routes the kernel makes by itself and for addresses (sim/addrconf.go).
-var errIPv6NotModelled = fmt.Errorf("%w: IPv6 route requests (the model has only the routes the kernel makes for IPv6 addresses)", ErrNotModelled)
+// errIPv6NotModelled refuses an IPv4 route request with an IPv6 gateway
+// or source.
+var errIPv6NotModelled = fmt.Errorf("%w: an IPv4 route with an IPv6 gateway or source", ErrNotModelled)
 
 // begin starts a request: the namespace it goes to, numbered for its
 // notifications.

@@ -96,13 +96,16 @@ const (
 
 // Route types, rtm_type (linux/rtnetlink.h).
 const (
-	RTN_UNSPEC    = 0
-	RTN_UNICAST   = 1
-	RTN_LOCAL     = 2
-	RTN_BROADCAST = 3
-	RTN_ANYCAST   = 4
-	RTN_MULTICAST = 5
-	RTN_NAT       = 10
+	RTN_UNSPEC      = 0
+	RTN_UNICAST     = 1
+	RTN_LOCAL       = 2
+	RTN_BROADCAST   = 3
+	RTN_ANYCAST     = 4
+	RTN_MULTICAST   = 5
+	RTN_BLACKHOLE   = 6
+	RTN_UNREACHABLE = 7
+	RTN_PROHIBIT    = 8
+	RTN_NAT         = 10
 )
 
 // Route protocols, rtm_protocol (linux/rtnetlink.h).

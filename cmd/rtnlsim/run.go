@@ -51,9 +51,9 @@ with and without its regression; the rest is 6.18's), plus switches:
 +bulk-ifindex makes "link del list" one RTM_DELLINK with many IFLA_IFINDEX
 (one unregister batch, one rcu_barrier) instead of one request per device;
 +ifa-flush makes "addr flush" one request that deletes without promoting
-secondaries (seed 001). The sim models links, IPv4 addresses and routes,
-and IPv6 addresses; IPv6 route lines stop a sim run. The sim is the
-default target; --target kernel
+secondaries (seed 001). The sim models links, IPv4 and IPv6 addresses
+and routes; what it does not cover (IPv6 route replace, for one) stops a
+sim run. The sim is the default target; --target kernel
 runs the script on this machine's kernel instead (Linux, root), with
 linux-6.18 without switches only; that kernel has no list delete, so there
 "link del list" is the kernel target's emulation: one RTM_DELLINK per
