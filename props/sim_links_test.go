@@ -298,6 +298,17 @@ func linkOtherLine(r *rand.Rand) string {
 		return pick(r, []string{"link set a0 up", "link set a1 mtu 1400", "link del a0", "link set a1 name i3",
 			"link set a0 master br0", "link add a1 type ifb"})
 	default:
+		if r.IntN(2) == 0 {
+			// Keys the model stores and nothing it shows depends on:
+			// the errno (ENOENT without the device or its IPv4) and
+			// that nothing else changes.
+			hit("sysctl other keys")
+			if r.IntN(4) == 0 {
+				return "sysctl net.ipv4.ip_forward=" + pick(r, []string{"0", "1"})
+			}
+			return fmt.Sprintf("sysctl net.ipv4.conf.%s.%s=%s", pick(r, []string{"i0", "v0", "br0", "mv0", "all", "default", "nope"}),
+				pick(r, []string{"forwarding", "rp_filter", "arp_ignore", "arp_announce", "proxy_arp"}), pick(r, []string{"0", "1", "2"}))
+		}
 		hit("sysctl promote_secondaries")
 		return fmt.Sprintf("sysctl net.ipv4.conf.%s.promote_secondaries=1", pick(r, []string{"i0", "v0", "br0", "mv0", "all", "default", "nope"}))
 	}
@@ -361,7 +372,7 @@ var linkGenBranches = []string{
 	"add with flags", "add with broadcast, alias, carrier",
 	"set up", "set down", "set mtu", "set group", "set master", "set nomaster", "set address", "set txqlen", "set name",
 	"set flags", "set alias", "set carrier", "set broadcast", "altname", "by altname",
-	"group form", "del", "del group", "del list", "sysctl promote_secondaries",
+	"group form", "del", "del group", "del list", "sysctl promote_secondaries", "sysctl other keys",
 	"running topology", "bare topology", "IPv6 on", "IPv6 off", "shortest body", "longest body",
 }
 

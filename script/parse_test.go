@@ -288,7 +288,9 @@ func TestParseErrors(t *testing.T) {
 		{"-6 route flush 10/8", "10/8", "is not an IPv6 prefix"},
 		{"route flush table bogus", "bogus", `invalid "table" value`},
 		{"sysctl net.ipv4.conf.all.promote_secondaries=2", "2", "invalid value for promote_secondaries"},
-		{"sysctl net.ipv4.conf.all.forwarding=1", "net.ipv4.conf.all.forwarding", "unknown sysctl key"},
+		{"sysctl net.ipv4.conf.all.bootp_relay=1", "net.ipv4.conf.all.bootp_relay", "unknown sysctl key"},
+		{"sysctl net.ipv4.conf.all.rp_filter=loose", "loose", "an integer"},
+		{"sysctl net.ipv4.ip_forward=on", "on", "invalid value"},
 		{"sysctl net.ipv6.conf.all.promote_secondaries=1", "net.ipv6.conf.all.promote_secondaries", "unknown sysctl key (known: net.ipv6.conf.DEV.accept_dad, disable_ipv6)"},
 		{"sysctl net.ipv4.conf.a/b.promote_secondaries=1", "a/b", "invalid interface name"},
 		// names

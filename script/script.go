@@ -37,6 +37,7 @@
 //	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [[to] [root|exact] PREFIX]
 //	    (at least one of them: iproute2 refuses a bare `route flush`)
 //	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
+//	sysctl [-w] net.ipv4.ip_forward=VALUE                 (NetKeys)
 //	sysctl [-w] net.ipv6.conf.DEV|all|default.KEY=VALUE   (keys: Conf6Keys)
 //
 // G, and the mtu and txqueuelen N, are numbers 0..2^31-1 (iproute2 reads

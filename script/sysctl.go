@@ -2,16 +2,35 @@ package script
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
 // ConfKeys are the net.ipv4.conf.DEV keys `sysctl` accepts, with the values
-// each takes. This and Conf6Keys are the places to add keys the model
-// learns.
+// each takes (nil: any integer, as proc_dointvec reads it). This,
+// Conf6Keys and NetKeys are the places to add keys the model learns. Of
+// these only promote_secondaries changes what the model does; the others
+// change nothing it shows (their netconf notifications are not modelled)
+// and are kept.
 var ConfKeys = map[string][]string{
-	"promote_secondaries": {"0", "1"},
+	"promote_secondaries":         {"0", "1"},
+	"forwarding":                  nil,
+	"rp_filter":                   nil,
+	"arp_ignore":                  nil,
+	"arp_announce":                nil,
+	"arp_filter":                  nil,
+	"proxy_arp":                   nil,
+	"accept_local":                nil,
+	"log_martians":                nil,
+	"ignore_routes_with_linkdown": nil,
+}
+
+// NetKeys are the keys outside net.ipv4.conf and net.ipv6.conf `sysctl`
+// accepts.
+var NetKeys = map[string][]string{
+	"net.ipv4.ip_forward": nil,
 }
 
 // Conf6Keys are the net.ipv6.conf.DEV keys `sysctl` accepts.
@@ -47,12 +66,18 @@ func parseSysctl(p *words) (rtnl.Op, *LineError) {
 	if val == "" || strings.ContainsAny(val, blanks) {
 		return nil, errf(expr, "expected KEY=VALUE")
 	}
+	if values, ok := NetKeys[key]; ok {
+		if !validValue(values, val) {
+			return nil, errf(val, "invalid value for %s", key)
+		}
+		return rtnl.Sysctl{Key: key, Value: val}, nil
+	}
 	prefix, keys := confPrefix, ConfKeys
 	if strings.HasPrefix(key, conf6Prefix) {
 		prefix, keys = conf6Prefix, Conf6Keys
 	}
 	if !strings.HasPrefix(key, prefix) {
-		return nil, errf(key, "unknown sysctl key (net.ipv4.conf.DEV.KEY or net.ipv6.conf.DEV.KEY)")
+		return nil, errf(key, "unknown sysctl key (net.ipv4.conf.DEV.KEY, net.ipv6.conf.DEV.KEY or %s)", strings.Join(keyNames(NetKeys), ", "))
 	}
 	devKey := key[len(prefix):]
 	dot := strings.LastIndexByte(devKey, '.')
@@ -67,10 +92,22 @@ func parseSysctl(p *words) (rtnl.Op, *LineError) {
 	if dev != "all" && dev != "default" && !validName(dev) {
 		return nil, errf(dev, "%s (or all, default)", nameRule)
 	}
-	if !contains(values, val) {
+	if !validValue(values, val) {
+		if values == nil {
+			return nil, errf(val, "invalid value for %s (an integer)", name)
+		}
 		return nil, errf(val, "invalid value for %s (%s)", name, strings.Join(values, ", "))
 	}
 	return rtnl.Sysctl{Key: key, Value: val}, nil
+}
+
+// validValue: one of values, or any int when values is nil.
+func validValue(values []string, val string) bool {
+	if values == nil {
+		_, err := strconv.ParseInt(val, 10, 32)
+		return err == nil
+	}
+	return contains(values, val)
 }
 
 func keyNames(keys map[string][]string) []string {

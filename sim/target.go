@@ -375,10 +375,18 @@ func (t *Target) Cost(threads int) (cost.Result, error) {
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has
 // IPv4 (an mtu below 68 takes it away); ENOENT otherwise, as the missing
-// /proc/sys file is.
+// /proc/sys file is. promote_secondaries is followed; the other keys
+// the language has are stored (nothing the model shows depends on them).
 func (n *Netns) sysctl(op rtnl.Sysctl) error {
 	if rest, ok := strings.CutPrefix(op.Key, "net.ipv6.conf."); ok {
 		return n.sysctlIPv6(op, rest) // disable_ipv6 only (sim/ipv6cost.go)
+	}
+	if op.Key == "net.ipv4.ip_forward" {
+		if _, err := strconv.Atoi(strings.TrimSpace(op.Value)); err != nil {
+			return &rtnl.Error{Errno: uapi.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
+		}
+		n.sysctls[op.Key] = op.Value
+		return nil
 	}
 	rest, ok := strings.CutPrefix(op.Key, "net.ipv4.conf.")
 	i := strings.LastIndex(rest, ".")
@@ -386,7 +394,7 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	dev, key := rest[:i], rest[i+1:]
-	if key != "promote_secondaries" {
+	if !slices.Contains(storedConfKeys, key) {
 		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	if dev != "all" && dev != "default" {
@@ -400,9 +408,15 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 		return &rtnl.Error{Errno: uapi.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
 	}
 	n.sysctls[op.Key] = op.Value
-	n.promoteSysctl(dev, v != 0)
+	if key == "promote_secondaries" {
+		n.promoteSysctl(dev, v != 0)
+	}
 	return nil
 }
+
+// storedConfKeys are the net.ipv4.conf keys the model takes.
+var storedConfKeys = []string{"promote_secondaries", "forwarding", "rp_filter", "arp_ignore", "arp_announce",
+	"arp_filter", "proxy_arp", "accept_local", "log_martians", "ignore_routes_with_linkdown"}
 
 // Sysctl returns a value written with the sysctl request, if any.
 func (n *Netns) Sysctl(key string) (string, bool) {
