@@ -590,10 +590,14 @@ func (t *Target) routeFlush(op rtnl.RouteFlush) error {
 	case op.Family == 6:
 		fam = unix.AF_INET6
 	case op.Family == 4:
-	case op.Dst.IsValid():
+	case table == rtnl.TableAll && op.Dst.IsValid():
 		fam = family(op.Dst.Addr())
 	case table == rtnl.TableAll:
 		fam = unix.AF_UNSPEC
+	case op.Dst.IsValid() && op.Dst.Addr().Is6():
+		// ip dumps IPv4 for a table whatever the prefix; this kernel
+		// then answers that the table does not exist and ip stops.
+		return rtnl.Errf(unix.ENOENT, "ipv4: FIB table does not exist")
 	}
 	for round := 0; ; round++ {
 		msgs, err := t.dump(unix.RTM_GETROUTE, make([]byte, unix.SizeofRtMsg))

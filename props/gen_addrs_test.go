@@ -130,7 +130,13 @@ func arRoute6Line(r *rand.Rand) string {
 	}
 	typ := pick(r, []string{"", "", "", "", "blackhole ", "unreachable "})
 	if typ != "" {
-		nh = ""
+		// A reject route goes through lo whatever device is named
+		// (one without an inet6_dev is still ENODEV); one inside
+		// 2001:db8::/64 must not serve a gateway lookup through i0.
+		nh = pick(r, []string{"", "", " dev i1", " dev i0"})
+		if r.IntN(3) == 0 {
+			dst = "2001:db8::/96"
+		}
 	}
 	return "route add " + typ + dst + nh + extra
 }
@@ -182,7 +188,8 @@ func arFlushLine(r *rand.Rand) string {
 	return pick(r, []string{"route flush dev i0", "route flush table 100", "route flush table all proto static",
 		"route flush root 172.16.0.0/12", "route flush table main", "route flush 10.9.0.0/16", "route flush table local",
 		"route flush table all", "route flush dev i1 table all", "route flush root 10.0.0.0/8 table all",
-		"route flush 2001:db8:5::/48", "route flush root 2001:db8::/32", "-6 route flush table main", "-6 route flush dev i0"})
+		"-6 route flush 2001:db8:5::/48", "-6 route flush root 2001:db8::/32", "route flush root 2001:db8::/32 table all",
+		"-6 route flush table main", "-6 route flush dev i0"})
 }
 
 // arLinkLine makes a link request that changes what addresses and routes

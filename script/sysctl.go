@@ -24,7 +24,6 @@ var ConfKeys = map[string][]string{
 	"proxy_arp":                   nil,
 	"accept_local":                nil,
 	"log_martians":                nil,
-	"ignore_routes_with_linkdown": nil,
 }
 
 // NetKeys are the keys outside net.ipv4.conf and net.ipv6.conf `sysctl`
@@ -101,11 +100,12 @@ func parseSysctl(p *words) (rtnl.Op, *LineError) {
 	return rtnl.Sysctl{Key: key, Value: val}, nil
 }
 
-// validValue: one of values, or any int when values is nil.
+// validValue: one of values, or when values is nil an int as
+// proc_get_long reads it (an optional '-', then digits).
 func validValue(values []string, val string) bool {
 	if values == nil {
 		_, err := strconv.ParseInt(val, 10, 32)
-		return err == nil
+		return err == nil && val[0] != '+'
 	}
 	return contains(values, val)
 }

@@ -681,7 +681,7 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 
 // linkProp is rtnl_linkprop: each alternative name in order
 // (rtnl_alt_ifname): added unless the namespace has a device or an
-// alternative name of it (EEXIST; longer than ALTIFNAMSIZ-1, EINVAL from
+// alternative name of it (EEXIST; longer than ALTIFNAMSIZ-1, ERANGE from
 // the attribute policy); deleted if it is one of the device's (ENOENT
 // for no such name, EINVAL for the device's own name or another's). The
 // first failure ends the request, the names before it changed, nothing
@@ -695,7 +695,7 @@ func (n *Netns) linkProp(op rtnl.LinkProp) error {
 	changed := false
 	for _, a := range op.AltNames {
 		if len(a) > altIfNameSize-1 {
-			return rtnl.Errf(uapi.EINVAL, "Attribute failed policy validation")
+			return rtnl.Errf(uapi.ERANGE, "Attribute failed policy validation") // validate_nla: NLA_STRING too long
 		}
 		owner := n.byName[a]
 		switch {

@@ -201,8 +201,9 @@ func (n *Netns) allocName(tmpl string) (string, error) {
 		if !ok {
 			continue
 		}
-		// vsscanf's %d: every digit there (a name has at most 15, so
-		// no overflow), stored into an int.
+		// vsscanf's %d: every digit there, stored into an int (an
+		// alternative name can hold more digits than fit; it is longer
+		// than any name the template prints, so it marks nothing).
 		var v int64
 		j := 0
 		for ; j < len(rest) && rest[j] >= '0' && rest[j] <= '9'; j++ {
@@ -291,7 +292,9 @@ func (n *Netns) unlist(d *Device) {
 		delete(n.byName, d.name)
 	}
 	for _, a := range d.AltNames() {
-		delete(n.byName, a) // netdev_name_node_alt_flush
+		if n.byName[a] == d {
+			delete(n.byName, a) // netdev_name_node_alt_flush
+		}
 	}
 	n.lw = without(n.lw, d)
 	d.lwPending = false

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/uapi"
@@ -9,7 +11,8 @@ import (
 // User routes: RTM_NEWROUTE and RTM_DELROUTE as iproute2 sends them for
 // `ip route add|replace|append|prepend|del` (rtnl.Route.Header gives its
 // defaults), and `ip route flush` as iproute2 does it (dump, then one
-// RTM_DELROUTE per matching route). IPv4 only. Read from Linux ~6.15-6.17
+// RTM_DELROUTE per matching route). IPv4 here; IPv6 routes are in
+// route6.go. Read from Linux ~6.15-6.17
 // net/ipv4/fib_frontend.c (rtm_to_fib_config, inet_rtm_newroute,
 // inet_rtm_delroute, inet_addr_type_table, fib_lookup) and
 // net/ipv4/fib_semantics.c (fib_create_info, fib_check_nh_v4_gw,
@@ -377,8 +380,14 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	// The dump holds every family; iproute2 keeps IPv4 (-4, or by
 	// default), IPv6 (-6), or both for `table all` with no prefix.
 	v4, v6 := op.Family != 6, op.Family == 6 || (op.Family == 0 && table == rtnl.TableAll && !op.Dst.IsValid())
-	if op.Dst.IsValid() && op.Family == 0 {
-		v4, v6 = op.Dst.Addr().Is4(), op.Dst.Addr().Is6()
+	if op.Dst.IsValid() && op.Dst.Addr().Is6() && op.Family == 0 {
+		// iproute2 dumps IPv4 for a table (the family of a prefix does
+		// not count); this kernel then answers "FIB table does not
+		// exist" and ip stops. -6 or table all flush IPv6.
+		if table != rtnl.TableAll {
+			return fmt.Errorf("%w: route flush of an IPv6 prefix without -6", ErrNotModelled)
+		}
+		v4, v6 = false, true
 	}
 	for round := 0; ; round++ {
 		var dels []fibtrie.Route

@@ -53,11 +53,11 @@ func (n *Netns) route6Add(r rtnl.Route) error {
 	if r.Src.IsValid() {
 		return fmt.Errorf("%w: an IPv6 route with a preferred source", ErrNotModelled)
 	}
-	if r.Dst.Masked() != r.Dst {
-		// ip6_route_info_create masks the prefix (ipv6_addr_prefix).
-		r.Dst = r.Dst.Masked()
-	}
+	r.Dst = r.Dst.Masked() // ip6_route_info_create: ipv6_addr_prefix
 	rt := &route6{table: h.Table, dst: r.Dst, typ: h.Type, user: true, proto: h.Proto, metric: ip6RtPrioUser}
+	if rt.proto == uapi.RTPROT_UNSPEC {
+		rt.proto = uapi.RTPROT_BOOT // ip6_route_info_create
+	}
 	if rt.table == 0 {
 		rt.table = uapi.RT_TABLE_MAIN
 	}
@@ -69,6 +69,12 @@ func (n *Netns) route6Add(r rtnl.Route) error {
 		if dev = n.ByName(r.Dev); dev == nil {
 			return enodev(r.Dev)
 		}
+		if dev.in6 == nil {
+			return rtnl.Errf(uapi.ENODEV, "") // fib6_nh_init: no inet6_dev
+		}
+		if dev == n.lo && r.Dst != netip.PrefixFrom(netip.IPv6Loopback(), 128) {
+			return fmt.Errorf("%w: an IPv6 route through the loopback (a reject route to the kernel)", ErrNotModelled)
+		}
 	}
 	switch {
 	case reject6(rt.typ):
@@ -79,9 +85,6 @@ func (n *Netns) route6Add(r rtnl.Route) error {
 	default:
 		return fmt.Errorf("%w: IPv6 route type %s", ErrNotModelled, rtnl.RouteTypeName(rt.typ))
 	}
-	if dev != nil && dev.in6 == nil {
-		return rtnl.Errf(uapi.ENODEV, "")
-	}
 	if r.Via.IsValid() {
 		gwDev, err := n.validateGW6(r.Via, dev, r.Table)
 		if err != nil {
@@ -89,7 +92,7 @@ func (n *Netns) route6Add(r rtnl.Route) error {
 		}
 		dev, rt.gw = gwDev, r.Via
 	}
-	if dev == nil {
+	if dev == nil || dev.in6 == nil {
 		return rtnl.Errf(uapi.ENODEV, "")
 	}
 	if dev.v6Off {
@@ -97,9 +100,6 @@ func (n *Netns) route6Add(r rtnl.Route) error {
 	}
 	if !dev.Up() {
 		return rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
-	}
-	if dev == n.lo {
-		return fmt.Errorf("%w: an IPv6 route through the loopback (a reject route to the kernel)", ErrNotModelled)
 	}
 	rt.dev = dev
 	return n.insert6(rt)
@@ -196,12 +196,12 @@ func (n *Netns) checkNH6(gw netip.Addr, dev *Device, table uint32) (*Device, err
 }
 
 // lookup6 is fib6_table_lookup in one table: the longest prefix holding
-// addr (with oif, the longest that has a route through it), its route of
-// the lowest metric; nil for none.
+// addr (with oif, the longest that has a route through it: rt6_score_route
+// fails the others), its route of the lowest metric; nil for none.
 func (n *Netns) lookup6(addr netip.Addr, table uint32, oif *Device) *route6 {
 	var best *route6
 	for _, r := range n.sortedRoutes6() {
-		if r.table != table || !r.dst.Contains(addr) || (oif != nil && r.dev != oif && r.dev != n.lo) {
+		if r.table != table || !r.dst.Contains(addr) || (oif != nil && r.dev != oif) {
 			continue
 		}
 		if best == nil || r.dst.Bits() > best.dst.Bits() || (r.dst.Bits() == best.dst.Bits() && r.metric < best.metric) {

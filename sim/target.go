@@ -416,7 +416,7 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 
 // storedConfKeys are the net.ipv4.conf keys the model takes.
 var storedConfKeys = []string{"promote_secondaries", "forwarding", "rp_filter", "arp_ignore", "arp_announce",
-	"arp_filter", "proxy_arp", "accept_local", "log_martians", "ignore_routes_with_linkdown"}
+	"arp_filter", "proxy_arp", "accept_local", "log_martians"}
 
 // Sysctl returns a value written with the sysctl request, if any.
 func (n *Netns) Sysctl(key string) (string, bool) {

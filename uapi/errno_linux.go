@@ -21,6 +21,7 @@ const (
 	ENOENT        = syscall.ENOENT
 	ESRCH         = syscall.ESRCH
 	EINTR         = syscall.EINTR
+	ERANGE        = syscall.ERANGE
 	ENXIO         = syscall.ENXIO
 	EAGAIN        = syscall.EAGAIN
 	ENOMEM        = syscall.ENOMEM

@@ -28,6 +28,7 @@ const (
 	EEXIST        Errno = 17
 	ENODEV        Errno = 19
 	EINVAL        Errno = 22
+	ERANGE        Errno = 34
 	ENFILE        Errno = 23
 	ELOOP         Errno = 40
 	EOPNOTSUPP    Errno = 95
@@ -54,6 +55,7 @@ var errnos = map[Errno]struct{ name, text string }{
 	EEXIST:        {"EEXIST", "file exists"},
 	ENODEV:        {"ENODEV", "no such device"},
 	EINVAL:        {"EINVAL", "invalid argument"},
+	ERANGE:        {"ERANGE", "numerical result out of range"},
 	ENFILE:        {"ENFILE", "too many open files in system"},
 	ELOOP:         {"ELOOP", "too many levels of symbolic links"},
 	EOPNOTSUPP:    {"EOPNOTSUPP", "operation not supported"},

@@ -110,6 +110,7 @@ const (
 
 // Route protocols, rtm_protocol (linux/rtnetlink.h).
 const (
+	RTPROT_UNSPEC = 0
 	RTPROT_KERNEL = 2
 	RTPROT_BOOT   = 3
 )

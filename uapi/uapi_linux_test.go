@@ -88,6 +88,7 @@ var linuxValues = map[string][2]int64{
 	"RTN_PROHIBIT":    {RTN_PROHIBIT, unix.RTN_PROHIBIT},
 	"RTN_NAT":         {RTN_NAT, unix.RTN_NAT},
 
+	"RTPROT_UNSPEC": {RTPROT_UNSPEC, unix.RTPROT_UNSPEC},
 	"RTPROT_KERNEL": {RTPROT_KERNEL, unix.RTPROT_KERNEL},
 	"RTPROT_BOOT":   {RTPROT_BOOT, unix.RTPROT_BOOT},
 
@@ -143,6 +144,7 @@ var linuxValues = map[string][2]int64{
 	"ESRCH":         {int64(ESRCH), int64(unix.ESRCH)},
 	"EINTR":         {int64(EINTR), int64(unix.EINTR)},
 	"ENXIO":         {int64(ENXIO), int64(unix.ENXIO)},
+	"ERANGE":        {int64(ERANGE), int64(unix.ERANGE)},
 	"EAGAIN":        {int64(EAGAIN), int64(unix.EAGAIN)},
 	"ENOMEM":        {int64(ENOMEM), int64(unix.ENOMEM)},
 	"EACCES":        {int64(EACCES), int64(unix.EACCES)},
