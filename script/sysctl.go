@@ -15,15 +15,15 @@ import (
 // change nothing it shows (their netconf notifications are not modelled)
 // and are kept.
 var ConfKeys = map[string][]string{
-	"promote_secondaries":         {"0", "1"},
-	"forwarding":                  nil,
-	"rp_filter":                   nil,
-	"arp_ignore":                  nil,
-	"arp_announce":                nil,
-	"arp_filter":                  nil,
-	"proxy_arp":                   nil,
-	"accept_local":                nil,
-	"log_martians":                nil,
+	"promote_secondaries": {"0", "1"},
+	"forwarding":          nil,
+	"rp_filter":           nil,
+	"arp_ignore":          nil,
+	"arp_announce":        nil,
+	"arp_filter":          nil,
+	"proxy_arp":           nil,
+	"accept_local":        nil,
+	"log_martians":        nil,
 }
 
 // NetKeys are the keys outside net.ipv4.conf and net.ipv6.conf `sysctl`
