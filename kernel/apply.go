@@ -99,6 +99,8 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Replace, op.Route)
 	case rtnl.RouteAppend:
 		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create|netlink.Append, op.Route)
+	case rtnl.RouteChange:
+		return t.routeModify(unix.RTM_NEWROUTE, netlink.Replace, op.Route)
 	case rtnl.RoutePrepend:
 		return t.routeModify(unix.RTM_NEWROUTE, netlink.Create, op.Route)
 	case rtnl.RouteDel:

@@ -141,9 +141,9 @@ func arRoute6Line(r *rand.Rand) string {
 	return "route add " + typ + dst + nh + extra
 }
 
-// arRouteLine makes a route add, replace, append, prepend or del line.
+// arRouteLine makes a route add, replace, append, prepend, change or del line.
 func arRouteLine(r *rand.Rand) string {
-	verb := pick(r, []string{"add", "add", "add", "replace", "append", "prepend", "del", "del"})
+	verb := pick(r, []string{"add", "add", "add", "replace", "append", "prepend", "change", "del", "del"})
 	typ := pick(r, arRouteTypes)
 	dst := pick(r, arRouteDst)
 	if typ == "local " && r.IntN(2) == 0 {

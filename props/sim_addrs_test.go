@@ -30,7 +30,7 @@ import (
 // scope, peers, noprefixroute, metric; on ifb devices, a veth, a bridge
 // and the loopback),
 // promote_secondaries 0 and 1 (per device, all, default), routes (add,
-// del, replace, append, prepend; tables main, local and 100; unicast,
+// del, replace, change, append, prepend; tables main, local and 100; unicast,
 // blackhole, unreachable, prohibit and local; via, dev, src, metric,
 // proto, scope) and addr and route flushes run on a fresh kernel target,
 // then on a fresh sim target (internal/differ.Run). One script in two

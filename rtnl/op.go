@@ -195,6 +195,10 @@ type RouteReplace struct{ Route }
 // RouteAppend is `route append`: create, appending to an existing prefix.
 type RouteAppend struct{ Route }
 
+// RouteChange is `route change`: replace, without create (ENOENT for a
+// route that is not there).
+type RouteChange struct{ Route }
+
 // RoutePrepend is `route prepend`: create, ahead of an existing prefix's
 // routes (NLM_F_CREATE alone).
 type RoutePrepend struct{ Route }
@@ -246,5 +250,6 @@ func (RouteDel) Verb() string     { return "route del" }
 func (RouteReplace) Verb() string { return "route replace" }
 func (RouteAppend) Verb() string  { return "route append" }
 func (RoutePrepend) Verb() string { return "route prepend" }
+func (RouteChange) Verb() string  { return "route change" }
 func (RouteFlush) Verb() string   { return "route flush" }
 func (Sysctl) Verb() string       { return "sysctl" }

@@ -75,6 +75,8 @@ func RouteOf(op Op) (r Route, ok bool) {
 		return o.Route, true
 	case RoutePrepend:
 		return o.Route, true
+	case RouteChange:
+		return o.Route, true
 	}
 	return Route{}, false
 }

@@ -112,7 +112,7 @@ func Format(op rtnl.Op) string {
 				b.add("primary")
 			}
 		}
-	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend:
+	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteChange:
 		b.add(strings.Fields(o.Verb())...)
 		r, _ := rtnl.RouteOf(o)
 		b.route(r)

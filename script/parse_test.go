@@ -220,7 +220,7 @@ func TestParseErrors(t *testing.T) {
 		{"addr add 10.0.0.1/24 dev eth0 valid_lft 5", "valid_lft", "not supported"},
 		{"route add 10.0.0.0/8 dev eth0 mtu 1400", "mtu", "not supported"},
 		{"route add nat 10.0.0.0/8 via 10.1.1.1", "nat", "route type is not supported"},
-		{"route change 10.0.0.0/8 dev eth0", "change", "not supported"},
+		{"route test 10.0.0.0/8 dev eth0", "test", "not supported"},
 		{"route flush match 10/8", "match", "not supported"},
 		{"link add mv0 type dummy link eth0", "link", `unknown keyword in "link add type dummy"`},
 		{"link add d0 link eth0 type dummy", "link", "only supported with type macvlan"},

@@ -328,8 +328,11 @@ func genOp(r *rand.Rand) rtnl.Op {
 	case 10:
 		return rtnl.RouteReplace{Route: genRouteBody(r)}
 	case 11:
-		if r.Intn(2) == 0 {
+		switch r.Intn(3) {
+		case 0:
 			return rtnl.RoutePrepend{Route: genRouteBody(r)}
+		case 1:
+			return rtnl.RouteChange{Route: genRouteBody(r)}
 		}
 		return rtnl.RouteAppend{Route: genRouteBody(r)}
 	case 12:

@@ -11,7 +11,7 @@ import (
 var routeVerbs = []struct{ name, canon string }{
 	// do_iproute's order: "a" is add, "ap" append, "r" replace, "d" delete,
 	// "f" flush.
-	{"add", "add"}, {"change", ""}, {"chg", ""}, {"replace", "replace"}, {"prepend", "prepend"},
+	{"add", "add"}, {"change", "change"}, {"chg", "change"}, {"replace", "replace"}, {"prepend", "prepend"},
 	{"append", "append"}, {"test", ""}, {"delete", "del"}, {"list", ""}, {"show", ""},
 	{"lst", ""}, {"get", ""}, {"flush", "flush"}, {"save", ""}, {"restore", ""},
 	{"showdump", ""}, {"help", ""},
@@ -99,6 +99,8 @@ func parseRouteCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 		return rtnl.RouteReplace{Route: r}, nil
 	case "prepend":
 		return rtnl.RoutePrepend{Route: r}, nil
+	case "change":
+		return rtnl.RouteChange{Route: r}, nil
 	}
 	return rtnl.RouteAppend{Route: r}, nil
 }

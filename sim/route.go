@@ -128,6 +128,8 @@ func FibFlags(op rtnl.Op) (flags fibtrie.Flags, ok bool) {
 		return fibtrie.FlagCreate | fibtrie.FlagAppend, true
 	case rtnl.RoutePrepend:
 		return fibtrie.FlagCreate, true
+	case rtnl.RouteChange:
+		return fibtrie.FlagReplace, true
 	}
 	return 0, false
 }

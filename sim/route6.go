@@ -27,7 +27,7 @@ func reject6(typ uint8) bool {
 // ip6RtPrioUser is IP6_RT_PRIO_USER, the metric of a user route without one.
 const ip6RtPrioUser = 1024
 
-var errRoute6VerbNotModelled = fmt.Errorf("%w: IPv6 route replace, append and prepend", ErrNotModelled)
+var errRoute6VerbNotModelled = fmt.Errorf("%w: IPv6 route replace, change, append and prepend", ErrNotModelled)
 
 // route6 is an IPv6 route request.
 func (n *Netns) route6(op rtnl.Op, r rtnl.Route) error {

@@ -205,7 +205,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		err = n.addrDel(op)
 	case rtnl.AddrFlush:
 		err = n.addrFlush(op)
-	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteFlush:
+	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteChange, rtnl.RouteFlush:
 		err = n.route(op)
 	default:
 		err = fmt.Errorf("%w: %T", errUnsupported, req.Op)

@@ -438,7 +438,7 @@ func Handler(op rtnl.Op) string {
 		return "inet_rtm_deladdr"
 	case rtnl.AddrFlush:
 		return "inet_dump_ifaddr, then inet_rtm_deladdr per address"
-	case rtnl.RouteAdd, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend:
+	case rtnl.RouteAdd, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteChange:
 		return "inet_rtm_newroute"
 	case rtnl.RouteDel:
 		return "inet_rtm_delroute"
