@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
-	"github.com/rtnlsim/rtnlsim/script"
 )
 
 // TestUserIPv6DADWaitsForReady holds what the kernel did with the same
@@ -28,15 +27,9 @@ func TestUserIPv6DADWaitsForReady(t *testing.T) {
 	}
 	tg := New(Options{Seed: 1, Events: true})
 	ctx := context.Background()
-	seen := 0
 	for _, l := range lines {
-		reqs, err := script.ParseString(l.line + "\n")
-		require.NoError(t, err)
-		require.NoError(t, tg.Apply(ctx, reqs[0]), l.line)
-		evs, err := tg.Events(ctx)
-		require.NoError(t, err)
 		got := []string{}
-		for _, e := range evs[seen:] {
+		for _, e := range lineEvents(t, tg, l.line, "") {
 			if a, ok := e.Object.(rtnl.AddrEvent); ok {
 				s := e.Type + " " + e.Family + " " + a.Local
 				if a.Tentative {
@@ -45,7 +38,6 @@ func TestUserIPv6DADWaitsForReady(t *testing.T) {
 				got = append(got, s)
 			}
 		}
-		seen = len(evs)
 		if l.events != nil {
 			require.Equal(t, l.events, got, l.line)
 		}

@@ -36,20 +36,13 @@ func TestLinkFlagsAliasBroadcast(t *testing.T) {
 	}
 	tg := New(Options{Seed: 1, Events: true, Sysctls: map[string]string{"net.ipv6.conf.default.disable_ipv6": "1"}})
 	ctx := context.Background()
-	seen := 0
 	for _, l := range lines {
-		reqs, err := script.ParseString(l.line + "\n")
-		require.NoError(t, err)
-		require.Equal(t, l.errno, rtnl.ErrnoName(rtnl.Errno(tg.Apply(ctx, reqs[0]))), l.line)
-		evs, err := tg.Events(ctx)
-		require.NoError(t, err)
 		n := 0
-		for _, e := range evs[seen:] {
+		for _, e := range lineEvents(t, tg, l.line, l.errno) {
 			if e.Type == "RTM_NEWLINK" && e.Family == "link" {
 				n++
 			}
 		}
-		seen = len(evs)
 		require.Equal(t, l.newlinks, n, l.line)
 	}
 	st, err := tg.State(ctx, rtnl.Show{Links: true})
@@ -88,16 +81,9 @@ func TestLinkFlagsReachOthers(t *testing.T) {
 		{"link set mv0 promisc off", []string{"RTM_NEWLINK link v0", "RTM_NEWLINK link mv0"}},
 	}
 	tg := New(Options{Seed: 1, Events: true})
-	ctx := context.Background()
-	seen := 0
 	for _, l := range lines {
-		reqs, err := script.ParseString(l.line + "\n")
-		require.NoError(t, err)
-		require.NoError(t, tg.Apply(ctx, reqs[0]), l.line)
-		evs, err := tg.Events(ctx)
-		require.NoError(t, err)
 		got := []string{}
-		for _, e := range evs[seen:] {
+		for _, e := range lineEvents(t, tg, l.line, "") {
 			name := ""
 			switch o := e.Object.(type) {
 			case rtnl.Link:
@@ -109,9 +95,23 @@ func TestLinkFlagsReachOthers(t *testing.T) {
 			}
 			got = append(got, e.Type+" "+e.Family+" "+name)
 		}
-		seen = len(evs)
 		if l.events != nil {
 			require.Equal(t, l.events, got, l.line)
 		}
 	}
+}
+
+// lineEvents applies one script line on tg, requiring the errno named
+// ("" for success), and returns the notifications it sent.
+func lineEvents(t *testing.T, tg *Target, line, errno string) []rtnl.Event {
+	t.Helper()
+	ctx := context.Background()
+	before, err := tg.Events(ctx)
+	require.NoError(t, err)
+	reqs, err := script.ParseString(line + "\n")
+	require.NoError(t, err)
+	require.Equal(t, errno, rtnl.ErrnoName(rtnl.Errno(tg.Apply(ctx, reqs[0]))), line)
+	evs, err := tg.Events(ctx)
+	require.NoError(t, err)
+	return evs[len(before):]
 }
