@@ -239,11 +239,11 @@ func (t *Target) linkAdd(op rtnl.LinkAdd) error {
 	info := &rtnetlink.LinkInfo{Kind: op.Kind}
 	switch op.Kind {
 	case rtnl.KindVeth:
-		peer := &rtnetlink.LinkMessage{}
+		// iproute2 sends VETH_INFO_PEER only with "peer": without it the
+		// peer is made from the device's own attributes.
 		if op.Peer != "" {
-			peer.Attributes = &rtnetlink.LinkAttributes{Name: op.Peer}
+			info.Data = &driver.Veth{PeerInfo: &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{Name: op.Peer}}}
 		}
-		info.Data = &driver.Veth{PeerInfo: peer}
 	case rtnl.KindMacvlan:
 		if op.MacvlanMode != "" {
 			mode, ok := macvlanModes[op.MacvlanMode]

@@ -199,6 +199,23 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 		peerName = "veth%d"
 	}
 	p := n.newDevice(peerName, rtnl.KindVeth)
+	if op.Peer == "" {
+		// No VETH_INFO_PEER: the peer is made from the device's own
+		// attributes (veth_newlink's tbp = tb): its mtu, txqueuelen,
+		// group and broadcast, not its address, flags or index.
+		if op.MTU != nil {
+			p.mtu = *op.MTU
+		}
+		if op.TxQueueLen != nil {
+			p.txQLen = *op.TxQueueLen
+		}
+		if op.Group != nil {
+			p.group = *op.Group
+		}
+		if len(op.Broadcast) >= 6 {
+			p.brd = append(net.HardwareAddr(nil), op.Broadcast[:6]...)
+		}
+	}
 	p.addr = n.randomAddr(n.previewName(p.name))
 	if err := n.register(p, 0); err != nil {
 		return err
