@@ -149,13 +149,9 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 			}
 			a.lower = n
 		case matches(w, "address"):
-			s, err := p.arg("address")
+			s, hw, err := p.llAddr("address")
 			if err != nil {
 				return nil, err
-			}
-			hw, ok := parseLLAddr(s)
-			if !ok {
-				return nil, errf(s, "invalid link layer address (hex bytes separated by ':')")
 			}
 			if err := once("address", s); err != nil {
 				return nil, err
@@ -165,13 +161,9 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 		case matches(w, "broadcast") || w == "brd":
 			// No length check here: the kernel refuses one shorter
 			// than the device's (validate_linkmsg, EINVAL).
-			s, err := p.arg("broadcast")
+			_, hw, err := p.llAddr("broadcast")
 			if err != nil {
 				return nil, err
-			}
-			hw, ok := parseLLAddr(s)
-			if !ok {
-				return nil, errf(s, "invalid link layer address (hex bytes separated by ':')")
 			}
 			a.attrs.Broadcast = hw
 		case w == "promisc" || w == "allmulticast" || w == "multicast" || w == "arp" || w == "carrier":

@@ -56,6 +56,7 @@ package script
 import (
 	"fmt"
 	"io"
+	"net"
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -166,6 +167,20 @@ func (p *words) arg(kw string) (string, *LineError) {
 
 func errf(word, format string, args ...any) *LineError {
 	return &LineError{Word: word, Msg: fmt.Sprintf(format, args...)}
+}
+
+// llAddr is the argument of kw as a link-layer address (ll_addr_a2n),
+// with the word as written.
+func (p *words) llAddr(kw string) (string, net.HardwareAddr, *LineError) {
+	s, err := p.arg(kw)
+	if err != nil {
+		return "", nil, err
+	}
+	hw, ok := parseLLAddr(s)
+	if !ok {
+		return "", nil, errf(s, "invalid link layer address (hex bytes separated by ':')")
+	}
+	return s, hw, nil
 }
 
 // onOff is the argument of kw, "on" or "off": exactly, as iproute2's
