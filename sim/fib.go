@@ -144,11 +144,7 @@ func (n *Netns) fibAddIfaddr(d *Device, ifa *Ifaddr) {
 	}
 	if prefix != 0 && !ifa.Secondary() && (prefix != addr || ifa.Prefixlen < 32) {
 		if ifa.Flags&uapi.IFA_F_NOPREFIXROUTE == 0 {
-			typ := fibtrie.TypeUnicast
-			if d.flags&uapi.IFF_LOOPBACK != 0 {
-				typ = fibtrie.TypeLocal
-			}
-			n.fibMagic(true, typ, prefix, ifa.Prefixlen, d, prim, prim.RtPriority)
+			n.fibMagic(true, prefixRouteType(d), prefix, ifa.Prefixlen, d, prim, prim.RtPriority)
 		}
 		if ifa.Prefixlen < 31 {
 			n.fibMagic(true, fibtrie.TypeBroadcast, prefix|^mask, 32, d, prim, 0)
@@ -166,12 +162,16 @@ func (n *Netns) fibModifyPrefixMetric(d *Device, ifa *Ifaddr, metric uint32) {
 		(prefix == ifa.Local && ifa.Prefixlen == 32) {
 		return
 	}
-	typ := fibtrie.TypeUnicast
+	n.fibMagic(true, prefixRouteType(d), prefix, ifa.Prefixlen, d, ifa, metric)
+	n.fibMagic(false, prefixRouteType(d), prefix, ifa.Prefixlen, d, ifa, ifa.RtPriority)
+}
+
+// prefixRouteType is a prefix route's type: local on the loopback.
+func prefixRouteType(d *Device) fibtrie.RouteType {
 	if d.flags&uapi.IFF_LOOPBACK != 0 {
-		typ = fibtrie.TypeLocal
+		return fibtrie.TypeLocal
 	}
-	n.fibMagic(true, typ, prefix, ifa.Prefixlen, d, ifa, metric)
-	n.fibMagic(false, typ, prefix, ifa.Prefixlen, d, ifa, ifa.RtPriority)
+	return fibtrie.TypeUnicast
 }
 
 // What fib_del_ifaddr's scan finds still in use (its ok bits): the

@@ -152,6 +152,12 @@ func (d *Device) holdsLowerPromisc() bool {
 	return d.kind == rtnl.KindMacvlan && d.lower != nil && (d.macvlanPassthru || d.promiscuous())
 }
 
+// passesPromiscuity: a change of the device's own IFF_PROMISC reaches its
+// lower (macvlan_change_rx_flags: an up macvlan that is not passthru).
+func (d *Device) passesPromiscuity() bool {
+	return d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil
+}
+
 // promiscuous is IFF_PROMISC in dev->flags: dev->promiscuity, which the
 // bridge raises for its ports and the user's promisc flag raises, is
 // above 0.

@@ -308,7 +308,7 @@ func (n *Netns) brSetMACAddress(br *Device, a net.HardwareAddr) error {
 // not make promiscuous (its IFF_PROMISC changes), the same on its lower
 // (macvlan_change_rx_flags).
 func (n *Netns) promiscuity(d *Device) {
-	if d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil && !d.promisc {
+	if d.passesPromiscuity() && !d.promisc {
 		n.linkEvent(d.lower)
 	}
 	n.linkEvent(d)

@@ -145,25 +145,11 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 	// do_set_master follows. A failure unregisters the new device (and,
 	// through ->dellink, its veth peer).
 	oldFlags := d.flags
-	setFlag(&d.flags, uapi.IFF_NOARP, op.ARP, true)
-	setFlag(&d.flags, uapi.IFF_MULTICAST, op.Multicast, false)
-	opened := false
-	if op.Up != nil && *op.Up {
-		if err := n.devOpen(d); err != nil {
-			n.delete(d)
-			return err
-		}
-		opened = true
+	if err := n.devChangeFlags(d, op.LinkAttrs); err != nil {
+		n.delete(d)
+		return err
 	}
-	if op.Promisc != nil && *op.Promisc {
-		d.promisc = true
-		if d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
-			n.linkEvent(d.lower) // macvlan_change_rx_flags
-		}
-	}
-	if op.AllMulti != nil {
-		d.allmulti = *op.AllMulti
-	}
+	opened := d.Up()
 	// A device its ->newlink configured already (vxlan) is notified
 	// only of what changed (promiscuity and allmulti show in dev->flags
 	// too, the user's being all a new device has); NETDEV_CHANGE follows
@@ -577,34 +563,8 @@ func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Dev
 // notified.
 func (n *Netns) changeFlags(d *Device, a rtnl.LinkAttrs) error {
 	oldFlags, oldPromisc, oldAllmulti := d.flags, d.promisc, d.allmulti
-	setFlag(&d.flags, uapi.IFF_NOARP, a.ARP, true)
-	setFlag(&d.flags, uapi.IFF_MULTICAST, a.Multicast, false)
-	var openErr error
-	if a.Up != nil && *a.Up != d.Up() {
-		if *a.Up {
-			openErr = n.devOpen(d)
-		} else {
-			if d.hasEnqueue() {
-				n.reqDeactivateSyncs++ // dev_deactivate_many: synchronize_net
-			}
-			n.devClose(d)
-		}
-	}
-	if a.Promisc != nil && *a.Promisc != d.promisc {
-		wasPromiscuous := d.promiscuous()
-		d.promisc = *a.Promisc
-		// dev->flags' IFF_PROMISC changed: an up macvlan that is not
-		// passthru passes it to its lower (macvlan_change_rx_flags),
-		// whose dev_set_promiscuity notifies.
-		if d.promiscuous() != wasPromiscuous && d.kind == rtnl.KindMacvlan && d.Up() && !d.macvlanPassthru && d.lower != nil {
-			n.linkEvent(d.lower)
-		}
-	}
-	if a.AllMulti != nil {
-		d.allmulti = *a.AllMulti
-	}
-	if openErr != nil {
-		return openErr
+	if err := n.devChangeFlags(d, a); err != nil {
+		return err
 	}
 	changes := d.flags ^ oldFlags
 	if changes == 0 && d.promisc == oldPromisc && d.allmulti == oldAllmulti {
@@ -622,6 +582,38 @@ func (n *Netns) changeFlags(d *Device, a rtnl.LinkAttrs) error {
 		n.netdevChange(d, changes)
 	}
 	return nil
+}
+
+// devChangeFlags is __dev_change_flags: NOARP and MULTICAST at once, then
+// open or close, then the user's promiscuity and allmulti; the open's
+// error is returned after the rest is done, nothing notified.
+func (n *Netns) devChangeFlags(d *Device, a rtnl.LinkAttrs) error {
+	setFlag(&d.flags, uapi.IFF_NOARP, a.ARP, true)
+	setFlag(&d.flags, uapi.IFF_MULTICAST, a.Multicast, false)
+	var openErr error
+	if a.Up != nil && *a.Up != d.Up() {
+		if *a.Up {
+			openErr = n.devOpen(d)
+		} else {
+			if d.hasEnqueue() {
+				n.reqDeactivateSyncs++ // dev_deactivate_many: synchronize_net
+			}
+			n.devClose(d)
+		}
+	}
+	if a.Promisc != nil && *a.Promisc != d.promisc {
+		wasPromiscuous := d.promiscuous()
+		d.promisc = *a.Promisc
+		// dev->flags' IFF_PROMISC changed: passed to a macvlan's lower
+		// (macvlan_change_rx_flags), whose dev_set_promiscuity notifies.
+		if d.promiscuous() != wasPromiscuous && d.passesPromiscuity() {
+			n.linkEvent(d.lower)
+		}
+	}
+	if a.AllMulti != nil {
+		d.allmulti = *a.AllMulti
+	}
+	return openErr
 }
 
 // setFlag sets bit in *flags to v (inverted when invert), if v is given.

@@ -365,7 +365,7 @@ func (n *Netns) routeDel(r rtnl.Route) error {
 // main; device; protocol; prefix, exact or `root`), delete each with
 // the dumped message as the request, and dump again until nothing
 // matches: the IPv4 routes (-4 or by default), the IPv6 ones (-6, or an
-// IPv6 prefix), or both (`table all` with no prefix).
+// IPv6 prefix with `table all`), or both (`table all` with no prefix).
 func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	oif := 0
 	if op.Dev != "" {
