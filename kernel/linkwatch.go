@@ -167,18 +167,15 @@ func (t *Target) restartedDAD(before []linkMsg) error {
 			changed[l.hdr.Index] = true
 		}
 	}
-	t.dadRestarts = nil
 	if len(changed) == 0 {
 		return nil
 	}
-	req := make([]byte, unix.SizeofIfAddrmsg)
-	req[0] = unix.AF_INET6
-	msgs, err := t.dump(unix.RTM_GETADDR, req)
+	addrs, err := t.addrs6()
 	if err != nil {
 		return err
 	}
-	for _, m := range msgs {
-		if a, ok := parseAddr(m); ok && a.family == unix.AF_INET6 && changed[a.index] {
+	for _, a := range addrs {
+		if changed[a.index] {
 			if t.dadRestarts == nil {
 				t.dadRestarts = map[uint32]int{}
 			}
@@ -186,6 +183,23 @@ func (t *Target) restartedDAD(before []linkMsg) error {
 		}
 	}
 	return nil
+}
+
+// addrs6 dumps the namespace's IPv6 addresses.
+func (t *Target) addrs6() ([]addrMsg, error) {
+	req := make([]byte, unix.SizeofIfAddrmsg)
+	req[0] = unix.AF_INET6
+	msgs, err := t.dump(unix.RTM_GETADDR, req)
+	if err != nil {
+		return nil, err
+	}
+	var out []addrMsg
+	for _, m := range msgs {
+		if a, ok := parseAddr(m); ok && a.family == unix.AF_INET6 {
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 // restartPending names a device still owed RTM_NEWADDRs by DAD the
@@ -232,9 +246,7 @@ func (t *Target) restartPending() string {
 // syncLinkwatch waits for such an address a while only, and not again
 // (dadGaveUp).
 func (t *Target) dadPending(links []linkMsg, cache linkCache) (pending, maybe string, err error) {
-	req := make([]byte, unix.SizeofIfAddrmsg)
-	req[0] = unix.AF_INET6
-	msgs, err := t.dump(unix.RTM_GETADDR, req)
+	addrs, err := t.addrs6()
 	if err != nil {
 		return "", "", err
 	}
@@ -260,11 +272,7 @@ func (t *Target) dadPending(links []linkMsg, cache linkCache) (pending, maybe st
 		}
 		return read("all") >= 1 || read(cache.nameOf(idx)) >= 1
 	}
-	for _, m := range msgs {
-		a, ok := parseAddr(m)
-		if !ok || a.family != unix.AF_INET6 {
-			continue
-		}
+	for _, a := range addrs {
 		flags := uint32(a.flags)
 		if f, ok := a.attrs.u32(unix.IFA_FLAGS); ok {
 			flags = f
