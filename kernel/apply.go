@@ -107,6 +107,12 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 		return t.routeModify(unix.RTM_DELROUTE, 0, op.Route)
 	case rtnl.RouteFlush:
 		return t.routeFlush(op)
+	case rtnl.RuleAdd:
+		return t.ruleModify(unix.RTM_NEWRULE, op.Rule)
+	case rtnl.RuleDel:
+		return t.ruleModify(unix.RTM_DELRULE, op.Rule)
+	case rtnl.RuleFlush:
+		return t.ruleFlush(op)
 	case rtnl.Sysctl:
 		return t.sysctl(op)
 	}

@@ -422,6 +422,11 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 			}
 		}
 	}
+	if show.Rules {
+		if st.Rules, err = t.rules(); err != nil {
+			return st, err
+		}
+	}
 	if show.FibTrie {
 		if st.FibTrie, err = t.ns.readProc("net/fib_trie"); err != nil {
 			return st, err
@@ -474,6 +479,13 @@ func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 			return ev, false
 		}
 		ev.Family = rtnl.FamilyName(int(r.hdr.Family))
+		ev.Object = e
+	case unix.RTM_NEWRULE, unix.RTM_DELRULE:
+		e, ok := parseRule(m)
+		if !ok {
+			return ev, false
+		}
+		ev.Family = rtnl.FamilyName(int(m.Data[0]))
 		ev.Object = e
 	default:
 		return ev, false

@@ -46,7 +46,7 @@ type Target struct {
 
 // Multicast groups the event socket joins (legacy bitmask form).
 const eventGroups = unix.RTMGRP_LINK | unix.RTMGRP_IPV4_IFADDR | unix.RTMGRP_IPV4_ROUTE |
-	unix.RTMGRP_IPV6_IFADDR | unix.RTMGRP_IPV6_ROUTE
+	unix.RTMGRP_IPV6_IFADDR | unix.RTMGRP_IPV6_ROUTE | ruleGroups
 
 // New makes a fresh network namespace and a target in it.
 func New(opts Options) (*Target, error) { return newTarget(opts, true) }

@@ -296,6 +296,10 @@ func MsgTypeName(t uint16) string {
 		return "RTM_NEWROUTE"
 	case uapi.RTM_DELROUTE:
 		return "RTM_DELROUTE"
+	case uapi.RTM_NEWRULE:
+		return "RTM_NEWRULE"
+	case uapi.RTM_DELRULE:
+		return "RTM_DELRULE"
 	}
 	return fmt.Sprintf("RTM_%d", t)
 }

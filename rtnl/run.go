@@ -104,6 +104,7 @@ func (r Result) JSON(show Show) ([]byte, error) {
 		{show.Links, "links", orEmpty(len(r.Links), r.Links)},
 		{show.Addrs, "addrs", orEmpty(len(r.Addrs), r.Addrs)},
 		{show.Routes, "routes", orEmpty(len(r.Routes), r.Routes)},
+		{show.Rules, "rules", orEmpty(len(r.Rules), r.Rules)},
 		{show.FibTrie, "fibtrie", r.FibTrie},
 		{show.FibTrie, "fibtriestat", r.FibTrieStat},
 		{show.Events, "events", orEmpty(len(r.Events), r.Events)},

@@ -88,6 +88,7 @@ type State struct {
 	Links       []Link       `json:"links,omitempty"`
 	Addrs       []LinkAddrs  `json:"addrs,omitempty"`
 	Routes      []RouteEntry `json:"routes,omitempty"`
+	Rules       []RuleEntry  `json:"rules,omitempty"` // IPv4, then IPv6
 	FibTrie     string       `json:"fibtrie,omitempty"`
 	FibTrieStat string       `json:"fibtriestat,omitempty"`
 }
@@ -96,8 +97,8 @@ type State struct {
 type Event struct {
 	Type   string `json:"type"`   // RTM_NEWLINK, RTM_DELADDR, ...
 	Family string `json:"family"` // link, inet, inet6
-	// Object is the notified object in its ip -j shape: a Link, an AddrEvent
-	// or a RouteEntry.
+	// Object is the notified object in its ip -j shape: a Link, an
+	// AddrEvent, a RouteEntry or a RuleEntry.
 	Object any `json:"object"`
 	// Request is the 1-based number of the request whose window the
 	// notification came in: sent while the request ran, or by the

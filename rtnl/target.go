@@ -25,7 +25,7 @@ type Target interface {
 
 // Show selects the observables a run prints.
 type Show struct {
-	Links, Addrs, Routes, FibTrie, Events, Cost bool
+	Links, Addrs, Routes, Rules, FibTrie, Events, Cost bool
 }
 
 // Error is a refused request: the errno the kernel (or the model) returned

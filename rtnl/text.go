@@ -27,6 +27,11 @@ func (r Result) WriteText(w io.Writer, show Show) {
 			fmt.Fprintln(w, RouteText(rt))
 		}
 	}
+	if show.Rules {
+		for _, rl := range r.Rules {
+			fmt.Fprintln(w, RuleText(rl))
+		}
+	}
 	if show.FibTrie {
 		fmt.Fprint(w, r.FibTrie)
 		fmt.Fprint(w, r.FibTrieStat)
@@ -155,6 +160,8 @@ func EventText(e Event) string {
 		return fmt.Sprintf("%d: %s %s", o.Ifindex, o.Ifname, AddrText(o.AddrInfo))
 	case RouteEntry:
 		return RouteText(o)
+	case RuleEntry:
+		return RuleText(o)
 	}
 	return fmt.Sprint(e.Object)
 }

@@ -141,6 +141,15 @@ func Format(op rtnl.Op) string {
 			}
 			b.add(o.Dst.String())
 		}
+	case rtnl.RuleAdd:
+		b.rule("add", o.Rule)
+	case rtnl.RuleDel:
+		b.rule("del", o.Rule)
+	case rtnl.RuleFlush:
+		if o.Family == 6 {
+			b.add("-6")
+		}
+		b.add("rule", "flush")
 	case rtnl.Sysctl:
 		b.add("sysctl")
 		b.word(o.Key + "=" + o.Value)
@@ -292,6 +301,69 @@ func (l *line) route(r rtnl.Route) {
 	}
 	if r.TOS != 0 {
 		l.add("tos", fmt.Sprintf("0x%02x", r.TOS))
+	}
+}
+
+func (l *line) rule(verb string, r rtnl.Rule) {
+	if r.Family == 6 {
+		l.add("-6")
+	}
+	l.add("rule", verb)
+	if r.Not {
+		l.add("not")
+	}
+	if r.Pref != nil {
+		l.add("pref", strconv.FormatUint(uint64(*r.Pref), 10))
+	}
+	pfx := func(kw string, p netip.Prefix) {
+		switch {
+		case !p.IsValid():
+		case p.Bits() == 0 && p.Addr().IsUnspecified():
+			l.add(kw, "all")
+		default:
+			l.add(kw, p.String())
+		}
+	}
+	pfx("from", r.Src)
+	pfx("to", r.Dst)
+	if r.TOS != 0 {
+		l.add("tos", fmt.Sprintf("0x%02x", r.TOS))
+	}
+	if r.Fwmark != nil {
+		m := strconv.FormatUint(uint64(*r.Fwmark), 10)
+		if r.Fwmask != nil {
+			m += "/" + strconv.FormatUint(uint64(*r.Fwmask), 10)
+		}
+		l.add("fwmark", m)
+	}
+	if r.Iif != "" {
+		l.add("iif")
+		l.word(r.Iif)
+	}
+	if r.Oif != "" {
+		l.add("oif")
+		l.word(r.Oif)
+	}
+	if r.Table != nil {
+		l.add("table", tables.format(uint64(*r.Table)))
+	}
+	if r.SuppressPrefixlen != nil {
+		l.add("suppress_prefixlength", strconv.FormatInt(int64(*r.SuppressPrefixlen), 10))
+	}
+	if r.Protocol != nil {
+		l.add("protocol", protos.format(uint64(*r.Protocol)))
+	}
+	switch r.Action {
+	case rtnl.RuleActGoto:
+		if r.Goto != nil {
+			l.add("goto", strconv.FormatUint(uint64(*r.Goto), 10))
+		}
+	case rtnl.RuleActNop:
+		l.add("nop")
+	default:
+		if n := rtnl.RuleActionName(r.Action); n != "" {
+			l.add(n)
+		}
 	}
 }
 

@@ -197,7 +197,11 @@ func TestParseErrors(t *testing.T) {
 		// unknown words
 		{"link set eth0 mtux 1500", "mtux", `unknown keyword in "link set"`},
 		{"linx add d0 type dummy", "linx", "unknown object"},
-		{"rule add from all", "rule", "not supported"},
+		{"neigh add 10.0.0.1 dev d0", "neigh", "not supported"},
+		{"rule add from all uidrange 1-2", "uidrange", "not supported"},
+		{"rule add", "rule add", "requires arguments"},
+		{"rule add type local table 5", "local", "rule type is not supported"},
+		{"rule add pref 1 pref 2", "2", "duplicate"},
 		{"link frob d0", "frob", `unknown command for "link"`},
 		{"link show", "show", "not supported"},
 		{"addr add 10.0.0.1/24 dev eth0 bogus", "bogus", `unknown keyword in "addr add"`},

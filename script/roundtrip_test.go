@@ -244,8 +244,65 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 }
 
 // genOp draws one Op of any type.
+// genRule is a rule request the language can write.
+func genRule(r *rand.Rand) rtnl.Rule {
+	ru := rtnl.Rule{Family: genFamily(r), Not: r.Intn(4) == 0, Fwmark: maybeU32(r), Protocol: maybeU8(r)}
+	if r.Intn(2) == 0 {
+		p := genU32(r)
+		ru.Pref = &p
+	}
+	if r.Intn(2) == 0 {
+		ru.Src = genPrefix(r, ru.Family)
+	}
+	if r.Intn(3) == 0 {
+		ru.Dst = genPrefix(r, ru.Family)
+	}
+	if r.Intn(3) == 0 {
+		ru.TOS = uint8(1 + r.Intn(255))
+	}
+	if ru.Fwmark != nil && r.Intn(2) == 0 {
+		ru.Fwmask = maybeU32(r)
+	}
+	if r.Intn(3) == 0 {
+		ru.Iif = genName(r)
+	}
+	if r.Intn(3) == 0 {
+		ru.Oif = genName(r)
+	}
+	if r.Intn(2) == 0 {
+		t := genU32(r)
+		ru.Table = &t
+	}
+	if r.Intn(4) == 0 {
+		pl := int32(genInt(r))
+		ru.SuppressPrefixlen = &pl
+	}
+	switch r.Intn(6) {
+	case 0:
+		g := genU32(r)
+		ru.Action, ru.Goto = rtnl.RuleActGoto, &g
+	case 1:
+		ru.Action = rtnl.RuleActNop
+	case 2:
+		ru.Action = []uint8{rtnl.RuleActBlackhole, rtnl.RuleActUnreachable, rtnl.RuleActProhibit}[r.Intn(3)]
+	}
+	if reflect.DeepEqual(ru, rtnl.Rule{Family: ru.Family}) {
+		p := genU32(r) // a rule line needs an argument
+		ru.Pref = &p
+	}
+	return ru
+}
+
 func genOp(r *rand.Rand) rtnl.Op {
-	switch r.Intn(15) {
+	switch r.Intn(16) {
+	case 15:
+		switch r.Intn(3) {
+		case 0:
+			return rtnl.RuleDel{Rule: genRule(r)}
+		case 1:
+			return rtnl.RuleFlush{Family: genFamily(r)}
+		}
+		return rtnl.RuleAdd{Rule: genRule(r)}
 	case 0:
 		op := rtnl.LinkAdd{Name: genName(r), Kind: rtnl.Kinds[r.Intn(len(rtnl.Kinds))], LinkAttrs: genLinkAttrs(r)}
 		if r.Intn(2) == 0 {

@@ -36,6 +36,10 @@
 //	          throw | anycast | multicast
 //	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [[to] [root|exact] PREFIX]
 //	    (at least one of them: iproute2 refuses a bare `route flush`)
+//	[-4|-6] rule add|del [not] [pref N] [from PREFIX|all] [to PREFIX|all] [tos HEX]
+//	         [fwmark N[/MASK]] [iif NAME] [oif NAME] [table|lookup ID] [protocol P]
+//	         [suppress_prefixlength N] [goto N | nop | blackhole | unreachable | prohibit]
+//	[-4|-6] rule flush
 //	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
 //	sysctl [-w] net.ipv4.ip_forward=VALUE                 (NetKeys)
 //	sysctl [-w] net.ipv6.conf.DEV|all|default.KEY=VALUE   (keys: Conf6Keys)
@@ -317,7 +321,7 @@ var objects = []struct{ name, canon string }{
 	// ip.c's command table order, for abbreviations: "a" is address,
 	// "r" route, "l" link.
 	{"address", "addr"}, {"addrlabel", ""}, {"maddress", ""}, {"route", "route"},
-	{"rule", ""}, {"neighbor", ""}, {"neighbour", ""}, {"ntable", ""}, {"ntbl", ""},
+	{"rule", "rule"}, {"neighbor", ""}, {"neighbour", ""}, {"ntable", ""}, {"ntbl", ""},
 	{"link", "link"},
 }
 
@@ -338,7 +342,7 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		family = f
 	}
 	if !p.more() {
-		return nil, errf(strings.Join(w, " "), "missing object (link, addr, route, sysctl)")
+		return nil, errf(strings.Join(w, " "), "missing object (link, addr, route, rule, sysctl)")
 	}
 	obj := p.take()
 	if obj == "sysctl" {
@@ -352,13 +356,13 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		if matches(obj, o.name) {
 			canon = o.canon
 			if canon == "" {
-				return nil, errf(obj, "object %q is not supported (link, addr, route, sysctl)", o.name)
+				return nil, errf(obj, "object %q is not supported (link, addr, route, rule, sysctl)", o.name)
 			}
 			break
 		}
 	}
 	if canon == "" {
-		return nil, errf(obj, "unknown object (link, addr, route, sysctl)")
+		return nil, errf(obj, "unknown object (link, addr, route, rule, sysctl)")
 	}
 	if !p.more() {
 		return nil, errf(obj, "missing command")
@@ -369,6 +373,8 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		return parseLink(p, verb, family)
 	case "addr":
 		return parseAddrCmd(p, verb, family)
+	case "rule":
+		return parseRuleCmd(p, verb, family)
 	default:
 		return parseRouteCmd(p, verb, family)
 	}

@@ -470,7 +470,9 @@ func (n *Netns) rename(d *Device, name string) error {
 	n.byName[name] = d
 	n.ev.trace.netdev(d, "NETDEV_CHANGENAME")
 	n.linkEvent(d)      // NETDEV_CHANGENAME: rtnetlink_event,
-	n.inetChangeName(d) // then inetdev_event
+	n.inetChangeName(d) // then inetdev_event,
+	n.rulesDetach(d)    // fib_rules_event
+	n.rulesAttach(d)
 	return nil
 }
 
@@ -833,6 +835,7 @@ func (n *Netns) unregisterBatch(list []*Device) {
 		n.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 		n.inetdevDestroy(d)
 		n.fibDisableIP(d, true)
+		n.rulesDetach(d)  // fib_rules_event
 		n.v6Unregister(d) // addrconf_notify (cost estimate)
 		if br := d.master; br != nil {
 			n.brDelIf(br, d)

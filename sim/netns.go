@@ -57,6 +57,9 @@ type Netns struct {
 	promoteAll, promoteDefault, promoteDefaultSet, ifaFlush bool
 	// flushWholeDump is Options.FlushWholeDump.
 	flushWholeDump bool
+	// rules4 and rules6 are the policy routing rules (rules.go), made
+	// with the default rules when first needed.
+	rules4, rules6 *ruleList
 	// literalWalks makes the address lists walk step by step instead of
 	// counting from their indexes (the tests' oracle for the counts).
 	literalWalks bool
@@ -270,6 +273,7 @@ func (n *Netns) register(d *Device, ifindex uint32) error {
 	}
 	n.ev.trace.netdev(d, "NETDEV_POST_INIT", "NETDEV_REGISTER")
 	n.inetdevInit(d)       // NETDEV_REGISTER
+	n.rulesAttach(d)       // fib_rules_event
 	d.v6Off = n.v6.dfltOff // ipv6_add_dev copies net.ipv6.conf.default
 	if d.mtu >= ipv6MinMTU {
 		d.in6 = n.newInet6Dev() // addrconf_notify's NETDEV_REGISTER

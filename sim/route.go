@@ -245,7 +245,11 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 		res, errno = n.fibTableLookup(c.Table, fl)
 	}
 	if errno != 0 {
-		res, errno = n.fibLookup(fl)
+		if n.rules4 != nil && n.rules4.custom {
+			res, errno = n.fibRulesLookup(fl)
+		} else {
+			res, errno = n.fibLookup(fl)
+		}
 	}
 	if errno != 0 {
 		return rtnl.Errf(errno, "Nexthop has invalid gateway")

@@ -173,6 +173,9 @@ func (n *Netns) validateGW6(gw netip.Addr, dev *Device, table uint32) (*Device, 
 // longest prefix that has a route through it): that route's device, or
 // EHOSTUNREACH.
 func (n *Netns) checkNH6(gw netip.Addr, dev *Device, table uint32) (*Device, error) {
+	if n.rules6 != nil && n.rules6.custom {
+		return nil, fmt.Errorf("%w: an IPv6 gateway looked up through user rules", ErrNotModelled)
+	}
 	usable := func(r *route6) bool {
 		// A route through the loopback but a local one is a reject
 		// route to the kernel (fib6_is_reject).

@@ -207,6 +207,12 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		err = n.addrFlush(op)
 	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteChange, rtnl.RouteFlush:
 		err = n.route(op)
+	case rtnl.RuleAdd:
+		err = n.ruleAdd(op.Rule)
+	case rtnl.RuleDel:
+		err = n.ruleDel(op.Rule)
+	case rtnl.RuleFlush:
+		err = n.ruleFlush(op)
 	default:
 		err = fmt.Errorf("%w: %T", errUnsupported, req.Op)
 	}
@@ -444,6 +450,9 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 	}
 	if show.Routes {
 		st.Routes = n.Routes()
+	}
+	if show.Rules {
+		st.Rules = n.Rules()
 	}
 	if show.FibTrie {
 		st.FibTrie = n.fib.Render()

@@ -17,7 +17,7 @@ func newDiffCmd() *cobra.Command {
 	var show, profile string
 	var ipv6 bool
 	cmd := &cobra.Command{
-		Use:   "diff [--show links,addrs,routes,fibtrie,events] [--ipv6] [--profile linux-6.18] SCRIPT|-",
+		Use:   "diff [--show links,addrs,routes,rules,fibtrie,events] [--ipv6] [--profile linux-6.18] SCRIPT|-",
 		Short: "Run a script on the model and on the kernel and compare them",
 		Long: `Diff runs SCRIPT on the kernel target (a fresh network namespace; root
 needed) and then on the sim target, and compares the errno of every line and
@@ -58,14 +58,14 @@ not to how the line as a whole behaves.`,
 				return fmt.Errorf("diff --profile: %w", err)
 			}
 			if sh.Cost {
-				return fmt.Errorf("diff: cost is the model's alone; --show takes links,addrs,routes,fibtrie,events")
+				return fmt.Errorf("diff: cost is the model's alone; --show takes links,addrs,routes,rules,fibtrie,events")
 			}
 			reqs, err := readScript(args[0], cmd.InOrStdin())
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), err)
 				return exitError{1}
 			}
-			what := differ.What{Links: sh.Links, Addrs: sh.Addrs, Routes: sh.Routes, FibTrie: sh.FibTrie, Events: sh.Events, IPv6: ipv6}
+			what := differ.What{Links: sh.Links, Addrs: sh.Addrs, Routes: sh.Routes, Rules: sh.Rules, FibTrie: sh.FibTrie, Events: sh.Events, IPv6: ipv6}
 			d, err := diffRun(cmd.Context(), p, reqs, what)
 			if err != nil {
 				return err
@@ -73,7 +73,7 @@ not to how the line as a whole behaves.`,
 			return reportDiff(cmd.OutOrStdout(), d, show)
 		},
 	}
-	cmd.Flags().StringVar(&show, "show", "links,addrs,routes,fibtrie,events", "observables to compare besides the errno of every line")
+	cmd.Flags().StringVar(&show, "show", "links,addrs,routes,rules,fibtrie,events", "observables to compare besides the errno of every line")
 	cmd.Flags().BoolVar(&ipv6, "ipv6", false, "keep IPv6 on in both namespaces and compare the link-local addresses and routes")
 	cmd.Flags().StringVar(&profile, "profile", sim.DefaultProfile, "the profile of both sides: linux-6.18 (this machine's kernel) only, by name or as a profile file from rtnlsim calibrate")
 	return cmd

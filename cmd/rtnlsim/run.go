@@ -352,6 +352,8 @@ func parseShow(s string) (rtnl.Show, error) {
 			show.Addrs = true
 		case "routes":
 			show.Routes = true
+		case "rules":
+			show.Rules = true
 		case "fibtrie":
 			show.FibTrie = true
 		case "events":
@@ -360,7 +362,7 @@ func parseShow(s string) (rtnl.Show, error) {
 			show.Cost = true
 		case "":
 		default:
-			return show, fmt.Errorf("--show: unknown observable %q (known: links,addrs,routes,fibtrie,events,cost)", w)
+			return show, fmt.Errorf("--show: unknown observable %q (known: links,addrs,routes,rules,fibtrie,events,cost)", w)
 		}
 	}
 	return show, nil

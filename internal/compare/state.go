@@ -44,6 +44,19 @@ func Routes(sim, kern []rtnl.RouteEntry) string {
 	return Lines("routes", RouteLines(canonRoutes6(sim)), RouteLines(canonRoutes6(kern)))
 }
 
+// Rules compares two rule lists (`ip -j rule show`, then IPv6's)
+// exactly, in order, one rule per line in its JSON. "" when equal.
+func Rules(sim, kern []rtnl.RuleEntry) string {
+	lines := func(rs []rtnl.RuleEntry) []string {
+		out := make([]string, 0, len(rs))
+		for _, r := range rs {
+			out = append(out, jsonLine(r))
+		}
+		return out
+	}
+	return Lines("rules", lines(sim), lines(kern))
+}
+
 // canonRoutes6 sorts each run of IPv6 routes of one fib6 node list by
 // device, in a copy.
 func canonRoutes6(rs []rtnl.RouteEntry) []rtnl.RouteEntry {

@@ -36,6 +36,7 @@ type What struct {
 	Links   bool // every field; MAC addresses as Run and Kernels say
 	Addrs   bool // compare.Addrs: every device's addr_info, exactly, in order
 	Routes  bool // compare.Routes: `ip route show table all`, exactly, in order
+	Rules   bool // compare.Rules: `ip rule show` and `ip -6 rule show`, exactly, in order
 	FibTrie bool // compare.FibTrie: /proc/net/fib_trie, text for text
 	// Events compares the notifications of every family the kernel
 	// target records (link, bridge, inet addresses and routes), request
@@ -52,7 +53,7 @@ type What struct {
 	// net.ipv6.conf.{all,default}.disable_ipv6=1 (NoIPv6).
 	IPv6 bool
 	// Checkpoints are 1-based request numbers after which the state
-	// (what Links, Addrs, Routes and FibTrie select) is compared as well
+	// (what Links, Addrs, Routes, Rules and FibTrie select) is compared as well
 	// as at the end.
 	Checkpoints []int
 
@@ -65,7 +66,7 @@ type What struct {
 }
 
 // All is everything Run can compare: what `rtnlsim diff` compares.
-var All = What{Links: true, Addrs: true, Routes: true, FibTrie: true, Events: true}
+var All = What{Links: true, Addrs: true, Routes: true, Rules: true, FibTrie: true, Events: true}
 
 // Outcome is both sides' results and the first difference ("" when they
 // agree).
@@ -272,7 +273,7 @@ type side struct {
 
 func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern rtnl.Result, start rtnl.StartConf) rtnl.Target, canon func(k, s *side)) (Outcome, error) {
 	var out Outcome
-	show := rtnl.Show{Links: what.Links, Addrs: what.Addrs, Routes: what.Routes, FibTrie: what.FibTrie}
+	show := rtnl.Show{Links: what.Links, Addrs: what.Addrs, Routes: what.Routes, Rules: what.Rules, FibTrie: what.FibTrie}
 	events := what.Events || what.EventCounts
 	kt, err := newKernel(what)
 	if err != nil {
@@ -327,7 +328,7 @@ func apply(ctx context.Context, t rtnl.Target, reqs []rtnl.Request, show rtnl.Sh
 	for _, c := range checkpoints {
 		want[c] = true
 	}
-	readState := show.Links || show.Addrs || show.Routes || show.FibTrie
+	readState := show.Links || show.Addrs || show.Routes || show.Rules || show.FibTrie
 	// A checkpoint whose state cannot be read stops the run: rtnl.Run
 	// checks the context before each request.
 	ctx, stop := context.WithCancel(ctx)
@@ -431,6 +432,11 @@ func stateDiff(what What, s, k rtnl.State) string {
 	}
 	if what.Routes {
 		if d := compare.Routes(s.Routes, k.Routes); d != "" {
+			return d
+		}
+	}
+	if what.Rules {
+		if d := compare.Rules(s.Rules, k.Rules); d != "" {
 			return d
 		}
 	}
