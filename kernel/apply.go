@@ -54,6 +54,9 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		if serr := t.syncLinkwatch(); serr != nil {
 			return serr
 		}
+		if serr := t.syncSubs(); serr != nil {
+			return serr
+		}
 		return err
 	}
 	// The request's notifications are queued before its ack returns, but
@@ -67,6 +70,10 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 
 func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 	switch op := req.Op.(type) {
+	case rtnl.NetnsAdd:
+		return t.netnsAdd(op.Name)
+	case rtnl.InNetns:
+		return t.inNetns(ctx, req, op)
 	case rtnl.LinkAdd:
 		return t.linkAdd(op)
 	case rtnl.LinkSet:
@@ -238,6 +245,15 @@ var macvlanModes = map[string]driver.MacvlanMode{
 
 func (t *Target) linkAdd(op rtnl.LinkAdd) error {
 	m := &rtnetlink.LinkMessage{Index: uint32(op.Index), Attributes: &rtnetlink.LinkAttributes{Name: op.Name}}
+	ns, err := t.netnsAttr(op.Netns)
+	if err != nil {
+		return err
+	}
+	peerNs, err := t.netnsAttr(op.PeerNetns)
+	if err != nil {
+		return err
+	}
+	m.Attributes.NetNS = ns
 	extra, err := t.commonLinkAttrs(m, op.LinkAttrs)
 	if err != nil {
 		return err
@@ -247,8 +263,8 @@ func (t *Target) linkAdd(op rtnl.LinkAdd) error {
 	case rtnl.KindVeth:
 		// iproute2 sends VETH_INFO_PEER only with "peer": without it the
 		// peer is made from the device's own attributes.
-		if op.Peer != "" {
-			info.Data = &driver.Veth{PeerInfo: &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{Name: op.Peer}}}
+		if op.Peer != "" || peerNs != nil {
+			info.Data = &driver.Veth{PeerInfo: &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{Name: op.Peer, NetNS: peerNs}}}
 		}
 	case rtnl.KindMacvlan:
 		if op.MacvlanMode != "" {
@@ -274,6 +290,11 @@ func (t *Target) linkAdd(op rtnl.LinkAdd) error {
 
 func (t *Target) linkSet(op rtnl.LinkSet) error {
 	m := &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{}}
+	ns, err := t.netnsAttr(op.Netns)
+	if err != nil {
+		return err
+	}
+	m.Attributes.NetNS = ns
 	extra, err := t.commonLinkAttrs(m, op.LinkAttrs)
 	if err != nil {
 		return err

@@ -222,9 +222,9 @@ func renderLink(l linkMsg, c linkCache) rtnl.Link {
 		if iflink == 0 {
 			// iproute2 prints "link": null here; none of the kinds
 			// rtnlsim knows report IFLA_LINK 0, so it is left out.
-		} else if _, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
-			v := int(iflink)
-			out.LinkIndex = &v
+		} else if id, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
+			v, nsid := int(iflink), int(int32(id))
+			out.LinkIndex, out.LinkNetnsid = &v, &nsid
 		} else {
 			n := c.nameOf(iflink)
 			out.LinkPeer = &n
@@ -427,6 +427,9 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 			return st, err
 		}
 	}
+	if st.Netns, err = t.subStates(ctx, show); err != nil {
+		return st, err
+	}
 	if show.FibTrie {
 		if st.FibTrie, err = t.ns.readProc("net/fib_trie"); err != nil {
 			return st, err
@@ -461,6 +464,11 @@ func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 		ev.Object = renderLink(l, cache)
 		if typ == unix.RTM_NEWLINK {
 			cache.set(l)
+		} else if _, moved := l.attrs[unix.IFLA_NEW_NETNSID]; moved && ev.Family == "link" {
+			// A device that left for another namespace leaves the
+			// cache (its ifindex may be taken here again).
+			delete(t.names, int32(l.hdr.Index))
+			delete(t.flags, int32(l.hdr.Index))
 		}
 	case unix.RTM_NEWADDR, unix.RTM_DELADDR:
 		a, ok := parseAddr(m)

@@ -42,6 +42,11 @@ type Target struct {
 	evClosed  bool // set by CloseEvents
 	evOnce    sync.Once
 	closeOnce sync.Once
+	// subs are the namespaces the script named (named.go), order the
+	// order it made them.
+	subs  map[string]*Target
+	order []string
+	root  *Target // for a named namespace's target: the first one
 }
 
 // Multicast groups the event socket joins (legacy bitmask form).
@@ -164,6 +169,9 @@ func (t *Target) CloseEvents() {
 // Close releases the sockets and the namespace.
 func (t *Target) Close() error {
 	t.closeOnce.Do(func() {
+		for _, s := range t.subs {
+			s.Close()
+		}
 		t.req.Close()
 		t.CloseEvents()
 		t.ns.close()

@@ -69,6 +69,8 @@ type LinkAdd struct {
 	Index int32 // 0: the kernel picks
 	LinkAttrs
 	Peer        string  // veth: peer name ("" lets the kernel pick vethN)
+	PeerNetns   string  // veth: the namespace the peer is made in ("": the device's)
+	Netns       string  // the namespace the device is made in ("": the request's)
 	Lower       string  // macvlan: `link DEV`
 	MacvlanMode string  // macvlan: private, vepa, bridge, passthru, source
 	VNI         *uint32 // vxlan: id
@@ -82,6 +84,7 @@ type LinkSet struct {
 	GroupSel *uint32
 	LinkAttrs
 	NewName string
+	Netns   string // `netns NAME`: the device moves there
 }
 
 // LinkDel is `link del [dev] NAME`.
@@ -228,6 +231,19 @@ type Sysctl struct {
 	Value string
 }
 
+// NetnsAdd is `netns add NAME`: a new network namespace, which later
+// lines name.
+type NetnsAdd struct{ Name string }
+
+// InNetns is `netns exec NAME ip CMD...` (or `-n NAME CMD...`): Op,
+// applied in the namespace NAME instead of the target's own.
+type InNetns struct {
+	Name string
+	Op   Op
+}
+
+func (NetnsAdd) Verb() string     { return "netns add" }
+func (o InNetns) Verb() string    { return o.Op.Verb() }
 func (LinkAdd) Verb() string      { return "link add" }
 func (LinkSet) Verb() string      { return "link set" }
 func (LinkDel) Verb() string      { return "link del" }

@@ -107,6 +107,7 @@ func (r Result) JSON(show Show) ([]byte, error) {
 		{show.Rules, "rules", orEmpty(len(r.Rules), r.Rules)},
 		{show.FibTrie, "fibtrie", r.FibTrie},
 		{show.FibTrie, "fibtriestat", r.FibTrieStat},
+		{len(r.Netns) > 0, "netns", r.Netns},
 		{show.Events, "events", orEmpty(len(r.Events), r.Events)},
 		{show.Cost, "cost", r.Cost},
 		{true, "errors", orEmpty(len(r.Errors), r.Errors)},

@@ -23,6 +23,9 @@ type Link struct {
 	LinkType  string   `json:"link_type"`
 	Address   string   `json:"address,omitempty"`
 	Broadcast string   `json:"broadcast,omitempty"`
+	// LinkNetnsid is IFLA_LINK_NETNSID: the id of the namespace the
+	// peer (link_index) lives in, as this one knows it.
+	LinkNetnsid *int `json:"link_netnsid,omitempty"`
 	// Ifalias is printed by link show only (addr show leaves it out).
 	Ifalias  string   `json:"ifalias,omitempty"`
 	Altnames []string `json:"altnames,omitempty"`
@@ -82,6 +85,12 @@ type RouteEntry struct {
 	Pref     string   `json:"pref,omitempty"`
 }
 
+// NetnsState is the state of a namespace a script named.
+type NetnsState struct {
+	Name string `json:"name"`
+	State
+}
+
 // State is what a target reads back after a script. Any part may be left
 // empty when it was not asked for.
 type State struct {
@@ -91,6 +100,9 @@ type State struct {
 	Rules       []RuleEntry  `json:"rules,omitempty"` // IPv4, then IPv6
 	FibTrie     string       `json:"fibtrie,omitempty"`
 	FibTrieStat string       `json:"fibtriestat,omitempty"`
+	// Netns are the namespaces the script made, in the order it made
+	// them, each with the same parts.
+	Netns []NetnsState `json:"netns,omitempty"`
 }
 
 // Event is one multicast notification, in arrival order.

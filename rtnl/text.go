@@ -9,6 +9,16 @@ import (
 // WriteText prints a result the way `ip` prints the same objects (link
 // show, addr show, route show table all), then events and errors.
 func (r Result) WriteText(w io.Writer, show Show) {
+	r.writeState(w, show)
+	for _, ns := range r.Netns {
+		fmt.Fprintf(w, "netns %s:\n", ns.Name)
+		Result{State: ns.State}.writeState(w, show)
+	}
+	r.writeEvents(w, show)
+}
+
+// writeState prints the namespace's own state.
+func (r Result) writeState(w io.Writer, show Show) {
 	if show.Links {
 		for _, l := range r.Links {
 			writeLink(w, l)
@@ -36,6 +46,10 @@ func (r Result) WriteText(w io.Writer, show Show) {
 		fmt.Fprint(w, r.FibTrie)
 		fmt.Fprint(w, r.FibTrieStat)
 	}
+}
+
+// writeEvents prints the notifications and the refused lines.
+func (r Result) writeEvents(w io.Writer, show Show) {
 	if show.Events {
 		for _, e := range r.Events {
 			// The request's number when known; "~" marks linkwatch's
@@ -66,6 +80,8 @@ func writeLink(w io.Writer, l Link) {
 	fmt.Fprintf(&b, "%d: %s", l.Ifindex, l.Ifname)
 	if l.LinkPeer != nil {
 		fmt.Fprintf(&b, "@%s", *l.LinkPeer)
+	} else if l.LinkIndex != nil {
+		fmt.Fprintf(&b, "@if%d", *l.LinkIndex)
 	}
 	fmt.Fprintf(&b, ": <%s> mtu %d", strings.Join(l.Flags, ","), l.MTU)
 	if l.Qdisc != "" {
@@ -87,7 +103,11 @@ func writeLink(w io.Writer, l Link) {
 		fmt.Fprintf(&b, " qlen %d", *l.Txqlen)
 	}
 	fmt.Fprintln(w, b.String())
-	fmt.Fprintf(w, "    link/%s %s brd %s\n", l.LinkType, l.Address, l.Broadcast)
+	nsid := ""
+	if l.LinkNetnsid != nil {
+		nsid = fmt.Sprintf(" link-netnsid %d", *l.LinkNetnsid)
+	}
+	fmt.Fprintf(w, "    link/%s %s brd %s%s\n", l.LinkType, l.Address, l.Broadcast, nsid)
 	if l.Ifalias != "" {
 		fmt.Fprintf(w, "    alias %s\n", l.Ifalias)
 	}

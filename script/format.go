@@ -36,11 +36,22 @@ func Format(op rtnl.Op) string {
 			b.add("link")
 			b.word(o.Lower)
 		}
+		if o.Netns != "" {
+			b.add("netns")
+			b.word(o.Netns)
+		}
 		b.add("type")
 		b.word(o.Kind)
+		if o.Peer != "" || o.PeerNetns != "" {
+			b.add("peer")
+		}
 		if o.Peer != "" {
-			b.add("peer", "name")
+			b.add("name")
 			b.word(o.Peer)
+		}
+		if o.PeerNetns != "" {
+			b.add("netns")
+			b.word(o.PeerNetns)
 		}
 		if o.MacvlanMode != "" {
 			b.add("mode")
@@ -52,6 +63,13 @@ func Format(op rtnl.Op) string {
 		if o.DstPort != nil {
 			b.add("dstport", strconv.FormatUint(uint64(*o.DstPort), 10))
 		}
+	case rtnl.NetnsAdd:
+		b.add("netns", "add")
+		b.word(o.Name)
+	case rtnl.InNetns:
+		b.add("netns", "exec")
+		b.word(o.Name)
+		b.add("ip", Format(o.Op))
 	case rtnl.LinkSet:
 		b.add("link", "set")
 		if o.Dev != "" || o.GroupSel == nil {
@@ -65,6 +83,10 @@ func Format(op rtnl.Op) string {
 		if o.NewName != "" {
 			b.add("name")
 			b.word(o.NewName)
+		}
+		if o.Netns != "" {
+			b.add("netns")
+			b.word(o.Netns)
 		}
 	case rtnl.LinkDel:
 		b.add("link", "del", "dev")

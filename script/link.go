@@ -93,6 +93,7 @@ const ethAlen = 6
 // linkArgs is what iplink_parse collects before `type`.
 type linkArgs struct {
 	dev, name, lower string
+	netns            string // `netns NAME`
 	index            int32
 	addrWord         string // the address as written
 	group            *uint32
@@ -103,7 +104,7 @@ type linkArgs struct {
 // Keywords iplink_parse knows that the model does not: refused by name.
 // Those iproute2 abbreviates are matched as prefixes, in its order.
 var linkUnsupportedExact = []string{
-	"netns", "trailers", "vf", "vrf",
+	"trailers", "vf", "vrf",
 	"mode", "state", "protodown", "protodown_reason", "gso_max_size", "gso_max_segs",
 	"gro_max_size", "gso_ipv4_max_size", "gro_ipv4_max_size", "xdp", "xdpgeneric", "xdpdrv",
 	"xdpoffload", "altname", "parentdev", "netns-immutable",
@@ -198,6 +199,15 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 			}
 			m := uint32(v)
 			a.attrs.MTU = &m
+		case w == "netns":
+			n, err := p.netnsName(w)
+			if err != nil {
+				return nil, err
+			}
+			if err := once("netns", n); err != nil {
+				return nil, err
+			}
+			a.netns = n
 		case contains(linkUnsupportedExact, w):
 			return nil, p.unsupported(w)
 		case matches(w, "master"):
@@ -259,7 +269,7 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 	if err != nil {
 		return nil, err
 	}
-	op := rtnl.LinkAdd{Index: a.index, LinkAttrs: a.attrs}
+	op := rtnl.LinkAdd{Index: a.index, LinkAttrs: a.attrs, Netns: a.netns}
 	switch {
 	case a.name != "" && a.dev != "" && a.name != a.dev:
 		return nil, errf(a.dev, "conflicts with name %q", a.name)
@@ -293,6 +303,17 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 		}
 		for p.more() {
 			w := p.take()
+			if w == "netns" {
+				n, err := p.netnsName(w)
+				if err != nil {
+					return nil, err
+				}
+				if op.PeerNetns != "" {
+					return nil, dup("peer netns", n)
+				}
+				op.PeerNetns = n
+				continue
+			}
 			if w == "name" || w == "dev" {
 				n, err := p.name(w)
 				if err != nil {
@@ -305,7 +326,7 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 				continue
 			}
 			if op.Peer != "" {
-				return nil, errf(w, `unknown keyword after "peer" (only the peer's name is supported)`)
+				return nil, errf(w, `unknown keyword after "peer" (only the peer's name and netns are supported)`)
 			}
 			if !validName(w) {
 				return nil, errf(w, "%s (only the peer's name is supported after \"peer\")", nameRule)
@@ -386,13 +407,16 @@ func parseLinkSet(p *words) (rtnl.Op, *LineError) {
 	if a.lower != "" {
 		return nil, p.unsupported("link")
 	}
-	op := rtnl.LinkSet{LinkAttrs: a.attrs, NewName: a.name}
+	op := rtnl.LinkSet{LinkAttrs: a.attrs, NewName: a.name, Netns: a.netns}
 	if a.dev == "" {
 		if a.group == nil {
 			return nil, errf("link set", `missing "dev NAME" or "group G"`)
 		}
 		if a.name != "" {
 			return nil, errf("name", `cannot be used with "group" (no dev)`)
+		}
+		if a.netns != "" {
+			return nil, p.unsupported("netns")
 		}
 		op.GroupSel = a.group
 		return op, nil

@@ -294,7 +294,18 @@ func genRule(r *rand.Rand) rtnl.Rule {
 }
 
 func genOp(r *rand.Rand) rtnl.Op {
-	switch r.Intn(16) {
+	switch r.Intn(18) {
+	case 16:
+		return rtnl.NetnsAdd{Name: genName(r)}
+	case 17:
+		for {
+			op := genOp(r)
+			switch op.(type) {
+			case rtnl.InNetns, rtnl.NetnsAdd:
+				continue
+			}
+			return rtnl.InNetns{Name: genName(r), Op: op}
+		}
 	case 15:
 		switch r.Intn(3) {
 		case 0:
@@ -305,6 +316,9 @@ func genOp(r *rand.Rand) rtnl.Op {
 		return rtnl.RuleAdd{Rule: genRule(r)}
 	case 0:
 		op := rtnl.LinkAdd{Name: genName(r), Kind: rtnl.Kinds[r.Intn(len(rtnl.Kinds))], LinkAttrs: genLinkAttrs(r)}
+		if r.Intn(4) == 0 {
+			op.Netns = genName(r)
+		}
 		if r.Intn(2) == 0 {
 			op.Index = int32(1 + r.Intn(1<<31-1))
 		}
@@ -312,6 +326,9 @@ func genOp(r *rand.Rand) rtnl.Op {
 		case rtnl.KindVeth:
 			if r.Intn(2) == 0 {
 				op.Peer = genName(r)
+			}
+			if r.Intn(3) == 0 {
+				op.PeerNetns = genName(r)
 			}
 		case rtnl.KindMacvlan:
 			op.Lower = genName(r)
@@ -337,6 +354,9 @@ func genOp(r *rand.Rand) rtnl.Op {
 			op.Dev = genName(r)
 			if r.Intn(3) == 0 {
 				op.NewName = genName(r)
+			}
+			if r.Intn(4) == 0 {
+				op.Netns = genName(r)
 			}
 			if len(op.Address) != 0 {
 				op.Address = append(op.Address, make(net.HardwareAddr, 6)...)[:6] // a named device's length

@@ -18,12 +18,12 @@
 // abbreviated as its matches() allows, e.g. `l a`, `r ap`, `a d`):
 //
 //	link add [name|dev] NAME [index 1..2^31-1] [group G] [mtu N] [address LLADDR]
-//	         [master DEV|nomaster] [txqueuelen N] [up|down] [link DEV] type KIND [ARGS]
-//	    KIND ARGS: ifb | dummy | bridge | veth [peer [name] NAME]
+//	         [master DEV|nomaster] [txqueuelen N] [up|down] [link DEV] [netns NS] type KIND [ARGS]
+//	    KIND ARGS: ifb | dummy | bridge | veth [peer [name] NAME [netns NS]]
 //	               | macvlan [mode private|vepa|bridge|passthru|source] (needs link DEV)
 //	               | vxlan id 0..16777215 [dstport 0..65535]
 //	link set [dev] NAME [up|down] [mtu N] [group G] [address LLADDR]
-//	         [master DEV|nomaster] [name NEWNAME] [txqueuelen N]
+//	         [master DEV|nomaster] [name NEWNAME] [txqueuelen N] [netns NS]
 //	link set group G [up|down] [mtu N] [address LLADDR] [master DEV|nomaster] [txqueuelen N]
 //	link del [dev] NAME | link del group G | link del list NAME...
 //	addr add|del PREFIX dev NAME [peer PREFIX] [label DEV[...]] [broadcast ADDR|+]
@@ -40,6 +40,8 @@
 //	         [fwmark N[/MASK]] [iif NAME] [oif NAME] [table|lookup ID] [protocol P]
 //	         [suppress_prefixlength N] [goto N | nop | blackhole | unreachable | prohibit]
 //	[-4|-6] rule flush
+//	netns add NAME
+//	netns exec NAME [ip] CMD...   or   -n NAME CMD...   (CMD runs in namespace NAME)
 //	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
 //	sysctl [-w] net.ipv4.ip_forward=VALUE                 (NetKeys)
 //	sysctl [-w] net.ipv6.conf.DEV|all|default.KEY=VALUE   (keys: Conf6Keys)
@@ -322,13 +324,22 @@ var objects = []struct{ name, canon string }{
 	// "r" route, "l" link.
 	{"address", "addr"}, {"addrlabel", ""}, {"maddress", ""}, {"route", "route"},
 	{"rule", "rule"}, {"neighbor", ""}, {"neighbour", ""}, {"ntable", ""}, {"ntbl", ""},
-	{"link", "link"},
+	{"link", "link"}, {"netns", "netns"},
 }
 
 func parseWords(w []string) (rtnl.Op, *LineError) {
 	p := &words{w: w}
 	if p.peek() == "ip" {
 		p.take()
+	}
+	if p.more() && (p.peek() == "-n" || p.peek() == "-netns") {
+		// `ip -n NAME CMD...` is `ip netns exec NAME ip CMD...`.
+		kw := p.take()
+		name, err := p.netnsName(kw)
+		if err != nil {
+			return nil, err
+		}
+		return inNetns(name, p.rest())
 	}
 	family := 0
 	for p.more() && (p.peek() == "-4" || p.peek() == "-6") {
@@ -342,7 +353,7 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		family = f
 	}
 	if !p.more() {
-		return nil, errf(strings.Join(w, " "), "missing object (link, addr, route, rule, sysctl)")
+		return nil, errf(strings.Join(w, " "), "missing object (link, addr, route, rule, netns, sysctl)")
 	}
 	obj := p.take()
 	if obj == "sysctl" {
@@ -356,13 +367,13 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		if matches(obj, o.name) {
 			canon = o.canon
 			if canon == "" {
-				return nil, errf(obj, "object %q is not supported (link, addr, route, rule, sysctl)", o.name)
+				return nil, errf(obj, "object %q is not supported (link, addr, route, rule, netns, sysctl)", o.name)
 			}
 			break
 		}
 	}
 	if canon == "" {
-		return nil, errf(obj, "unknown object (link, addr, route, rule, sysctl)")
+		return nil, errf(obj, "unknown object (link, addr, route, rule, netns, sysctl)")
 	}
 	if !p.more() {
 		return nil, errf(obj, "missing command")
@@ -375,9 +386,70 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		return parseAddrCmd(p, verb, family)
 	case "rule":
 		return parseRuleCmd(p, verb, family)
+	case "netns":
+		if err := noFamily(family, "netns"); err != nil {
+			return nil, err
+		}
+		return parseNetns(p, verb)
 	default:
 		return parseRouteCmd(p, verb, family)
 	}
+}
+
+var netnsVerbs = []struct{ name, canon string }{
+	// do_netns's order.
+	{"list", ""}, {"list-id", ""}, {"monitor", ""}, {"add", "add"}, {"attach", ""}, {"set", ""},
+	{"delete", ""}, {"identify", ""}, {"pids", ""}, {"exec", "exec"},
+}
+
+// parseNetns is `netns add NAME` and `netns exec NAME [ip] CMD...`.
+func parseNetns(p *words, verb string) (rtnl.Op, *LineError) {
+	v, err := pickVerb("netns", verb, netnsVerbs)
+	if err != nil {
+		return nil, err
+	}
+	p.ctx = "netns " + v
+	name, err := p.netnsName(v)
+	if err != nil {
+		return nil, err
+	}
+	if v == "add" {
+		if p.more() {
+			return nil, p.unknown(p.peek())
+		}
+		return rtnl.NetnsAdd{Name: name}, nil
+	}
+	return inNetns(name, p.rest())
+}
+
+// inNetns parses the command run in namespace name: an `ip` command (the
+// word ip optional) or a sysctl line.
+func inNetns(name string, rest []string) (rtnl.Op, *LineError) {
+	if len(rest) == 0 {
+		return nil, errf(name, "missing command")
+	}
+	op, err := parseWords(rest)
+	if err != nil {
+		return nil, err
+	}
+	switch op.(type) {
+	case rtnl.InNetns, rtnl.NetnsAdd:
+		return nil, errf(name, "a namespace command inside another is not supported")
+	}
+	return rtnl.InNetns{Name: name, Op: op}, nil
+}
+
+// netnsName takes a namespace name after kw: as `ip netns` takes them, a
+// name that is not "." or "..", without '/'.
+func (p *words) netnsName(kw string) (string, *LineError) {
+	s, err := p.arg(kw)
+	if err != nil {
+		return "", err
+	}
+	if s == "" || s == "." || s == ".." || strings.Contains(s, "/") {
+		return "", errf(s, "invalid namespace name")
+	}
+	return s, nil
 }
 
 // pickVerb resolves an abbreviated command against an ordered list; names

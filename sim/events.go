@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
@@ -70,6 +72,17 @@ func (n *Netns) bridgeEvent(typ string, p *Device) {
 // broadcast and alias.
 func renderBridgePort(p *Device) rtnl.Link {
 	l := renderLink(p)
+	if l.LinkIndex != nil {
+		// br_fill_ifinfo sends IFLA_LINK without the peer's namespace: a
+		// client names the ifindex as it knows it here.
+		l.LinkIndex, l.LinkNetnsid = nil, nil
+		name, mdown := fmt.Sprintf("if%d", p.Peer().ifindex), true
+		if o := p.ns.ByIndex(p.Peer().ifindex); o != nil {
+			name, mdown = o.name, !o.Up()
+		}
+		l.LinkPeer = &name
+		l.Flags = rtnl.LinkFlags(p.ifinfoFlags(), mdown)
+	}
 	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast, l.Ifalias, l.Altnames = "", "", "", nil, "", "", nil
 	return l
 }

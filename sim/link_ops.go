@@ -60,6 +60,9 @@ func validateMTU(d *Device, mtu uint32) error {
 }
 
 func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
+	if op.Netns != "" {
+		return n.linkAddIn(op)
+	}
 	master, _, err := n.resolveMaster(op.LinkAttrs)
 	if err != nil {
 		return err
@@ -184,7 +187,14 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 	if peerName == "" {
 		peerName = "veth%d"
 	}
-	p := n.newDevice(peerName, rtnl.KindVeth)
+	pn := n // the peer's namespace
+	if op.PeerNetns != "" {
+		var err error
+		if pn, err = n.otherNetns(op.PeerNetns); err != nil {
+			return err
+		}
+	}
+	p := pn.newDevice(peerName, rtnl.KindVeth)
 	if op.Peer == "" {
 		// No VETH_INFO_PEER: the peer is made from the device's own
 		// attributes (veth_newlink's tbp = tb): its mtu, txqueuelen,
@@ -202,23 +212,26 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 			p.brd = append(net.HardwareAddr(nil), op.Broadcast[:6]...)
 		}
 	}
-	p.addr = n.randomAddr(n.previewName(p.name))
-	if err := n.register(p, 0); err != nil {
+	p.addr = pn.randomAddr(pn.previewName(p.name))
+	if err := pn.register(p, 0); err != nil {
 		return err
 	}
-	n.carrierOff(p)
+	pn.carrierOff(p)
 	// The peer is configured (and notified) before the device registers,
 	// so its first RTM_NEWLINK has no link yet.
-	n.configured(p)
+	pn.configured(p)
 	if d.addr == nil {
 		d.addr = n.randomAddr(n.previewName(d.name))
 	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
-		n.unregisterMany([]*Device{p})
+		pn.unregisterMany([]*Device{p})
 		return err
 	}
 	n.carrierOff(d)
 	d.relOf().peer, p.relOf().peer = p, d
+	if pn != n {
+		n.nsid(pn) // the device's first RTM_NEWLINK names the peer's namespace
+	}
 	return nil
 }
 
@@ -658,6 +671,9 @@ func (n *Netns) changeTxQueueLen(d *Device, qlen uint32) error {
 }
 
 func (n *Netns) linkSet(op rtnl.LinkSet) error {
+	if op.Netns != "" {
+		return n.linkSetNetns(op)
+	}
 	master, masterGiven, err := n.resolveMaster(op.LinkAttrs)
 	if err != nil {
 		return err
@@ -808,48 +824,62 @@ func (n *Netns) dellink(d *Device, b *unregBatch) {
 // turn gets NETDEV_UNREGISTER (a port leaves its bridge, a lower takes its
 // macvlans down in a nested unregister) and its RTM_DELLINK.
 func (n *Netns) unregisterBatch(list []*Device) {
+	// A veth's peer may live in another namespace: each device is
+	// handled, and notified, where it lives (ns); what it costs is
+	// charged to this request.
+	ns := func(d *Device) *Netns {
+		if d.ns != nil {
+			return d.ns
+		}
+		return n
+	}
 	var closed []*Device
 	for _, d := range list {
 		d.upAtUnregister = d.Up()
 		d.v6AtUnregister = d.v6
 		d.queueAtUnregister = d.hasEnqueue()
 		if d.Up() {
-			n.devClose(d)
+			ns(d).devClose(d)
 			closed = append(closed, d)
 		}
 	}
 	inBatch := n.v6.inBatch
 	n.v6.inBatch = true
 	for _, d := range closed {
-		n.linkEvent(d)
-		n.notifyDown(d)
+		ns(d).linkEvent(d)
+		ns(d).notifyDown(d)
 	}
 	n.v6.inBatch = inBatch
 	for _, d := range list {
 		d.unregistering = true
 	}
 	for _, d := range list {
+		dn := ns(d)
 		d.qdisc = "noop" // dev_shutdown
 		// NETDEV_UNREGISTER: inetdev_event, fib_netdev_event, then the
 		// bridge and macvlan listeners.
-		n.ev.trace.netdev(d, "NETDEV_UNREGISTER")
-		n.inetdevDestroy(d)
-		n.fibDisableIP(d, true)
-		n.rulesDetach(d)  // fib_rules_event
-		n.v6Unregister(d) // addrconf_notify (cost estimate)
+		dn.ev.trace.netdev(d, "NETDEV_UNREGISTER")
+		dn.inetdevDestroy(d)
+		dn.fibDisableIP(d, true)
+		dn.rulesDetach(d)  // fib_rules_event
+		dn.v6Unregister(d) // addrconf_notify (cost estimate)
 		if br := d.master; br != nil {
-			n.brDelIf(br, d)
+			dn.brDelIf(br, d)
 		}
 		if len(d.vlanList()) > 0 {
 			var nested unregBatch
 			for _, v := range append([]*Device(nil), d.vlanList()...) {
-				n.dellink(v, &nested)
+				dn.dellink(v, &nested)
 			}
-			n.unregisterBatch(nested.list)
+			dn.unregisterBatch(nested.list)
 		}
-		n.delLinkEvent(d)
-		n.ev.trace.preUninitEvent(d)
-		n.unlist(d)
+		dn.delLinkEvent(d)
+		dn.ev.trace.preUninitEvent(d)
+		dn.unlist(d)
+		if dn != n {
+			n.unregistered = append(n.unregistered, dn.unregistered...)
+			dn.unregistered = nil
+		}
 	}
 }
 

@@ -57,6 +57,10 @@ type Netns struct {
 	promoteAll, promoteDefault, promoteDefaultSet, ifaFlush bool
 	// flushWholeDump is Options.FlushWholeDump.
 	flushWholeDump bool
+	// lookupNetns finds the namespace a script named (Target.Named);
+	// nsids are the ids this namespace knows others by (peernet2id).
+	lookupNetns func(name string) *Netns
+	nsids       map[*Netns]int
 	// rules4 and rules6 are the policy routing rules (rules.go), made
 	// with the default rules when first needed.
 	rules4, rules6 *ruleList
@@ -332,6 +336,11 @@ func (n *Netns) fireLinkwatch(d *Device) {
 		return
 	}
 	d.lwPending = true
+	// One queue per namespace, each run after every request (finish):
+	// a veth's peer elsewhere is queued where it lives.
+	if d.ns != nil {
+		n = d.ns
+	}
 	n.lw = append(n.lw, d)
 }
 

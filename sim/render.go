@@ -13,7 +13,12 @@ import (
 func renderLink(d *Device) rtnl.Link {
 	l := rtnl.Link{Ifindex: int(d.ifindex), Ifname: d.name}
 	mdown := false
-	if il := d.iflink(); il != d {
+	if il := d.iflink(); il != d && il.ns != d.ns && il.ns != nil && d.ns != nil {
+		// rtnl_fill_link_netnsid: the peer's ifindex and its namespace's
+		// id, allocated here the first time it is needed.
+		idx, id := int(il.ifindex), d.ns.nsid(il.ns)
+		l.LinkIndex, l.LinkNetnsid = &idx, &id
+	} else if il != d {
 		name := il.name
 		l.LinkPeer = &name
 		mdown = !il.Up()

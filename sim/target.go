@@ -96,9 +96,14 @@ type Target struct {
 	// namespaces by name; requests go to the initial one ("") until the
 	// language grows netns operations.
 	namespaces map[string]*Netns
-	closed     bool
-	initErr    error // a failed Options.Sysctls write, which Apply returns
-	ev         *eventLog
+	// order names the script's namespaces in the order it made them.
+	order []string
+	// macs picks a new device's address (Options.MACOrder), in every
+	// namespace.
+	macs    func(req int, name string) net.HardwareAddr
+	closed  bool
+	initErr error // a failed Options.Sysctls write, which Apply returns
+	ev      *eventLog
 	// workIDs is what each applied request cost, in order, for the cost
 	// model (an unregister batch or a plain request): an index in works,
 	// with lastPart set on the last kernel request of a script request (a
@@ -146,10 +151,12 @@ func New(opts Options) *Target {
 			return nil
 		}
 	}
+	t.macs = macs
 	ns := newNetns("", t.rng, opts.Index, opts.FIB, t.ev, macs)
 	ns.ifaFlush = opts.IfaFlush
 	ns.flushWholeDump = opts.FlushWholeDump
 	t.namespaces[""] = ns
+	ns.lookupNetns = t.Named
 	if err := ns.startConf(opts.Start); err != nil {
 		t.initErr = fmt.Errorf("sim target: Options.Start: %w", err)
 	}
@@ -184,7 +191,17 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	if err != nil {
 		return err
 	}
-	switch op := req.Op.(type) {
+	op := req.Op
+	if in, ok := op.(rtnl.InNetns); ok {
+		if n = t.Named(in.Name); n == nil {
+			t.finish(t.Netns(), cost.Work{})
+			return errNoNetns(in.Name)
+		}
+		op = in.Op
+	}
+	switch op := op.(type) {
+	case rtnl.NetnsAdd:
+		err = t.netnsAdd(op.Name)
 	case rtnl.LinkAdd:
 		err = n.linkAdd(op)
 	case rtnl.LinkSet:
@@ -214,7 +231,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	case rtnl.RuleFlush:
 		err = n.ruleFlush(op)
 	default:
-		err = fmt.Errorf("%w: %T", errUnsupported, req.Op)
+		err = fmt.Errorf("%w: %T", errUnsupported, op)
 	}
 	if errors.Is(err, ErrNotModelled) || errors.Is(err, errUnsupported) {
 		// Refused before it changed anything: the request did not happen,
@@ -255,6 +272,13 @@ func (t *Target) begin() (*Netns, error) {
 // completion, then its cost work recorded, with extra unlocked steps.
 func (t *Target) finish(n *Netns, extra cost.Work) {
 	n.runDeferred()
+	for _, name := range append([]string{""}, t.order...) {
+		// linkwatch is one work for all namespaces: what a request
+		// queued in another (a veth peer's carrier) runs too.
+		if o := t.namespaces[name]; o != n {
+			o.runDeferred()
+		}
+	}
 	w := t.requestWork(n)
 	for _, e := range extra.Unlocked {
 		w.AddUnlocked(e.Step, e.N)
@@ -440,11 +464,19 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 	if t.closed {
 		return rtnl.State{}, ErrClosed
 	}
+	st := t.Netns().state(show)
+	for _, name := range t.order {
+		st.Netns = append(st.Netns, rtnl.NetnsState{Name: name, State: t.namespaces[name].state(show)})
+	}
+	return st, nil
+}
+
+// state is what show asks for of one namespace.
+func (n *Netns) state(show rtnl.Show) rtnl.State {
 	var st rtnl.State
 	if show.Links {
-		st.Links = t.Netns().Links()
+		st.Links = n.Links()
 	}
-	n := t.Netns()
 	if show.Addrs {
 		st.Addrs = n.Addrs()
 	}
@@ -458,7 +490,7 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 		st.FibTrie = n.fib.Render()
 		st.FibTrieStat = n.fib.RenderStat()
 	}
-	return st, nil
+	return st
 }
 
 // ErrNoEvents is what Events says of a target made without

@@ -105,6 +105,10 @@ func (m MACRenaming) State(s rtnl.State) rtnl.State {
 	for i := range s.Routes {
 		s.Routes[i] = m.Route(s.Routes[i])
 	}
+	s.Netns = slices.Clone(s.Netns)
+	for i := range s.Netns {
+		s.Netns[i].State = m.State(s.Netns[i].State)
+	}
 	return s
 }
 

@@ -414,8 +414,28 @@ func firstDiff(reqs []rtnl.Request, what What, s, k side) (int, string) {
 	return best.req, best.msg
 }
 
-// stateDiff compares what selects of two states.
+// stateDiff compares what selects of two states, then of each namespace
+// the script made, by name.
 func stateDiff(what What, s, k rtnl.State) string {
+	if d := nsStateDiff(what, s, k); d != "" {
+		return d
+	}
+	if len(s.Netns) != len(k.Netns) {
+		return fmt.Sprintf("namespaces differ in number: sim %d, kernel %d", len(s.Netns), len(k.Netns))
+	}
+	for i := range s.Netns {
+		if s.Netns[i].Name != k.Netns[i].Name {
+			return fmt.Sprintf("namespace %d differs: sim %q, kernel %q", i+1, s.Netns[i].Name, k.Netns[i].Name)
+		}
+		if d := nsStateDiff(what, s.Netns[i].State, k.Netns[i].State); d != "" {
+			return fmt.Sprintf("in namespace %s: %s", s.Netns[i].Name, d)
+		}
+	}
+	return ""
+}
+
+// nsStateDiff compares what selects of one namespace's state.
+func nsStateDiff(what What, s, k rtnl.State) string {
 	if what.Links {
 		d := compare.LinksExact(s.Links, k.Links)
 		if !what.macsRenamed {
