@@ -348,11 +348,15 @@ func (n *Netns) fireLinkwatch(d *Device) {
 // LOWERLAYERDOWN when the iflink device exists and has no carrier either.
 func (n *Netns) defaultOperstate(d *Device) uint8 {
 	if !d.carrier {
+		// The iflink is looked up by ifindex in the device's own
+		// namespace: a veth peer elsewhere may be no device here, or
+		// another one.
 		l := d.iflink()
-		if l == d || !n.alive(l) {
+		if l == d || l.ifindex == d.ifindex {
 			return ifOperDown
 		}
-		if l.carrier {
+		p := n.ByIndex(l.ifindex)
+		if p == nil || p.carrier {
 			return ifOperDown
 		}
 		return ifOperLowerLayerDown

@@ -151,14 +151,24 @@ func (n *Netns) linkMove(d *Device, dst *Netns) error {
 	n.nsid(dst)
 	n.delLinkEvent(d)
 	alts := d.AltNames()
+	// linkwatch's queue is the kernel's, not the namespace's: an event
+	// pending for the device still runs after the move.
+	pending := d.lwPending
 	n.unlist(d)
 	ifindex := d.ifindex
 	if dst.ByIndex(ifindex) != nil {
 		ifindex = 0
 	}
 	d.ns = dst
+	// The move lists the device and runs NETDEV_REGISTER, not
+	// register_netdevice: the operstate linkwatch last set stays.
+	operstate := d.operstate
 	if err := dst.register(d, ifindex); err != nil {
 		return err // the name and the altnames were checked above
+	}
+	d.operstate = operstate
+	if pending {
+		dst.fireLinkwatch(d)
 	}
 	for _, a := range alts {
 		dst.byName[a] = d

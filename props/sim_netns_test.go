@@ -1,0 +1,168 @@
+package props
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/internal/differ"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
+	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// TestSimNetnsMatchKernel is the differential property of namespaces a
+// script names (sim/netns_move.go): random scripts that move veth ends,
+// an ifb and a bridge port between the target's namespace and two named
+// ones (and back, and within one), refused moves (lo, a bridge, a name
+// the target namespace has, a namespace that does not exist, a device
+// that left), and configure the moved devices where they are (up, down,
+// addresses, routes, rules, mtu, renames, deletes, which take a veth's
+// peer in another namespace with them), run with `rtnlsim diff`'s
+// comparison (differ.Run; IPv6 off in the target's namespace, on in the
+// named ones, as `ip netns add` makes them): every line's errno, the
+// links, addresses, routes and rules of every namespace, and the
+// notifications of the target's own. TestNetnsScriptGenTakesEveryBranch
+// checks the generator. RTNLSIM_SIM_NETNS_BATCHES sets the number of
+// batches.
+func TestSimNetnsMatchKernel(t *testing.T) {
+	testseed.NeedKernel(t)
+	batches := envInt(t, "RTNLSIM_SIM_NETNS_BATCHES", 8, 0)
+	params := gopterParams(t, batches)
+	params.MaxShrinkCount = 0 // failures are shrunk line by line below
+	props := gopter.NewProperties(params)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	scripts := 0
+	props.Property("sim and kernel agree on errnos, every namespace's state and notifications",
+		prop.ForAll(func(batch [][]string) string {
+			fails := runBatch(batch, func(lines []string) string { return netnsCase(lines, seen, &mu) })
+			mu.Lock()
+			scripts += len(batch)
+			mu.Unlock()
+			for i, f := range fails {
+				if f != "" {
+					lines, f := shrinkLines(batch[i], f, func(try []string) string { return netnsCase(try, seen, &mu) })
+					if file := writeScript("rtnlsim-netns-counterexample-*.ip", lines); file != "" {
+						f += "\nthe script is in " + file + ": rtnlsim diff " + file
+					}
+					return "shrunk: " + f
+				}
+			}
+			return ""
+		}, gen.SliceOfN(simLinksBatch, netnsScriptGen(8, 24))))
+	report(t, props)
+	t.Logf("%d scripts run on both targets; errnos seen: %v", scripts, seen)
+}
+
+// netnsPrologue makes two named namespaces and the devices that move.
+var netnsPrologue = []string{
+	"netns add c1", "netns add c2",
+	"link add v0 type veth peer name v1", "link add v2 type veth peer name v3",
+	"link add i0 type ifb", "link add br0 type bridge",
+	"link set v0 up", "link set br0 up", "addr add 10.0.0.1/24 dev v0",
+}
+
+// The generator's pools, by branch.
+var netnsPools = []struct {
+	branch string
+	lines  []string
+}{
+	{"move", []string{"link set v1 netns c1", "link set v1 netns c1", "link set v3 netns c1", "link set v3 netns c2",
+		"link set v2 netns c2", "link set i0 netns c1", "link set v0 netns c2", "-n c1 link set v1 netns c2",
+		"-n c2 link set v3 netns c1", "-n c2 link set i0 netns c1", "-n c1 link set v1 netns c1",
+		"netns exec c1 ip link set i0 netns c2"}},
+	{"refused move", []string{"link set lo netns c1", "link set br0 netns c1", "link set i0 netns nosuch",
+		"netns exec nosuch ip link set lo up", "netns add c1", "-n c1 link set lo netns c2"}},
+	{"in namespace", []string{"-n c1 link set v1 up", "-n c1 addr add 10.0.0.2/24 dev v1",
+		"-n c1 route add default via 10.0.0.1", "-n c1 link set v3 up", "-n c2 link set v2 up",
+		"-n c2 addr add 10.2.0.2/24 dev v2", "-n c1 rule add iif v1 table 100", "-n c1 link set lo up",
+		"-n c1 link set v1 mtu 1400", "-n c1 link set v1 name eth0", "-n c1 link set eth0 name v1",
+		"-n c1 link del v1", "-n c2 link set v3 down", "-n c2 link set v3 up", "netns exec c1 ip link set i0 up"}},
+	{"here", []string{"link set v2 master br0", "link set v2 up", "link set v0 down", "link set v0 up",
+		"link del v0", "link del v2", "addr add 10.0.0.9/24 dev v1", "link set v1 up",
+		"link property add dev v1 altname a1", "rule add iif v1 table 100", "link add v1 type ifb",
+		"link add v3 type ifb", "link set v3 up"}},
+}
+
+// netnsGenLine is one line from a pool; hit names the branch.
+func netnsGenLine(r *rand.Rand, hit func(string)) string {
+	n := r.IntN(20)
+	var p int
+	switch {
+	case n < 6:
+		p = 0
+	case n < 8:
+		p = 1
+	case n < 15:
+		p = 2
+	default:
+		p = 3
+	}
+	hit(netnsPools[p].branch)
+	return pick(r, netnsPools[p].lines)
+}
+
+func netnsScriptGen(minLen, maxLen int) gopter.Gen {
+	line := gen.UInt64().Map(func(v uint64) string {
+		return netnsGenLine(rand.New(rand.NewPCG(v, v>>11)), func(string) {})
+	})
+	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
+		return append(append([]string(nil), netnsPrologue...), l...)
+	})
+}
+
+// TestNetnsScriptGenTakesEveryBranch draws lines and requires every
+// branch and every line of the pools to come up, and each to parse.
+func TestNetnsScriptGenTakesEveryBranch(t *testing.T) {
+	hits := map[string]int{}
+	lines := map[string]bool{}
+	r := rand.New(rand.NewPCG(uint64(testseed.Get(t, 20261202)), 5))
+	for range 5000 {
+		lines[netnsGenLine(r, func(b string) { hits[b]++ })] = true
+	}
+	for _, p := range netnsPools {
+		require.Positive(t, hits[p.branch], "branch %q never taken", p.branch)
+		for _, l := range p.lines {
+			require.True(t, lines[l], "line %q never drawn", l)
+			_, err := script.ParseString(l + "\n")
+			require.NoError(t, err, "pool line %q does not parse", l)
+		}
+	}
+}
+
+// netnsCase runs one script as `rtnlsim diff` does; "" when the model
+// and the kernel agree.
+func netnsCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
+	src := strings.Join(lines, "\n") + "\n"
+	fail := func(msg string) string { return fmt.Sprintf("%s\nscript:\n%s", msg, src) }
+	reqs, err := script.ParseString(src)
+	if err != nil {
+		return fail("generated script does not parse: " + err.Error())
+	}
+	what := differ.What{Links: true, Addrs: true, Routes: true, Rules: true, Events: true}
+	out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
+	if err != nil {
+		return fail(err.Error())
+	}
+	mu.Lock()
+	for _, e := range out.Kernel.Errors {
+		seen[e.Errno]++
+	}
+	for _, ns := range out.Kernel.Netns {
+		seen[fmt.Sprintf("%s has %d links", ns.Name, len(ns.Links))]++
+	}
+	mu.Unlock()
+	if out.Diff != "" {
+		return fail(out.Diff)
+	}
+	return ""
+}
