@@ -14,8 +14,8 @@ import (
 // Namespaces a script names: each is a target of its own in a fresh
 // namespace (as `ip netns add` makes one, without the name in /run/netns:
 // nothing outside the target sees it), held by the target that made it.
-// Its notifications are read as that target reads its own, but only the
-// first target's are reported.
+// Its notifications are read as that target reads its own, numbered by
+// the first target's requests, and reported with the first target's.
 
 // netnsAdd is `ip netns add NAME`.
 func (t *Target) netnsAdd(name string) error {
@@ -57,6 +57,7 @@ func (t *Target) inNetns(ctx context.Context, req rtnl.Request, in rtnl.InNetns)
 		return err
 	}
 	req.Op = in.Op
+	s.reqNo = t.reqNo - 1 // its notifications are numbered as this target's
 	return s.Apply(ctx, req)
 }
 
@@ -76,7 +77,9 @@ func (t *Target) netnsAttr(name string) (*rtnetlink.NetNS, error) {
 // in one may change a veth peer's carrier in another.
 func (t *Target) syncSubs() error {
 	for _, name := range t.order {
-		if err := t.subs[name].syncLinkwatch(); err != nil {
+		s := t.subs[name]
+		s.reqNo = t.reqNo
+		if err := s.syncLinkwatch(); err != nil {
 			return err
 		}
 	}

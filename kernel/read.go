@@ -222,14 +222,20 @@ func renderLink(l linkMsg, c linkCache) rtnl.Link {
 		if iflink == 0 {
 			// iproute2 prints "link": null here; none of the kinds
 			// rtnlsim knows report IFLA_LINK 0, so it is left out.
-		} else if id, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
-			v, nsid := int(iflink), int(int32(id))
-			out.LinkIndex, out.LinkNetnsid = &v, &nsid
+		} else if _, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
+			v := int(iflink)
+			out.LinkIndex = &v
 		} else {
 			n := c.nameOf(iflink)
 			out.LinkPeer = &n
 			mdown = c.flagsOf(iflink)&unix.IFF_UP == 0
 		}
+	}
+	if id, ok := a.u32(unix.IFLA_LINK_NETNSID); ok {
+		// Sent whenever the link's namespace is another, with IFLA_LINK
+		// or without it (an iflink equal to the device's own ifindex).
+		nsid := int(int32(id))
+		out.LinkNetnsid = &nsid
 	}
 	out.Flags = rtnl.LinkFlags(l.hdr.Flags, mdown)
 	if v, ok := a.u32(unix.IFLA_MTU); ok {

@@ -246,8 +246,25 @@ func (t *Target) settle(ctx context.Context) {
 func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
 	t.settle(ctx)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]rtnl.Event(nil), t.events...), t.evErr
+	out, err := append([]rtnl.Event(nil), t.events...), t.evErr
+	t.mu.Unlock()
+	if len(t.order) == 0 {
+		return out, err
+	}
+	// The named namespaces' notifications, marked, request by request
+	// after the target's own (rtnl.SortEventsByRequest): each socket
+	// keeps its namespace's order, nothing orders two sockets.
+	for _, name := range t.order {
+		evs, serr := t.subs[name].Events(ctx)
+		if err == nil {
+			err = serr
+		}
+		for _, e := range evs {
+			e.Netns = name
+			out = append(out, e)
+		}
+	}
+	return rtnl.SortEventsByRequest(out, t.order), err
 }
 
 func (t *Target) readEvents() {

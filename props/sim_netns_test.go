@@ -24,13 +24,14 @@ import (
 // an ifb and a bridge port between the target's namespace and two named
 // ones (and back, and within one), refused moves (lo, a bridge, a name
 // the target namespace has, a namespace that does not exist, a device
-// that left), and configure the moved devices where they are (up, down,
-// addresses, routes, rules, mtu, renames, deletes, which take a veth's
-// peer in another namespace with them), run with `rtnlsim diff`'s
+// that left), make devices in the named ones (there, with `netns`, and
+// veth peers across), and configure the devices where they are (up,
+// down, addresses, routes, rules, mtu, renames, deletes, which take a
+// veth's peer in another namespace with them), run with `rtnlsim diff`'s
 // comparison (differ.Run; IPv6 off in the target's namespace, on in the
 // named ones, as `ip netns add` makes them): every line's errno, the
 // links, addresses, routes and rules of every namespace, and the
-// notifications of the target's own. TestNetnsScriptGenTakesEveryBranch
+// notifications of every namespace, request by request. TestNetnsScriptGenTakesEveryBranch
 // checks the generator. RTNLSIM_SIM_NETNS_BATCHES sets the number of
 // batches.
 func TestSimNetnsMatchKernel(t *testing.T) {
@@ -91,11 +92,14 @@ var netnsPools = []struct {
 		"link del v0", "link del v2", "addr add 10.0.0.9/24 dev v1", "link set v1 up",
 		"link property add dev v1 altname a1", "rule add iif v1 table 100", "link add v1 type ifb",
 		"link add v3 type ifb", "link set v3 up"}},
+	{"made elsewhere", []string{"-n c1 link add i5 type ifb", "-n c1 link set i5 up", "link add i7 netns c2 type ifb",
+		"link add v5 type veth peer name v6 netns c2", "link set v5 up", "-n c2 link set v6 up",
+		"-n c1 link add v7 type veth peer name v8 netns c2", "-n c2 link set v8 netns c1", "-n c1 link del v7"}},
 }
 
 // netnsGenLine is one line from a pool; hit names the branch.
 func netnsGenLine(r *rand.Rand, hit func(string)) string {
-	n := r.IntN(20)
+	n := r.IntN(24)
 	var p int
 	switch {
 	case n < 6:
@@ -104,8 +108,10 @@ func netnsGenLine(r *rand.Rand, hit func(string)) string {
 		p = 1
 	case n < 15:
 		p = 2
-	default:
+	case n < 20:
 		p = 3
+	default:
+		p = 4
 	}
 	hit(netnsPools[p].branch)
 	return pick(r, netnsPools[p].lines)

@@ -1,5 +1,7 @@
 package rtnl
 
+import "slices"
+
 // The State types marshal to exactly what `ip -j link show`, `ip -j addr
 // show` and `ip -j route show table all` print (iproute2 6.1): the same
 // keys, in the same order, present under the same conditions. Fields are
@@ -123,6 +125,26 @@ type Event struct {
 	// request's window such notifications may come in any order after the
 	// request's own. Only the model knows which ones they are.
 	Deferred bool `json:"deferred,omitempty"`
+	// Netns names the namespace a script made that sent it; "" for the
+	// target's own.
+	Netns string `json:"netns,omitempty"`
+}
+
+// SortEventsByRequest orders notifications by request, and within one
+// request the target's own namespace first, then the named ones in the
+// order given, each keeping its own order.
+func SortEventsByRequest(evs []Event, order []string) []Event {
+	rank := map[string]int{"": 0}
+	for i, n := range order {
+		rank[n] = i + 1
+	}
+	slices.SortStableFunc(evs, func(a, b Event) int {
+		if a.Request != b.Request {
+			return a.Request - b.Request
+		}
+		return rank[a.Netns] - rank[b.Netns]
+	})
+	return evs
 }
 
 // AddrEvent is the object of an address notification: the device and the

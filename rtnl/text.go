@@ -61,6 +61,9 @@ func (r Result) writeEvents(w io.Writer, show Show) {
 				}
 				fmt.Fprintf(w, "[%d]%s", e.Request, mark)
 			}
+			if e.Netns != "" {
+				fmt.Fprintf(w, "(netns %s) ", e.Netns)
+			}
 			fmt.Fprintf(w, "%s %s %s\n", e.Type, e.Family, EventText(e))
 		}
 	}

@@ -72,15 +72,20 @@ func (n *Netns) bridgeEvent(typ string, p *Device) {
 // broadcast and alias.
 func renderBridgePort(p *Device) rtnl.Link {
 	l := renderLink(p)
-	if l.LinkIndex != nil {
-		// br_fill_ifinfo sends IFLA_LINK without the peer's namespace: a
-		// client names the ifindex as it knows it here.
+	if l.LinkNetnsid != nil {
+		// br_fill_ifinfo sends IFLA_LINK without the peer's namespace,
+		// and only when it is not the device's own ifindex: a client
+		// names the ifindex as it knows it here.
 		l.LinkIndex, l.LinkNetnsid = nil, nil
-		name, mdown := fmt.Sprintf("if%d", p.Peer().ifindex), true
-		if o := p.ns.ByIndex(p.Peer().ifindex); o != nil {
-			name, mdown = o.name, !o.Up()
+		mdown := false
+		if pi := p.Peer().ifindex; pi != p.ifindex {
+			name := fmt.Sprintf("if%d", pi)
+			mdown = true
+			if o := p.ns.ByIndex(pi); o != nil {
+				name, mdown = o.name, !o.Up()
+			}
+			l.LinkPeer = &name
 		}
-		l.LinkPeer = &name
 		l.Flags = rtnl.LinkFlags(p.ifinfoFlags(), mdown)
 	}
 	l.Qdisc, l.Linkmode, l.Group, l.Txqlen, l.Broadcast, l.Ifalias, l.Altnames = "", "", "", nil, "", "", nil

@@ -230,7 +230,10 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 	n.carrierOff(d)
 	d.relOf().peer, p.relOf().peer = p, d
 	if pn != n {
-		n.nsid(pn) // the device's first RTM_NEWLINK names the peer's namespace
+		// Each side's namespace gets an id for the other's now (the
+		// kernel shows both on this kernel, before either is dumped).
+		pn.nsid(n)
+		n.nsid(pn)
 	}
 	return nil
 }

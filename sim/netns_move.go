@@ -19,8 +19,7 @@ func (t *Target) netnsAdd(name string) error {
 	if _, ok := t.namespaces[name]; ok || name == "" {
 		return rtnl.Errf(uapi.EEXIST, "Cannot create namespace file: File exists")
 	}
-	// Its notifications are not kept: no subscription watches it.
-	ns := newNetns(name, t.rng, t.opts.Index, t.opts.FIB, &eventLog{trace: t.ev.trace}, t.macs)
+	ns := newNetns(name, t.rng, t.opts.Index, t.opts.FIB, &eventLog{record: t.ev.record, req: t.ev.req, trace: t.ev.trace}, t.macs)
 	if err := ns.startConf(t.opts.Start); err != nil {
 		return err
 	}

@@ -14,8 +14,9 @@ func renderLink(d *Device) rtnl.Link {
 	l := rtnl.Link{Ifindex: int(d.ifindex), Ifname: d.name}
 	mdown := false
 	if il := d.iflink(); il != d && il.ns != d.ns && il.ns != nil && d.ns != nil {
-		// rtnl_fill_link_netnsid: the peer's ifindex and its namespace's
-		// id, allocated here the first time it is needed.
+		// rtnl_fill_link_netnsid: the peer's namespace's id, allocated
+		// here the first time it is needed; with it IFLA_LINK is always
+		// sent, even when the peer's ifindex is the device's own.
 		idx, id := int(il.ifindex), d.ns.nsid(il.ns)
 		l.LinkIndex, l.LinkNetnsid = &idx, &id
 	} else if il != d {

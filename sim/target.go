@@ -238,10 +238,19 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		// so it takes no number (its notifications' and its cost entry's
 		// numbering stay in step).
 		t.ev.req--
+		t.syncReq()
 		return err
 	}
 	t.finish(n, cost.Work{})
 	return err
+}
+
+// syncReq numbers the named namespaces' notifications as the target's
+// own: each log takes the request being applied.
+func (t *Target) syncReq() {
+	for _, name := range t.order {
+		t.namespaces[name].ev.req = t.ev.req
+	}
 }
 
 // errUnsupported is an Op type the sim target does not take.
@@ -265,6 +274,7 @@ func (t *Target) begin() (*Netns, error) {
 		return nil, ErrNetnsExited
 	}
 	t.ev.req++
+	t.syncReq()
 	return n, nil
 }
 
@@ -506,7 +516,25 @@ func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
 	if !t.ev.record {
 		return nil, ErrNoEvents
 	}
-	return append([]rtnl.Event(nil), t.ev.list...), nil
+	return t.mergedEvents(), nil
+}
+
+// mergedEvents are the target's own notifications, then each named
+// namespace's (marked with its name), request by request: a listener
+// per namespace sees its own in order, but nothing orders two
+// namespaces' notifications of one request.
+func (t *Target) mergedEvents() []rtnl.Event {
+	out := append([]rtnl.Event(nil), t.ev.list...)
+	if len(t.order) == 0 {
+		return out
+	}
+	for _, name := range t.order {
+		for _, e := range t.namespaces[name].ev.list {
+			e.Netns = name
+			out = append(out, e)
+		}
+	}
+	return rtnl.SortEventsByRequest(out, t.order)
 }
 
 // Close releases the target.
@@ -539,6 +567,10 @@ func (t *Target) Forget() {
 	t.workIDs = nil
 	t.applied, t.parts = 0, 0
 	t.ev.list, t.ev.req = nil, 0
+	for _, name := range t.order {
+		t.namespaces[name].ev.list = nil
+	}
+	t.syncReq()
 	if r := t.ev.trace; r != nil {
 		// A trace started before keeps going, from the next request.
 		r.base, r.done, r.cur = 0, nil, traceCollect{}

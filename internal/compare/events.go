@@ -143,7 +143,11 @@ func EventLine(e rtnl.Event) string {
 	if err != nil {
 		b = []byte(err.Error())
 	}
-	return e.Type + " " + e.Family + " " + string(b)
+	ns := ""
+	if e.Netns != "" {
+		ns = " netns " + e.Netns
+	}
+	return e.Type + " " + e.Family + ns + " " + string(b)
 }
 
 // listing is a window's notifications one per line, short: links as ip
