@@ -126,6 +126,33 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 	return fmt.Errorf("kernel target: %T is not supported", req.Op)
 }
 
+// vethPeer is VETH_INFO_PEER as iproute2 sends it: the peer's ifinfomsg
+// and its own attributes, those rtnetlink's LinkAttributes does not
+// encode included.
+type vethPeer struct {
+	msg   *rtnetlink.LinkMessage
+	extra attrs
+}
+
+func (v *vethPeer) New() rtnetlink.LinkDriver { return &vethPeer{} }
+func (*vethPeer) Kind() string                { return "veth" }
+func (*vethPeer) Decode(*netlink.AttributeDecoder) error {
+	return nil
+}
+
+func (v *vethPeer) Encode(ae *netlink.AttributeEncoder) error {
+	b, err := v.msg.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	x, err := v.extra.encode()
+	if err != nil {
+		return err
+	}
+	ae.Bytes(1, append(b, x...)) // VETH_INFO_PEER
+	return nil
+}
+
 // attrs are link attributes rtnetlink's LinkAttributes does not encode (or
 // encodes only when non-zero); they are appended to its message.
 type attrs struct {
@@ -263,8 +290,10 @@ func (t *Target) linkAdd(op rtnl.LinkAdd) error {
 	case rtnl.KindVeth:
 		// iproute2 sends VETH_INFO_PEER only with "peer": without it the
 		// peer is made from the device's own attributes.
-		if op.Peer != "" || peerNs != nil {
-			info.Data = &driver.Veth{PeerInfo: &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{Name: op.Peer, NetNS: peerNs}}}
+		pa := op.PeerAttrs
+		if op.Peer != "" || peerNs != nil || pa.MTU != nil || pa.Address != nil || pa.TxQueueLen != nil || pa.Group != nil {
+			peer := &rtnetlink.LinkMessage{Attributes: &rtnetlink.LinkAttributes{Name: op.Peer, NetNS: peerNs, Address: pa.Address}}
+			info.Data = &vethPeer{msg: peer, extra: attrs{mtu: pa.MTU, txqlen: pa.TxQueueLen, group: pa.Group}}
 		}
 	case rtnl.KindMacvlan:
 		if op.MacvlanMode != "" {

@@ -132,6 +132,12 @@ func linkAddLine(r *rand.Rand) string {
 	case 3:
 		hit("add veth v2 v3")
 		name, kindPart = "v2", "type veth peer name v3"
+		if r.IntN(2) == 0 {
+			// the peer's own attributes (VETH_INFO_PEER)
+			hit("add veth peer options")
+			kindPart += " " + pick(r, []string{"mtu 1400", "mtu 60", "mtu 9000", "address " + pick(r, simAddrs),
+				"txqueuelen 50", "group 7", "mtu 1300 txqueuelen 0"})
+		}
 	case 4:
 		hit("add veth unnamed peer")
 		name, kindPart = pick(r, []string{"v2", "v1"}), "type veth"
@@ -366,7 +372,7 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 // linkGenBranches are the branches of the generators above, each of which
 // TestLinkScriptGenTakesEveryBranch wants taken.
 var linkGenBranches = []string{
-	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan",
+	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth peer options", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan",
 	"add veth peer of its own name", "add ifb on another kind's name",
 	"add with index", "add with mtu", "add with address", "add with group", "add with up", "add with master",
 	"add with flags", "add with broadcast, alias, carrier",

@@ -70,6 +70,9 @@ type LinkAdd struct {
 	LinkAttrs
 	Peer        string  // veth: peer name ("" lets the kernel pick vethN)
 	PeerNetns   string  // veth: the namespace the peer is made in ("": the device's)
+	// PeerAttrs are a veth peer's own mtu, address, txqueuelen and
+	// group (`peer name P mtu N ...`); the other fields stay unset.
+	PeerAttrs LinkAttrs
 	Netns       string  // the namespace the device is made in ("": the request's)
 	Lower       string  // macvlan: `link DEV`
 	MacvlanMode string  // macvlan: private, vepa, bridge, passthru, source

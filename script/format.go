@@ -53,6 +53,23 @@ func Format(op rtnl.Op) string {
 			b.add("netns")
 			b.word(o.PeerNetns)
 		}
+		if a := o.PeerAttrs; a.MTU != nil || a.Address != nil || a.TxQueueLen != nil || a.Group != nil {
+			if o.Peer == "" && o.PeerNetns == "" {
+				b.add("peer")
+			}
+			if a.MTU != nil {
+				b.add("mtu", strconv.FormatUint(uint64(*a.MTU), 10))
+			}
+			if a.Address != nil {
+				b.add("address", a.Address.String())
+			}
+			if a.TxQueueLen != nil {
+				b.add("txqueuelen", strconv.FormatUint(uint64(*a.TxQueueLen), 10))
+			}
+			if a.Group != nil {
+				b.add("group", strconv.FormatUint(uint64(*a.Group), 10))
+			}
+		}
 		if o.MacvlanMode != "" {
 			b.add("mode")
 			b.word(o.MacvlanMode)

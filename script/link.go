@@ -264,6 +264,52 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 	return a, nil
 }
 
+// peerAttr reads one of a veth peer's own attributes (iplink_parse's
+// mtu, address, txqueuelen, group), reporting whether w was one.
+func (p *words) peerAttr(a *rtnl.LinkAttrs, w string) (bool, *LineError) {
+	switch {
+	case w == "mtu" || matches(w, "txqueuelen") || w == "qlen" || matches(w, "txqlen"):
+		v, err := p.number(w, 0, maxInt)
+		if err != nil {
+			return true, err
+		}
+		n := uint32(v)
+		if w == "mtu" {
+			if a.MTU != nil {
+				return true, dup("peer mtu", p.w[p.i-1])
+			}
+			a.MTU = &n
+		} else {
+			if a.TxQueueLen != nil {
+				return true, dup("peer txqueuelen", p.w[p.i-1])
+			}
+			a.TxQueueLen = &n
+		}
+	case matches(w, "address"):
+		_, hw, err := p.llAddr("address")
+		if err != nil {
+			return true, err
+		}
+		if a.Address != nil {
+			return true, dup("peer address", p.w[p.i-1])
+		}
+		a.Address = hw
+	case w == "group":
+		v, err := p.named(w, groups)
+		if err != nil {
+			return true, err
+		}
+		if a.Group != nil {
+			return true, dup("peer group", p.w[p.i-1])
+		}
+		g := uint32(v)
+		a.Group = &g
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 	a, err := parseLinkArgs(p)
 	if err != nil {
@@ -325,8 +371,14 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 				op.Peer = n
 				continue
 			}
+			if done, err := p.peerAttr(&op.PeerAttrs, w); done || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if op.Peer != "" {
-				return nil, errf(w, `unknown keyword after "peer" (only the peer's name and netns are supported)`)
+				return nil, errf(w, `unknown keyword after "peer" (name, netns, mtu, address, txqueuelen and group are supported)`)
 			}
 			if !validName(w) {
 				return nil, errf(w, "%s (only the peer's name is supported after \"peer\")", nameRule)

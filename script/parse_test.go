@@ -211,7 +211,7 @@ func TestParseErrors(t *testing.T) {
 		{"link del d0 d1", "d1", `unknown keyword in "link del"`},
 		{"link add d0 type dummy numtxqueues 2", "numtxqueues", `unknown keyword in "link add type dummy"`},
 		{"link add v0 type veth pear v1", "pear", "unknown keyword"},
-		{"link add v0 type veth peer v1 mtu 1400", "mtu", "only the peer's name"},
+		{"link add v0 type veth peer v1 numtxqueues 2", "numtxqueues", "unknown keyword after \"peer\""},
 		{"link add vx0 type vxlan id 1 ttl 4", "ttl", "unknown keyword"},
 		{"link add mv0 link eth0 type macvlan bogus", "bogus", "unknown keyword"},
 		// known to iproute2, refused here

@@ -330,6 +330,14 @@ func genOp(r *rand.Rand) rtnl.Op {
 			if r.Intn(3) == 0 {
 				op.PeerNetns = genName(r)
 			}
+			if r.Intn(3) == 0 {
+				op.PeerAttrs.MTU = maybeInt(r)
+				op.PeerAttrs.TxQueueLen = maybeInt(r)
+				op.PeerAttrs.Group = maybeInt(r)
+				if r.Intn(2) == 0 {
+					op.PeerAttrs.Address = net.HardwareAddr{2, byte(r.Intn(256)), 0, 0, 0, byte(r.Intn(256))}
+				}
+			}
 		case rtnl.KindMacvlan:
 			op.Lower = genName(r)
 			if r.Intn(2) == 0 {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"net"
+	"reflect"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/uapi"
@@ -85,6 +86,17 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 		if op.MTU != nil && (op.Kind == rtnl.KindVeth || op.Kind == rtnl.KindVxlan) &&
 			(*op.MTU < ethMinMTU || *op.MTU > ethMaxMTU) {
 			return rtnl.Errf(uapi.EINVAL, "")
+		}
+		if op.Kind == rtnl.KindVeth {
+			// The peer's address and mtu are checked as early, before
+			// the device lookup (EEXIST), as this kernel does.
+			pa := op.PeerAttrs
+			if err := validateAddr(pa.Address); err != nil {
+				return err
+			}
+			if pa.MTU != nil && (*pa.MTU < ethMinMTU || *pa.MTU > ethMaxMTU) {
+				return rtnl.Errf(uapi.EINVAL, "")
+			}
 		}
 	}
 	// __rtnl_newlink: an existing device (by ifindex, else by name) with
@@ -194,8 +206,25 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 			return err
 		}
 	}
+	pa := op.PeerAttrs
+	peerInfo := op.Peer != "" || op.PeerNetns != "" || !reflect.DeepEqual(pa, rtnl.LinkAttrs{})
 	p := pn.newDevice(peerName, rtnl.KindVeth)
-	if op.Peer == "" {
+	if peerInfo {
+		// The peer's own attributes (rtnl_create_link with them).
+		if pa.MTU != nil {
+			p.mtu = *pa.MTU
+		}
+		if pa.TxQueueLen != nil {
+			p.txQLen = *pa.TxQueueLen
+		}
+		if pa.Group != nil {
+			p.group = *pa.Group
+		}
+		if pa.Address != nil {
+			p.addr = append(net.HardwareAddr(nil), pa.Address...)
+			p.addrSet = true
+		}
+	} else {
 		// No VETH_INFO_PEER: the peer is made from the device's own
 		// attributes (veth_newlink's tbp = tb): its mtu, txqueuelen,
 		// group and broadcast, not its address, flags or index.
@@ -212,7 +241,9 @@ func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
 			p.brd = append(net.HardwareAddr(nil), op.Broadcast[:6]...)
 		}
 	}
-	p.addr = pn.randomAddr(pn.previewName(p.name))
+	if p.addr == nil {
+		p.addr = pn.randomAddr(pn.previewName(p.name))
+	}
 	if err := pn.register(p, 0); err != nil {
 		return err
 	}

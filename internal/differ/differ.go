@@ -192,9 +192,14 @@ type DeviceAt struct {
 func KernelRandomMACs(reqs []rtnl.Request, evs []rtnl.Event) map[DeviceAt]net.HardwareAddr {
 	written := map[string]bool{"00:00:00:00:00:00": true}
 	for _, r := range reqs {
-		switch op := r.Op.(type) {
+		op := r.Op
+		if in, ok := op.(rtnl.InNetns); ok {
+			op = in.Op
+		}
+		switch op := op.(type) {
 		case rtnl.LinkAdd:
 			written[op.Address.String()] = true
+			written[op.PeerAttrs.Address.String()] = true
 		case rtnl.LinkSet:
 			written[op.Address.String()] = true
 		}
