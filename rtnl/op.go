@@ -68,11 +68,11 @@ type LinkAdd struct {
 	Kind  string
 	Index int32 // 0: the kernel picks
 	LinkAttrs
-	Peer        string  // veth: peer name ("" lets the kernel pick vethN)
-	PeerNetns   string  // veth: the namespace the peer is made in ("": the device's)
+	Peer      string // veth: peer name ("" lets the kernel pick vethN)
+	PeerNetns string // veth: the namespace the peer is made in ("": the device's)
 	// PeerAttrs are a veth peer's own mtu, address, txqueuelen and
 	// group (`peer name P mtu N ...`); the other fields stay unset.
-	PeerAttrs LinkAttrs
+	PeerAttrs   LinkAttrs
 	Netns       string  // the namespace the device is made in ("": the request's)
 	Lower       string  // macvlan: `link DEV`
 	MacvlanMode string  // macvlan: private, vepa, bridge, passthru, source
