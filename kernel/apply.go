@@ -72,6 +72,14 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 	switch op := req.Op.(type) {
 	case rtnl.NetnsAdd:
 		return t.netnsAdd(op.Name)
+	case rtnl.ShowOp:
+		// The run reads the state itself (rtnl.Run); iproute2 looks
+		// the device up first.
+		if op.Dev != "" {
+			_, err := t.ifindex(op.Dev)
+			return err
+		}
+		return nil
 	case rtnl.InNetns:
 		return t.inNetns(ctx, req, op)
 	case rtnl.LinkAdd:

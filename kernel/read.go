@@ -326,7 +326,10 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	if r.hdr.Flags&unix.RTM_F_CLONED != 0 {
 		return rtnl.RouteEntry{}, false
 	}
-	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(r.hdr.Flags)}
+	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(r.hdr.Flags), Family: 4}
+	if r.hdr.Family == unix.AF_INET6 {
+		out.Family = 6
+	}
 	if r.hdr.Type != unix.RTN_UNICAST {
 		out.Type = rtnl.RouteTypeName(r.hdr.Type)
 	}

@@ -142,7 +142,10 @@ func parseRule(m netlink.Message) (rtnl.RuleEntry, bool) {
 	if fam == unix.AF_INET6 {
 		host = 128
 	}
-	var e rtnl.RuleEntry
+	e := rtnl.RuleEntry{Family: 4}
+	if fam == unix.AF_INET6 {
+		e.Family = 6
+	}
 	e.Priority, _ = at.u32(unix.FRA_PRIORITY)
 	e.Not = flags&unix.FIB_RULE_INVERT != 0
 	addr := func(attr uint16, l int) (string, *int) {

@@ -92,6 +92,8 @@ var netnsPools = []struct {
 		"link del v0", "link del v2", "addr add 10.0.0.9/24 dev v1", "link set v1 up",
 		"link property add dev v1 altname a1", "rule add iif v1 table 100", "link add v1 type ifb",
 		"link add v3 type ifb", "link set v3 up"}},
+	{"show", []string{"-n c1 addr show", "-n c2 link show v2", "link show", "route show table all",
+		"-n c1 rule show", "-n c1 -6 route show", "-n c2 addr show dev v3", "addr show v0"}},
 	{"made elsewhere", []string{"-n c1 link add i5 type ifb", "-n c1 link set i5 up", "link add i7 netns c2 type ifb",
 		"link add v5 type veth peer name v6 netns c2", "link set v5 up", "-n c2 link set v6 up",
 		"-n c1 link add v7 type veth peer name v8 netns c2", "-n c2 link set v8 netns c1", "-n c1 link del v7"}},
@@ -99,7 +101,7 @@ var netnsPools = []struct {
 
 // netnsGenLine is one line from a pool; hit names the branch.
 func netnsGenLine(r *rand.Rand, hit func(string)) string {
-	n := r.IntN(24)
+	n := r.IntN(26)
 	var p int
 	switch {
 	case n < 6:
@@ -110,8 +112,10 @@ func netnsGenLine(r *rand.Rand, hit func(string)) string {
 		p = 2
 	case n < 20:
 		p = 3
-	default:
+	case n < 22:
 		p = 4
+	default:
+		p = 5
 	}
 	hit(netnsPools[p].branch)
 	return pick(r, netnsPools[p].lines)

@@ -91,7 +91,8 @@ var (
 		"route add blackhole 10.0.0.0/24 table 200", "route add default via 10.0.0.2",
 		"route add 10.7.0.0/16 via 10.5.0.1", "route add 10.8.0.0/16 via 10.0.0.3 dev i0",
 		"route add 10.9.0.0/16 via 10.1.0.7 table 200", "route del 10.5.0.0/16",
-		"route add unreachable 10.0.0.0/25 table 100", "route add 10.5.0.0/16 dev i1 table 100"}
+		"route add unreachable 10.0.0.0/25 table 100", "route add 10.5.0.0/16 dev i1 table 100",
+		"rule show", "-6 rule show", "route show table 100"}
 	rlLinks = []string{"link set i0 name i9", "link set i9 name i0", "link del i1", "link add i1 type ifb",
 		"link set i1 up", "addr add 10.1.0.1/24 dev i1", "link property add dev i0 altname a0",
 		"link add gone type ifb", "link del gone"}

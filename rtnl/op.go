@@ -234,6 +234,18 @@ type Sysctl struct {
 	Value string
 }
 
+// ShowOp is `link show [dev NAME]`, `addr show [dev NAME]`, `route show
+// [table ID|all]` or `rule show`: nothing changes; the run keeps what a
+// dump shows at that point (Result.Shown).
+type ShowOp struct {
+	Object string // link, addr, route, rule
+	Family int    // 4 or 6 (-4/-6); 0: both for link and addr, 4 for route and rule
+	Dev    string // link and addr: one device
+	Table  uint32 // route: 0 is main; TableAll every table
+}
+
+func (o ShowOp) Verb() string { return o.Object + " show" }
+
 // NetnsAdd is `netns add NAME`: a new network namespace, which later
 // lines name.
 type NetnsAdd struct{ Name string }

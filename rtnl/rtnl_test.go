@@ -78,3 +78,50 @@ func TestRouteFlagsInPrintRtFlagsOrder(t *testing.T) {
 	// Bits LinkFlags has no name for are printed in hex, after the named ones.
 	require.Equal(t, []string{"UP", "80000000"}, LinkFlags(uapi.IFF_UP|uapi.IFF_RUNNING|0x80000000, false))
 }
+
+func TestShownStateFilters(t *testing.T) {
+	st := State{
+		Links: []Link{{Ifindex: 1, Ifname: "lo"}, {Ifindex: 2, Ifname: "i0"}},
+		Addrs: []LinkAddrs{
+			{Link: Link{Ifindex: 1, Ifname: "lo"}, AddrInfo: []AddrInfo{{Family: "inet", Local: "127.0.0.1"}}},
+			{Link: Link{Ifindex: 2, Ifname: "i0"}, AddrInfo: []AddrInfo{{Family: "inet", Local: "10.0.0.1"}, {Family: "inet6", Local: "fe80::1"}}},
+		},
+		Routes: []RouteEntry{{Dst: "10.0.0.0/24", Family: 4}, {Dst: "10.0.0.1", Table: "local", Family: 4},
+			{Dst: "fe80::/64", Family: 6}, {Dst: "10.5.0.0/16", Table: "100", Family: 4}},
+		Rules: []RuleEntry{{Priority: 0, Family: 4}, {Priority: 0, Family: 6}, {Priority: 32766, Family: 6}},
+	}
+	tg := stateTarget{st}
+	get := func(op ShowOp) State {
+		s, err := shownState(context.Background(), tg, netnsShow{ShowOp: op})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := get(ShowOp{Object: "link", Dev: "i0"}); len(s.Links) != 1 || s.Links[0].Ifname != "i0" {
+		t.Errorf("link show dev i0: %+v", s.Links)
+	}
+	if s := get(ShowOp{Object: "addr", Family: 6}); len(s.Addrs) != 2 || len(s.Addrs[0].AddrInfo) != 0 || len(s.Addrs[1].AddrInfo) != 1 {
+		t.Errorf("-6 addr show: %+v", s.Addrs)
+	}
+	if s := get(ShowOp{Object: "route"}); len(s.Routes) != 1 || s.Routes[0].Dst != "10.0.0.0/24" {
+		t.Errorf("route show: %+v", s.Routes)
+	}
+	if s := get(ShowOp{Object: "route", Table: 100}); len(s.Routes) != 1 || s.Routes[0].Table != "" {
+		t.Errorf("route show table 100 (the table left out): %+v", s.Routes)
+	}
+	if s := get(ShowOp{Object: "route", Table: TableAll}); len(s.Routes) != 3 {
+		t.Errorf("route show table all (IPv4): %+v", s.Routes)
+	}
+	if s := get(ShowOp{Object: "rule", Family: 6}); len(s.Rules) != 2 {
+		t.Errorf("-6 rule show: %+v", s.Rules)
+	}
+}
+
+// stateTarget is a Target whose state is fixed.
+type stateTarget struct{ st State }
+
+func (s stateTarget) Apply(context.Context, Request) error       { return nil }
+func (s stateTarget) State(context.Context, Show) (State, error) { return s.st, nil }
+func (s stateTarget) Events(context.Context) ([]Event, error)    { return nil, nil }
+func (s stateTarget) Close() error                               { return nil }

@@ -100,6 +100,7 @@ type RuleEntry struct {
 	Nop               bool
 	Action            string // blackhole, unreachable, prohibit
 	Protocol          string
+	Family            int // 4 or 6, which ip -j does not print
 }
 
 // MarshalJSON writes the keys in iproute2's order; the flags it prints as

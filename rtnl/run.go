@@ -16,11 +16,22 @@ type LineError struct {
 	Message string `json:"message,omitempty"`
 }
 
+// Shown is what a show line saw: the part of the state its object names,
+// filtered as the line asks.
+type Shown struct {
+	Line    int    `json:"line"`
+	Request string `json:"request"`
+	State   State  `json:"state"`
+	show    Show
+}
+
 // Result is what a run shows.
 type Result struct {
 	State
 	Events []Event
 	Errors []LineError
+	// Shown are the show lines' outputs, in order.
+	Shown []Shown
 	// Cost is the target's virtual-time account, when it keeps one (the
 	// sim) and show.Cost asks for it; the caller fills it in.
 	Cost any
@@ -36,7 +47,17 @@ func Run(ctx context.Context, t Target, reqs []Request, show Show, progress func
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if err := t.Apply(ctx, r); err != nil {
+		err := t.Apply(ctx, r)
+		if err == nil {
+			if sh, ok := showOf(r.Op); ok {
+				st, serr := shownState(ctx, t, sh)
+				if serr != nil {
+					return res, fmt.Errorf("line %d (%s): %w", r.Line, r.Text, serr)
+				}
+				res.Shown = append(res.Shown, Shown{Line: r.Line, Request: r.Text, State: st, show: sh.show()})
+			}
+		}
+		if err != nil {
 			e := LineError{Line: r.Line, Request: r.Text, Errno: ErrnoName(Errno(err))}
 			if e.Errno == "" {
 				// Not a refusal: the target itself failed (or does not
@@ -66,6 +87,106 @@ func Run(ctx context.Context, t Target, reqs []Request, show Show, progress func
 		}
 	}
 	return res, nil
+}
+
+// netnsShow is a ShowOp and the namespace it runs in ("": the target's).
+type netnsShow struct {
+	ShowOp
+	netns string
+}
+
+func showOf(op Op) (netnsShow, bool) {
+	if in, ok := op.(InNetns); ok {
+		sh, ok := in.Op.(ShowOp)
+		return netnsShow{sh, in.Name}, ok
+	}
+	sh, ok := op.(ShowOp)
+	return netnsShow{ShowOp: sh}, ok
+}
+
+// show is what the object reads.
+func (s netnsShow) show() Show {
+	switch s.Object {
+	case "link":
+		return Show{Links: true}
+	case "addr":
+		return Show{Addrs: true}
+	case "route":
+		return Show{Routes: true}
+	}
+	return Show{Rules: true}
+}
+
+// shownState reads the state a show line names and keeps what it asks
+// for: one device, a family, a table.
+func shownState(ctx context.Context, t Target, s netnsShow) (State, error) {
+	all, err := t.State(ctx, s.show())
+	if err != nil {
+		return State{}, err
+	}
+	st := all
+	if s.netns != "" {
+		st = State{}
+		for _, ns := range all.Netns {
+			if ns.Name == s.netns {
+				st = ns.State
+			}
+		}
+	}
+	st.Netns = nil
+	out := State{}
+	for _, l := range st.Links {
+		if s.Dev == "" || l.Ifname == s.Dev {
+			out.Links = append(out.Links, l)
+		}
+	}
+	for _, la := range st.Addrs {
+		if s.Dev != "" && la.Ifname != s.Dev {
+			continue
+		}
+		ai := []AddrInfo{}
+		for _, a := range la.AddrInfo {
+			if s.Family == 0 || (s.Family == 4) == (a.Family == "inet") {
+				ai = append(ai, a)
+			}
+		}
+		la.AddrInfo = ai
+		out.Addrs = append(out.Addrs, la)
+	}
+	fam := s.Family
+	if fam == 0 {
+		fam = 4
+	}
+	table := s.Table
+	if table == 0 {
+		table = 254
+	}
+	for _, r := range st.Routes {
+		if r.Family != fam {
+			continue
+		}
+		if table != TableAll && r.Table != tableField(table) {
+			continue
+		}
+		if table != TableAll {
+			r.Table = "" // ip route show TABLE leaves the table out
+		}
+		out.Routes = append(out.Routes, r)
+	}
+	for _, r := range st.Rules {
+		if r.Family == fam {
+			out.Rules = append(out.Rules, r)
+		}
+	}
+	return out, nil
+}
+
+// tableField is how a route entry names table t ("" for main).
+func tableField(t uint32) string {
+	if t == 254 {
+		return ""
+	}
+	return TableName(t)
 }
 
 // JSON renders the result as one object keyed by observable, in a fixed
@@ -108,6 +229,7 @@ func (r Result) JSON(show Show) ([]byte, error) {
 		{show.FibTrie, "fibtrie", r.FibTrie},
 		{show.FibTrie, "fibtriestat", r.FibTrieStat},
 		{len(r.Netns) > 0, "netns", r.Netns},
+		{len(r.Shown) > 0, "shown", r.Shown},
 		{show.Events, "events", orEmpty(len(r.Events), r.Events)},
 		{show.Cost, "cost", r.Cost},
 		{true, "errors", orEmpty(len(r.Errors), r.Errors)},

@@ -85,6 +85,8 @@ type RouteEntry struct {
 	Metric   *uint32  `json:"metric,omitempty"`
 	Flags    []string `json:"flags"`
 	Pref     string   `json:"pref,omitempty"`
+	// Family is 4 or 6 (rtm_family), which ip -j does not print.
+	Family int `json:"-"`
 }
 
 // NetnsState is the state of a namespace a script named.

@@ -9,6 +9,10 @@ import (
 // WriteText prints a result the way `ip` prints the same objects (link
 // show, addr show, route show table all), then events and errors.
 func (r Result) WriteText(w io.Writer, show Show) {
+	for _, sh := range r.Shown {
+		fmt.Fprintf(w, "line %d: %s\n", sh.Line, sh.Request)
+		Result{State: sh.State}.writeState(w, sh.show)
+	}
 	r.writeState(w, show)
 	for _, ns := range r.Netns {
 		fmt.Fprintf(w, "netns %s:\n", ns.Name)

@@ -11,7 +11,7 @@ import (
 var addrVerbs = []struct{ name, canon string }{
 	// do_ipaddr's order.
 	{"add", "add"}, {"change", "change"}, {"chg", "change"}, {"replace", "replace"}, {"delete", "del"},
-	{"list", ""}, {"show", ""}, {"lst", ""}, {"flush", "flush"}, {"save", ""},
+	{"list", "show"}, {"show", "show"}, {"lst", "show"}, {"flush", "flush"}, {"save", ""},
 	{"showdump", ""}, {"restore", ""}, {"help", ""},
 }
 
@@ -23,6 +23,9 @@ func parseAddrCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	p.ctx = "addr " + v
 	if v == "flush" {
 		return parseAddrFlush(p, family)
+	}
+	if v == "show" {
+		return parseShow(p, "addr", family)
 	}
 	if err := noFamily(family, p.ctx); err != nil {
 		return nil, err

@@ -80,6 +80,22 @@ func Format(op rtnl.Op) string {
 		if o.DstPort != nil {
 			b.add("dstport", strconv.FormatUint(uint64(*o.DstPort), 10))
 		}
+	case rtnl.ShowOp:
+		if o.Family != 0 {
+			b.add(familyWord(o.Family))
+		}
+		b.add(o.Object, "show")
+		if o.Dev != "" {
+			b.add("dev")
+			b.word(o.Dev)
+		}
+		switch o.Table {
+		case 0:
+		case rtnl.TableAll:
+			b.add("table", "all")
+		default:
+			b.add("table", tables.format(uint64(o.Table)))
+		}
 	case rtnl.NetnsAdd:
 		b.add("netns", "add")
 		b.word(o.Name)

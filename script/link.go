@@ -9,7 +9,7 @@ import (
 var linkVerbs = []struct{ name, canon string }{
 	// do_iplink's order: "a" is add, "s" set, "d" delete.
 	{"add", "add"}, {"set", "set"}, {"change", "set"}, {"chg", "set"}, {"replace", ""}, {"delete", "del"},
-	{"show", ""}, {"lst", ""}, {"list", ""}, {"xstats", ""}, {"afstats", ""}, {"property", "property"}, {"help", ""},
+	{"show", "show"}, {"lst", "show"}, {"list", "show"}, {"xstats", ""}, {"afstats", ""}, {"property", "property"}, {"help", ""},
 }
 
 func parseLink(p *words, verb string, family int) (rtnl.Op, *LineError) {
@@ -18,6 +18,9 @@ func parseLink(p *words, verb string, family int) (rtnl.Op, *LineError) {
 		return nil, err
 	}
 	p.ctx = "link " + v
+	if v == "show" {
+		return parseShow(p, "link", family)
+	}
 	if err := noFamily(family, p.ctx); err != nil {
 		return nil, err
 	}

@@ -294,7 +294,28 @@ func genRule(r *rand.Rand) rtnl.Rule {
 }
 
 func genOp(r *rand.Rand) rtnl.Op {
-	switch r.Intn(18) {
+	switch r.Intn(19) {
+	case 18:
+		op := rtnl.ShowOp{Object: []string{"link", "addr", "route", "rule"}[r.Intn(4)]}
+		switch op.Object {
+		case "link":
+			if r.Intn(2) == 0 {
+				op.Dev = genName(r)
+			}
+		case "addr":
+			op.Family = []int{0, 4, 6}[r.Intn(3)]
+			if r.Intn(2) == 0 {
+				op.Dev = genName(r)
+			}
+		case "route":
+			op.Family = []int{0, 4, 6}[r.Intn(3)]
+			if r.Intn(2) == 0 {
+				op.Table = []uint32{rtnl.TableAll, 100, 255}[r.Intn(3)]
+			}
+		case "rule":
+			op.Family = []int{0, 6}[r.Intn(2)]
+		}
+		return op
 	case 16:
 		return rtnl.NetnsAdd{Name: genName(r)}
 	case 17:

@@ -12,8 +12,8 @@ var routeVerbs = []struct{ name, canon string }{
 	// do_iproute's order: "a" is add, "ap" append, "r" replace, "d" delete,
 	// "f" flush.
 	{"add", "add"}, {"change", "change"}, {"chg", "change"}, {"replace", "replace"}, {"prepend", "prepend"},
-	{"append", "append"}, {"test", ""}, {"delete", "del"}, {"list", ""}, {"show", ""},
-	{"lst", ""}, {"get", ""}, {"flush", "flush"}, {"save", ""}, {"restore", ""},
+	{"append", "append"}, {"test", ""}, {"delete", "del"}, {"list", "show"}, {"show", "show"},
+	{"lst", "show"}, {"get", ""}, {"flush", "flush"}, {"save", ""}, {"restore", ""},
 	{"showdump", ""}, {"help", ""},
 }
 
@@ -85,6 +85,9 @@ func parseRouteCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	p.ctx = "route " + v
 	if v == "flush" {
 		return parseRouteFlush(p, family)
+	}
+	if v == "show" {
+		return parseShow(p, "route", family)
 	}
 	r, err := parseRouteArgs(p, family)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 
 var ruleVerbs = []struct{ name, canon string }{
 	// do_iprule's order: "a" is add, "d" delete, "f" flush.
-	{"add", "add"}, {"delete", "del"}, {"flush", "flush"}, {"list", ""}, {"show", ""},
-	{"lst", ""}, {"save", ""}, {"restore", ""}, {"help", ""},
+	{"add", "add"}, {"delete", "del"}, {"flush", "flush"}, {"list", "show"}, {"show", "show"},
+	{"lst", "show"}, {"save", ""}, {"restore", ""}, {"help", ""},
 }
 
 // iprule_modify's keywords in its order; the rest of a line's words are
@@ -50,6 +50,12 @@ func parseRuleCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 			return nil, p.unsupported(p.peek())
 		}
 		return rtnl.RuleFlush{Family: family}, nil
+	}
+	if v == "show" {
+		if family == 4 {
+			family = 0 // rule show is IPv4 unless -6
+		}
+		return parseShow(p, "rule", family)
 	}
 	if !p.more() {
 		return nil, errf("rule "+v, "requires arguments")

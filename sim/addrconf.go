@@ -189,7 +189,7 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	if r.linkdown {
 		flags |= uapi.RTNH_F_LINKDOWN
 	}
-	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Dev: r.dev.name, Protocol: rtnl.ProtoName(uapi.RTPROT_KERNEL),
+	out := rtnl.RouteEntry{Family: 6, Flags: rtnl.RouteFlags(flags), Dev: r.dev.name, Protocol: rtnl.ProtoName(uapi.RTPROT_KERNEL),
 		Pref: rtnl.RoutePref(0)}
 	if r.user {
 		out.Protocol = ""

@@ -356,7 +356,7 @@ func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
 	if r.LinkDown {
 		flags |= uapi.RTNH_F_LINKDOWN
 	}
-	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags)}
+	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Family: 4}
 	if r.Type != fibtrie.TypeUnicast {
 		out.Type = rtnl.RouteTypeName(uint8(r.Type))
 	}

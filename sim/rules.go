@@ -394,7 +394,7 @@ func (n *Netns) ruleEvent(typ string, rl *ruleList, x *fibRule) {
 
 // renderRule is fib_nl_fill_rule as `ip -j rule show` prints it.
 func renderRule(x *fibRule, family int) rtnl.RuleEntry {
-	e := rtnl.RuleEntry{Priority: x.pref, Not: x.invert, Src: "all"}
+	e := rtnl.RuleEntry{Priority: x.pref, Not: x.invert, Src: "all", Family: family}
 	host := 32
 	if family == 6 {
 		host = 128

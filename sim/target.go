@@ -202,6 +202,12 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	switch op := op.(type) {
 	case rtnl.NetnsAdd:
 		err = t.netnsAdd(op.Name)
+	case rtnl.ShowOp:
+		// A dump changes nothing; the run reads the state (rtnl.Run).
+		// iproute2 looks the device up first.
+		if op.Dev != "" && n.ByName(op.Dev) == nil {
+			err = enodev(op.Dev)
+		}
 	case rtnl.LinkAdd:
 		err = n.linkAdd(op)
 	case rtnl.LinkSet:

@@ -172,6 +172,9 @@ func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) 
 		for r, state := range k.at {
 			k.at[r] = m.State(state)
 		}
+		for i := range k.res.Shown {
+			k.res.Shown[i].State = m.State(k.res.Shown[i].State)
+		}
 		k.res.State = k.at[len(reqs)]
 	})
 }
@@ -315,6 +318,9 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 	canon(&k, &s)
 	out.Kernel, out.Sim = k.res, s.res
 	out.At, out.Diff = firstDiff(reqs, what, s, k)
+	if out.Diff == "" && what.macsRenamed {
+		out.At, out.Diff = shownDiff(s.res.Shown, k.res.Shown)
+	}
 	return out, nil
 }
 
@@ -417,6 +423,21 @@ func firstDiff(reqs []rtnl.Request, what What, s, k side) (int, string) {
 		}
 	}
 	return best.req, best.msg
+}
+
+// shownDiff compares what the show lines saw on both sides (the errno
+// comparison has made sure the same lines succeeded).
+func shownDiff(s, k []rtnl.Shown) (int, string) {
+	all := What{Links: true, Addrs: true, Routes: true, Rules: true, macsRenamed: true}
+	for i := range min(len(s), len(k)) {
+		if d := nsStateDiff(all, s[i].State, k[i].State); d != "" {
+			return s[i].Line, fmt.Sprintf("line %d (%s) shows differently: %s", s[i].Line, s[i].Request, d)
+		}
+	}
+	if len(s) != len(k) {
+		return 0, fmt.Sprintf("show lines: sim ran %d, kernel %d", len(s), len(k))
+	}
+	return 0, ""
 }
 
 // stateDiff compares what selects of two states, then of each namespace

@@ -1,6 +1,7 @@
 package differ
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +46,19 @@ func TestTimerLikeReadsCompare(t *testing.T) {
 		if got := o.TimerLike(); got != want {
 			t.Errorf("kernel-only %s notification: TimerLike %v, want %v; the difference:\n%s", family, got, want, d)
 		}
+	}
+}
+
+func TestShownDiff(t *testing.T) {
+	a := []rtnl.Shown{{Line: 3, Request: "route show", State: rtnl.State{Routes: []rtnl.RouteEntry{{Dst: "10.0.0.0/24", Flags: []string{}}}}}}
+	b := []rtnl.Shown{{Line: 3, Request: "route show", State: rtnl.State{Routes: []rtnl.RouteEntry{{Dst: "10.1.0.0/24", Flags: []string{}}}}}}
+	if at, d := shownDiff(a, a); d != "" || at != 0 {
+		t.Errorf("equal shows differ: %d %q", at, d)
+	}
+	if at, d := shownDiff(a, b); at != 3 || !strings.Contains(d, "line 3 (route show) shows differently") {
+		t.Errorf("different shows: %d %q", at, d)
+	}
+	if _, d := shownDiff(a, nil); d == "" {
+		t.Error("a show line missing on one side is no difference")
 	}
 }
