@@ -11,9 +11,9 @@ import (
 // ConfKeys are the net.ipv4.conf.DEV keys `sysctl` accepts, with the values
 // each takes (nil: any integer, as proc_dointvec reads it). This,
 // Conf6Keys and NetKeys are the places to add keys the model learns. Of
-// these only promote_secondaries changes what the model does; the others
-// change nothing it shows (their netconf notifications are not modelled)
-// and are kept.
+// these only promote_secondaries and ignore_routes_with_linkdown change
+// what the model does; the others change nothing it shows (their netconf
+// notifications are not modelled) and are kept.
 var ConfKeys = map[string][]string{
 	"promote_secondaries": {"0", "1"},
 	"forwarding":          nil,
@@ -24,6 +24,8 @@ var ConfKeys = map[string][]string{
 	"proxy_arp":           nil,
 	"accept_local":        nil,
 	"log_martians":        nil,
+	// ignore_routes_with_linkdown: dumps show linkdown routes dead too.
+	"ignore_routes_with_linkdown": nil,
 }
 
 // NetKeys are the keys outside net.ipv4.conf and net.ipv6.conf `sysctl`

@@ -124,6 +124,9 @@ type InDevice struct {
 	// counts as set) and promoteSet a write of the device's own
 	// promote_secondaries: net.ipv4.conf.default no longer reaches it.
 	setAll, promoteSet bool
+	// ignoreLinkdown is ignore_routes_with_linkdown, and whether it was
+	// written here (its state bit).
+	ignoreLinkdown, ignoreLinkdownSet bool
 
 	head *Ifaddr // ifa_list
 	// ix indexes the list so that walks are counted, not made; literal

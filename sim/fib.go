@@ -355,6 +355,11 @@ func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
 	var flags uint32
 	if r.LinkDown {
 		flags |= uapi.RTNH_F_LINKDOWN
+		// fib_nexthop_info: a linkdown nexthop whose device ignores
+		// such routes is shown dead too.
+		if n.ignoreLinkdown(n.ByIndex(uint32(r.OIF))) {
+			flags |= uapi.RTNH_F_DEAD
+		}
 	}
 	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Family: 4}
 	if r.Type != fibtrie.TypeUnicast {

@@ -24,6 +24,8 @@ func (n *Netns) inetdevInit(d *Device) {
 	in.Promote = n.promoteDefault
 	in.promoteSet = n.promoteDefaultSet
 	in.PromoteAll = n.promoteAll
+	in.ignoreLinkdown = n.linkdownDefault
+	in.ignoreLinkdownSet = n.linkdownDefaultSet
 	in.IfaFlush = n.ifaFlush
 	in.literal = n.literalWalks
 	in.Count = &n.inetCount
@@ -291,6 +293,31 @@ func (n *Netns) promoteSysctl(dev string, on bool) {
 		d.in.Promote = on
 		d.in.promoteSet = true
 	}
+}
+
+// linkdownSysctl is a write of ignore_routes_with_linkdown: all, default
+// (which reaches the devices that have not had the key, nor an address,
+// written), or a device.
+func (n *Netns) linkdownSysctl(dev string, on bool) {
+	switch dev {
+	case "all":
+		n.linkdownAll = on
+	case "default":
+		n.linkdownDefault, n.linkdownDefaultSet = on, true
+		for d := range n.listed() {
+			if d.in != nil && !d.in.setAll && !d.in.ignoreLinkdownSet {
+				d.in.ignoreLinkdown = on
+			}
+		}
+	default:
+		d := n.byDevName(dev)
+		d.in.ignoreLinkdown, d.in.ignoreLinkdownSet = on, true
+	}
+}
+
+// ignoreLinkdown is ip_ignore_linkdown: the device's value or all's.
+func (n *Netns) ignoreLinkdown(d *Device) bool {
+	return n.linkdownAll || (d != nil && d.in != nil && d.in.ignoreLinkdown)
 }
 
 // startConf sets the net.ipv4.conf state the namespace starts from

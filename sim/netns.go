@@ -55,6 +55,10 @@ type Netns struct {
 	// (written, or copied set from the host: rtnl.StartConf); ifaFlush the
 	// +ifa-flush profile switch.
 	promoteAll, promoteDefault, promoteDefaultSet, ifaFlush bool
+	// linkdownAll, linkdownDefault and linkdownDefaultSet are
+	// net.ipv4.conf.{all,default}.ignore_routes_with_linkdown and
+	// default's state bit (compiled-in: 0, not set).
+	linkdownAll, linkdownDefault, linkdownDefaultSet bool
 	// flushWholeDump is Options.FlushWholeDump.
 	flushWholeDump bool
 	// lookupNetns finds the namespace a script named (Target.Named);

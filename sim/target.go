@@ -454,15 +454,18 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 		return &rtnl.Error{Errno: uapi.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
 	}
 	n.sysctls[op.Key] = op.Value
-	if key == "promote_secondaries" {
+	switch key {
+	case "promote_secondaries":
 		n.promoteSysctl(dev, v != 0)
+	case "ignore_routes_with_linkdown":
+		n.linkdownSysctl(dev, v != 0)
 	}
 	return nil
 }
 
 // storedConfKeys are the net.ipv4.conf keys the model takes.
 var storedConfKeys = []string{"promote_secondaries", "forwarding", "rp_filter", "arp_ignore", "arp_announce",
-	"arp_filter", "proxy_arp", "accept_local", "log_martians"}
+	"arp_filter", "proxy_arp", "accept_local", "log_martians", "ignore_routes_with_linkdown"}
 
 // Sysctl returns a value written with the sysctl request, if any.
 func (n *Netns) Sysctl(key string) (string, bool) {
