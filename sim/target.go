@@ -421,8 +421,9 @@ func (t *Target) Cost(threads int) (cost.Result, error) {
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has
 // IPv4 (an mtu below 68 takes it away); ENOENT otherwise, as the missing
-// /proc/sys file is. promote_secondaries is followed; the other keys
-// the language has are stored (nothing the model shows depends on them).
+// /proc/sys file is. promote_secondaries and ignore_routes_with_linkdown
+// are followed; the other keys the language has are stored (nothing the
+// model shows depends on them).
 func (n *Netns) sysctl(op rtnl.Sysctl) error {
 	if rest, ok := strings.CutPrefix(op.Key, "net.ipv6.conf."); ok {
 		return n.sysctlIPv6(op, rest) // disable_ipv6 only (sim/ipv6cost.go)
