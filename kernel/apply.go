@@ -481,9 +481,27 @@ func (t *Target) addrModify(typ uint16, flags netlink.HeaderFlags, a rtnl.Addr) 
 		m.Attributes.Flags |= unix.IFA_F_NODAD
 	}
 	b, err := m.MarshalBinary()
-	if err == nil && a.Metric != nil {
+	if err == nil && (a.Metric != nil || a.ValidLft != nil || a.PreferredLft != nil) {
 		ae := netlink.NewAttributeEncoder()
-		ae.Uint32(unix.IFA_RT_PRIORITY, *a.Metric)
+		if a.Metric != nil {
+			ae.Uint32(unix.IFA_RT_PRIORITY, *a.Metric)
+		}
+		if a.ValidLft != nil || a.PreferredLft != nil {
+			// struct ifa_cacheinfo: ifa_prefered, ifa_valid, then the
+			// two stamps the kernel does not read; the one not given
+			// is forever.
+			ci := make([]byte, 16)
+			valid, pref := uint32(0xffffffff), uint32(0xffffffff)
+			if a.ValidLft != nil {
+				valid = *a.ValidLft
+			}
+			if a.PreferredLft != nil {
+				pref = *a.PreferredLft
+			}
+			nativeEndian.PutUint32(ci[0:], pref)
+			nativeEndian.PutUint32(ci[4:], valid)
+			ae.Bytes(unix.IFA_CACHEINFO, ci)
+		}
 		var x []byte
 		if x, err = ae.Encode(); err == nil {
 			b = append(b, x...)

@@ -35,6 +35,8 @@ var (
 	arTables     = []string{"", "", "", " table 100", " table 100", " table local", " table main"}
 	arNexthops   = []string{" via 10.0.0.5", " via 10.0.0.5", " dev i0", " dev i0", " dev i1", " via 10.0.1.9 dev i0",
 		" via 192.168.7.254", " via 10.0.0.5 dev i1", " dev lo", "", " via 10.0.0.1"}
+	arLifetimes = []string{" valid_lft 3600 preferred_lft 1800", " valid_lft 7200 preferred_lft 0",
+		" valid_lft forever preferred_lft 600", " valid_lft 900 preferred_lft 900"}
 	arRouteExtra = []string{"", "", "", " metric 10", " metric 20", " proto static", " scope link", " scope host",
 		" src 10.0.0.1", " src 10.0.0.2", " src 10.0.1.1", " metric 10 proto static"}
 	arPromoteKeys = []string{"i0", "i0", "i0", "i1", "all", "all", "default", "br0", "nope"}
@@ -78,6 +80,11 @@ func arAddrLine(r *rand.Rand, verb string, bridged bool) string {
 		}
 		if r.IntN(6) == 0 {
 			b.WriteString(" metric " + pick(r, []string{"0", "5", "10", "20"}))
+		}
+		if r.IntN(8) == 0 {
+			// lifetimes long enough not to run out in a run (IPv4;
+			// the IPv6 lines have none)
+			b.WriteString(pick(r, arLifetimes))
 		}
 	}
 	if dev != "nope" && r.IntN(5) == 0 {
@@ -246,7 +253,7 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 		// The prologue's primary (or a secondary) replaced or changed:
 		// a new metric moves its prefix route.
 		return fmt.Sprintf("addr %s 10.0.0.%s/24 dev i0%s", pick(r, []string{"replace", "change"}), pick(r, []string{"1", "1", "2"}),
-			pick(r, []string{"", " metric 5", " metric 10", " metric 20"}))
+			pick(r, []string{"", " metric 5", " metric 10", " metric 20", arLifetimes[0], arLifetimes[1], arLifetimes[2]}))
 	case n < 30:
 		// A secondary of the prologue's 10.0.0.1/24 (or, once that is
 		// gone, one more address of its subnet).

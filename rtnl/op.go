@@ -115,6 +115,10 @@ type Addr struct {
 	NoPrefixRoute bool
 	NoDAD         bool    // IFA_F_NODAD (IPv6; IPv4 drops it)
 	Metric        *uint32 // IFA_RT_PRIORITY: the prefix route's metric
+	// ValidLft and PreferredLft are `valid_lft` and `preferred_lft`
+	// (seconds; 0xffffffff is forever), sent as IFA_CACHEINFO when
+	// either is given (the other then forever).
+	ValidLft, PreferredLft *uint32
 	// Wildcard marks an IPv4 `addr del` written without /LEN and without
 	// a peer: iproute2 then sends IFA_LOCAL alone (no IFA_ADDRESS), so the
 	// kernel deletes the first address with that local address, whatever

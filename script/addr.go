@@ -144,7 +144,30 @@ func parseAddrArgs(p *words) (a rtnl.Addr, localLen bool, err *LineError) {
 			}
 			a.Label = l
 		case matches(w, "valid_lft") || matches(w, "preferred_lft"):
-			return a, localLen, p.unsupported(w)
+			kw := "valid_lft"
+			if matches(w, "preferred_lft") {
+				kw = "preferred_lft"
+			}
+			v, err := p.arg(kw)
+			if err != nil {
+				return a, localLen, err
+			}
+			if err := once(kw, v); err != nil {
+				return a, localLen, err
+			}
+			lft := uint32(foreverLft)
+			if v != "forever" {
+				n, ok := parseUint(v, 0xffffffff)
+				if !ok {
+					return a, localLen, errf(v, "invalid %q value (seconds or forever)", kw)
+				}
+				lft = uint32(n)
+			}
+			if kw == "valid_lft" {
+				a.ValidLft = &lft
+			} else {
+				a.PreferredLft = &lft
+			}
 		case w == "nodad":
 			a.NoDAD = true
 		case w == "home" || w == "optimistic" || w == "mngtmpaddr" || w == "autojoin":
@@ -208,8 +231,28 @@ func parseAddrArgs(p *words) (a rtnl.Addr, localLen bool, err *LineError) {
 	if a.Label != "" && !strings.HasPrefix(a.Label, a.Dev) {
 		return a, localLen, errf(a.Label, `"label" must begin with the "dev" name`)
 	}
+	if a.ValidLft != nil || a.PreferredLft != nil {
+		// ipaddr_modify: the one not given is forever; it refuses a
+		// zero valid_lft and a preferred_lft above the valid one.
+		valid, pref := uint32(foreverLft), uint32(foreverLft)
+		if a.ValidLft != nil {
+			valid = *a.ValidLft
+		}
+		if a.PreferredLft != nil {
+			pref = *a.PreferredLft
+		}
+		if valid == 0 {
+			return a, localLen, errf("valid_lft", "valid_lft is zero")
+		}
+		if valid < pref {
+			return a, localLen, errf("preferred_lft", "preferred_lft is greater than valid_lft")
+		}
+	}
 	return a, localLen, nil
 }
+
+// foreverLft is INFINITY_LIFE_TIME.
+const foreverLft = 0xffffffff
 
 // parseAddrFlush is ipaddr_list_flush_or_save's arguments for flush.
 func parseAddrFlush(p *words, family int) (rtnl.Op, *LineError) {

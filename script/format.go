@@ -318,6 +318,17 @@ func (l *line) addr(a rtnl.Addr) {
 	if a.Metric != nil {
 		l.add("metric", strconv.FormatUint(uint64(*a.Metric), 10))
 	}
+	lft := func(kw string, v *uint32) {
+		switch {
+		case v == nil:
+		case *v == foreverLft:
+			l.add(kw, "forever")
+		default:
+			l.add(kw, strconv.FormatUint(uint64(*v), 10))
+		}
+	}
+	lft("valid_lft", a.ValidLft)
+	lft("preferred_lft", a.PreferredLft)
 }
 
 func (l *line) route(r rtnl.Route) {

@@ -205,6 +205,22 @@ func genAddrBody(r *rand.Rand) rtnl.Addr {
 		m := genU32(r)
 		a.Metric = &m
 	}
+	if r.Intn(4) == 0 {
+		// ipaddr_modify's rule: a valid lifetime above 0 and not below
+		// the preferred one (the one not given is forever).
+		valid := uint32(1 + r.Intn(1<<20))
+		pref := uint32(r.Intn(int(valid) + 1))
+		switch r.Intn(3) {
+		case 0:
+			a.ValidLft, a.PreferredLft = &valid, &pref
+		case 1:
+			f := uint32(foreverLft)
+			a.ValidLft, a.PreferredLft = &f, &pref
+		default:
+			f := uint32(foreverLft)
+			a.ValidLft = &f
+		}
+	}
 	return a
 }
 

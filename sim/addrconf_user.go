@@ -41,6 +41,9 @@ func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 	if a.Peer.IsValid() {
 		return fmt.Errorf("%w: an IPv6 address with a peer", ErrNotModelled)
 	}
+	if (a.ValidLft != nil && *a.ValidLft != foreverLft) || (a.PreferredLft != nil && *a.PreferredLft != foreverLft) {
+		return fmt.Errorf("%w: an IPv6 address with finite lifetimes", ErrNotModelled)
+	}
 	d := n.ByName(a.Dev)
 	if d == nil {
 		return enodev(a.Dev)

@@ -46,7 +46,10 @@ type Ifaddr struct {
 	// RtPriority is ifa_rt_priority, the metric of the prefix route
 	// (IFA_RT_PRIORITY; dumps report it when not 0).
 	RtPriority uint32
-	next       *Ifaddr
+	// ValidLft and PreferredLft are ifa_valid_lft and
+	// ifa_preferred_lft, for an address that is not permanent.
+	ValidLft, PreferredLft uint32
+	next                   *Ifaddr
 	label      uint64 // the list-order label of ifaIndex
 	listed     bool   // in ifaIndex
 }
@@ -65,6 +68,9 @@ type IfaRequest struct {
 	Address    uint32
 	HasAddress bool
 	Broadcast  uint32 // 0 with no IFA_BROADCAST
+	// Valid and Preferred are IFA_CACHEINFO's lifetimes; forever
+	// (0xffffffff) without it.
+	Valid, Preferred uint32
 	Label      string
 	HasLabel   bool
 	Excl       bool   // NLM_F_EXCL (newaddr)
@@ -242,6 +248,13 @@ func IfaRequestOf(a rtnl.Addr, add bool) IfaRequest {
 	if a.Metric != nil {
 		r.RtPriority = *a.Metric
 	}
+	r.Valid, r.Preferred = foreverLft, foreverLft
+	if a.ValidLft != nil {
+		r.Valid = *a.ValidLft
+	}
+	if a.PreferredLft != nil {
+		r.Preferred = *a.PreferredLft
+	}
 	brd := a.Prefix // what `broadcast +` derives from
 	if a.Peer.IsValid() {
 		r.Address = u32Of(a.Peer.Addr())
@@ -321,20 +334,45 @@ func (d *InDevice) NewAddr(r IfaRequest) error {
 			return rtnl.Errf(uapi.EEXIST, "ipv4: Address already assigned")
 		}
 		// Replace: the metric (the prefix route moves to it:
-		// fib_modify_prefix_metric), proto and lifetimes (not modelled:
-		// all infinite) change; label, broadcast, scope and flags stay.
+		// fib_modify_prefix_metric), proto and lifetimes (forever
+		// when none is given) change; label, broadcast, scope and the
+		// other flags stay.
 		if existing.RtPriority != r.RtPriority {
 			if d.hooks != nil {
 				d.hooks.modifyPrefixMetric(existing, r.RtPriority)
 			}
 			existing.RtPriority = r.RtPriority
 		}
+		existing.setLifetime(r.Valid, r.Preferred)
 		d.rtmsgIfa("RTM_NEWADDR", existing)
 		return nil
 	}
-	// set_ifa_lifetime with infinite lifetimes.
-	ifa.Flags = ifa.Flags&^(uapi.IFA_F_PERMANENT|uapi.IFA_F_DEPRECATED) | uapi.IFA_F_PERMANENT
+	ifa.setLifetime(r.Valid, r.Preferred)
 	return d.insert(ifa)
+}
+
+// foreverLft is INFINITY_LIFE_TIME.
+const foreverLft = 0xffffffff
+
+// setLifetime is set_ifa_lifetime: a finite valid lifetime makes the
+// address dynamic (not permanent), a preferred one of 0 deprecated. The
+// model keeps no clock: lifetimes do not run down, and nothing expires.
+func (a *Ifaddr) setLifetime(valid, preferred uint32) {
+	flags := a.Flags &^ (uapi.IFA_F_PERMANENT | uapi.IFA_F_DEPRECATED)
+	if valid == foreverLft {
+		flags |= uapi.IFA_F_PERMANENT
+	} else {
+		a.ValidLft = valid
+	}
+	if preferred != foreverLft {
+		if preferred == 0 {
+			flags |= uapi.IFA_F_DEPRECATED
+		}
+		a.PreferredLft = preferred
+	} else {
+		a.PreferredLft = foreverLft
+	}
+	a.Flags = flags
 }
 
 // findMatching is find_matching_ifa: the first address with ifa's mask,
@@ -649,10 +687,12 @@ func renderIfaddr(a *Ifaddr) rtnl.AddrInfo {
 	out.Scope = rtnl.ScopeName(a.Scope)
 	out.SetFlags(uapi.AF_INET, a.Flags)
 	out.Label = a.Label
-	if a.Flags&uapi.IFA_F_PERMANENT != 0 {
-		inf := uint32(0xffffffff)
-		valid, pref := inf, inf
-		out.ValidLife, out.PreferredLife = &valid, &pref
+	// inet_fill_ifaddr's IFA_CACHEINFO: forever for a permanent
+	// address, else what was set (no time passes in the model).
+	valid, pref := uint32(foreverLft), uint32(foreverLft)
+	if a.Flags&uapi.IFA_F_PERMANENT == 0 {
+		valid, pref = a.ValidLft, a.PreferredLft
 	}
+	out.ValidLife, out.PreferredLife = &valid, &pref
 	return out
 }

@@ -316,6 +316,9 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 		}
 	}
 	canon(&k, &s)
+	if what.macsRenamed {
+		alignLifetimes(&s, &k)
+	}
 	out.Kernel, out.Sim = k.res, s.res
 	out.At, out.Diff = firstDiff(reqs, what, s, k)
 	if out.Diff == "" && what.macsRenamed {

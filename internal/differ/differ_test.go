@@ -62,3 +62,21 @@ func TestShownDiff(t *testing.T) {
 		t.Error("a show line missing on one side is no difference")
 	}
 }
+
+func TestAlignLifetimes(t *testing.T) {
+	u := func(v uint32) *uint32 { return &v }
+	addr := func(valid, pref uint32) rtnl.LinkAddrs {
+		return rtnl.LinkAddrs{Link: rtnl.Link{Ifname: "i0"}, AddrInfo: []rtnl.AddrInfo{{Local: "10.0.0.1", Prefixlen: 24, ValidLife: u(valid), PreferredLife: u(pref)}}}
+	}
+	s := &side{res: rtnl.Result{State: rtnl.State{Addrs: []rtnl.LinkAddrs{addr(3600, 1800)}}}}
+	k := &side{res: rtnl.Result{State: rtnl.State{Addrs: []rtnl.LinkAddrs{addr(3598, 1798)}}}}
+	alignLifetimes(s, k)
+	if a := k.res.Addrs[0].AddrInfo[0]; *a.ValidLife != 3600 || *a.PreferredLife != 1800 {
+		t.Errorf("lifetimes 2 s below the model's not aligned: %d %d", *a.ValidLife, *a.PreferredLife)
+	}
+	k = &side{res: rtnl.Result{State: rtnl.State{Addrs: []rtnl.LinkAddrs{addr(3400, 1801)}}}}
+	alignLifetimes(s, k)
+	if a := k.res.Addrs[0].AddrInfo[0]; *a.ValidLife != 3400 || *a.PreferredLife != 1801 {
+		t.Errorf("lifetimes far below or above the model's aligned: %d %d", *a.ValidLife, *a.PreferredLife)
+	}
+}

@@ -1,0 +1,76 @@
+package differ
+
+import "github.com/rtnlsim/rtnlsim/rtnl"
+
+// lifetimeSlack is how many seconds a kernel's address lifetime may be
+// below the model's and still count as equal: the kernel counts them
+// down as a run takes wall time (a run that waits for DAD or a bridge's
+// forward delay takes tens of seconds on a busy machine), the model
+// keeps no clock. Lifetimes the suites write differ by more.
+const lifetimeSlack = 120
+
+// alignLifetimes sets each finite lifetime of a kernel address to the
+// model's when it is at most lifetimeSlack seconds below it: in the
+// states (by device and address) and in the notifications (by position).
+func alignLifetimes(s, k *side) {
+	alignState := func(ss, ks *rtnl.State) {
+		alignAddrs(ss.Addrs, ks.Addrs)
+		for i := range min(len(ss.Netns), len(ks.Netns)) {
+			alignAddrs(ss.Netns[i].Addrs, ks.Netns[i].Addrs)
+		}
+	}
+	alignState(&s.res.State, &k.res.State)
+	for r, ks := range k.at {
+		ss := s.at[r]
+		alignState(&ss, &ks)
+		k.at[r] = ks
+	}
+	for i := range min(len(s.res.Shown), len(k.res.Shown)) {
+		alignState(&s.res.Shown[i].State, &k.res.Shown[i].State)
+	}
+	for i := range min(len(s.res.Events), len(k.res.Events)) {
+		sa, ok1 := s.res.Events[i].Object.(rtnl.AddrEvent)
+		ka, ok2 := k.res.Events[i].Object.(rtnl.AddrEvent)
+		if ok1 && ok2 && sa.Ifindex == ka.Ifindex && sa.Local == ka.Local && sa.Prefixlen == ka.Prefixlen {
+			ka.AddrInfo = alignAddr(sa.AddrInfo, ka.AddrInfo)
+			k.res.Events[i].Object = ka
+		}
+	}
+}
+
+func alignAddrs(s, k []rtnl.LinkAddrs) {
+	type key struct {
+		dev, local string
+		plen       int
+	}
+	sims := map[key]rtnl.AddrInfo{}
+	for _, la := range s {
+		for _, a := range la.AddrInfo {
+			sims[key{la.Ifname, a.Local, a.Prefixlen}] = a
+		}
+	}
+	for i := range k {
+		for j, a := range k[i].AddrInfo {
+			if sa, ok := sims[key{k[i].Ifname, a.Local, a.Prefixlen}]; ok {
+				k[i].AddrInfo[j] = alignAddr(sa, a)
+			}
+		}
+	}
+}
+
+// alignAddr returns k with its lifetimes set to s's where close.
+func alignAddr(s, k rtnl.AddrInfo) rtnl.AddrInfo {
+	close := func(sv, kv *uint32) *uint32 {
+		if sv == nil || kv == nil || *kv == 0xffffffff || *sv == 0xffffffff {
+			return kv
+		}
+		if *kv <= *sv && *sv-*kv <= lifetimeSlack {
+			v := *sv
+			return &v
+		}
+		return kv
+	}
+	k.ValidLife = close(s.ValidLife, k.ValidLife)
+	k.PreferredLife = close(s.PreferredLife, k.PreferredLife)
+	return k
+}
