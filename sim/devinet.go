@@ -50,8 +50,8 @@ type Ifaddr struct {
 	// ifa_preferred_lft, for an address that is not permanent.
 	ValidLft, PreferredLft uint32
 	next                   *Ifaddr
-	label      uint64 // the list-order label of ifaIndex
-	listed     bool   // in ifaIndex
+	label                  uint64 // the list-order label of ifaIndex
+	listed                 bool   // in ifaIndex
 }
 
 // Secondary reports IFA_F_SECONDARY.
@@ -71,11 +71,11 @@ type IfaRequest struct {
 	// Valid and Preferred are IFA_CACHEINFO's lifetimes; forever
 	// (0xffffffff) without it.
 	Valid, Preferred uint32
-	Label      string
-	HasLabel   bool
-	Excl       bool   // NLM_F_EXCL (newaddr)
-	Replace    bool   // NLM_F_REPLACE (newaddr)
-	RtPriority uint32 // IFA_RT_PRIORITY (0 when absent)
+	Label            string
+	HasLabel         bool
+	Excl             bool   // NLM_F_EXCL (newaddr)
+	Replace          bool   // NLM_F_REPLACE (newaddr)
+	RtPriority       uint32 // IFA_RT_PRIORITY (0 when absent)
 }
 
 // IfaNotice is one RTM_NEWADDR / RTM_DELADDR notification (rtmsg_ifa),
