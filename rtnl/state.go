@@ -79,7 +79,17 @@ type RouteEntry struct {
 	Prefsrc  string   `json:"prefsrc,omitempty"`
 	Metric   *uint32  `json:"metric,omitempty"`
 	Flags    []string `json:"flags"`
-	Pref     string   `json:"pref,omitempty"`
+	// Nexthops are RTA_MULTIPATH's, for a route of two or more.
+	Nexthops []NexthopEntry `json:"nexthops,omitempty"`
+	Pref     string         `json:"pref,omitempty"`
+}
+
+// NexthopEntry is one element of a route's "nexthops" in `ip -j route`.
+type NexthopEntry struct {
+	Gateway string   `json:"gateway,omitempty"`
+	Dev     string   `json:"dev,omitempty"`
+	Weight  int      `json:"weight"`
+	Flags   []string `json:"flags"`
 }
 
 // State is what a target reads back after a script. Any part may be left

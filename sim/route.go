@@ -28,6 +28,9 @@ func (n *Netns) route(op rtnl.Op) error {
 	if !ok {
 		return rtnl.Errf(uapi.EINVAL, "not a route request: %s", op.Verb())
 	}
+	if len(r.Nexthops) > 0 {
+		return fmt.Errorf("%w: multipath routes", ErrNotModelled)
+	}
 	if r.Dst.Addr().Is6() {
 		return n.route6(op, r)
 	}
