@@ -832,7 +832,7 @@ func (n *Netns) unregisterBatch(list []*Device) {
 		// bridge and macvlan listeners.
 		n.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 		n.inetdevDestroy(d)
-		n.fibDisableIP(d, true)
+		n.fibDisableIPUnregister(d)
 		n.v6Unregister(d) // addrconf_notify (cost estimate)
 		if br := d.master; br != nil {
 			n.brDelIf(br, d)
