@@ -378,7 +378,9 @@ func (n *Netns) fibCheckNhOnlink(c *fibConfig) error {
 	if !c.dev.Up() {
 		return rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
 	}
-	if n.inetAddrTypeDev(c.Gateway, c.dev) != fibtrie.TypeUnicast {
+	// inet_addr_type_dev_table: the local table's answer, whatever
+	// device the route found is on.
+	if n.inetAddrTypeTable(c.Gateway, fibtrie.TableLocal) != fibtrie.TypeUnicast {
 		return rtnl.Errf(uapi.EINVAL, "Nexthop has invalid gateway")
 	}
 	c.LinkDown = !c.dev.carrier
@@ -443,26 +445,6 @@ func (n *Netns) inetAddrTypeTable(addr uint32, table uint32) fibtrie.RouteType {
 	}
 	a, errno := n.fibTableLookup(table, fibtrie.Flow{Dst: addr})
 	if errno != 0 {
-		return fibtrie.TypeUnicast
-	}
-	return a.Type
-}
-
-// inetAddrTypeDev is inet_addr_type_dev_table without l3mdev: the
-// address's type in the local table, counted only when the route found
-// is through d (its first nexthop's device); unicast otherwise.
-func (n *Netns) inetAddrTypeDev(addr uint32, d *Device) fibtrie.RouteType {
-	switch {
-	case addr>>24 == 0 || addr == 0xffffffff:
-		return fibtrie.TypeBroadcast
-	case addr>>28 == 0xe:
-		return fibtrie.TypeMulticast
-	}
-	if !n.fib.HasTable(fibtrie.TableLocal) {
-		return fibtrie.TypeBroadcast
-	}
-	a, errno := n.fibTableLookup(fibtrie.TableLocal, fibtrie.Flow{Dst: addr})
-	if errno != 0 || a.NexthopOIF(0) != int(d.ifindex) {
 		return fibtrie.TypeUnicast
 	}
 	return a.Type
