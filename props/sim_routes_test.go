@@ -117,7 +117,7 @@ var (
 var (
 	mpPairs = [][2]string{{"10.0.0.2", "i0"}, {"10.1.0.2", "i1"}, {"10.0.0.3", "i0"}, {"10.1.0.3", "i1"}, {"10.3.0.2", "v0"},
 		{"10.2.0.2", "i2"}}
-	mpOdd   = []string{"via 10.9.0.2 dev i0", "via 10.0.0.2 dev i1", "via 10.0.0.1 dev i0", "via 10.0.0.255 dev i0",
+	mpOdd = []string{"via 10.9.0.2 dev i0", "via 10.0.0.2 dev i1", "via 10.0.0.1 dev i0", "via 10.0.0.255 dev i0",
 		"via 10.1.0.2", "via 10.0.0.2", "dev i0", "dev i1", "dev v0", "dev i2", "dev nope", "via 10.9.0.2 dev i0 onlink",
 		"via 10.9.0.2 dev i1 onlink", "via 10.9.0.2 dev i2 onlink", "via 10.0.0.255 dev i0 onlink", "dev i0 onlink",
 		"via 10.9.0.2 onlink", "via 10.7.0.1 dev i2"}
