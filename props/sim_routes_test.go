@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -663,4 +664,38 @@ func TestSimRouteErrnos(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, routeLines, 12)
 	require.Equal(t, want, got)
+}
+
+// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip on
+// the sim target and checks its route lines against their comments: each
+// line marked "# expect ERRNO" refused with that errno, the others
+// accepted. (No root needed: the expectations are the kernel's, and
+// TestRegressionScriptsMatchKernel holds the scripts to the kernel.)
+func TestSimMultipathScriptExpectations(t *testing.T) {
+	files, err := filepath.Glob("testdata/multipath-*.ip")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		reqs, err := script.ParseString(string(src))
+		require.NoError(t, err)
+		lines := strings.Split(string(src), "\n")
+		want, got := map[int]string{}, map[int]string{}
+		tg := sim.New(sim.Options{Seed: 1, Sysctls: differ.NoIPv6})
+		for _, r := range reqs {
+			err := tg.Apply(context.Background(), r)
+			if errors.Is(err, sim.ErrNotModelled) {
+				t.Fatalf("%s line %d %q: %v", f, r.Line, r.Text, err)
+			}
+			if m := expectRE.FindStringSubmatch(lines[r.Line-1]); m != nil {
+				want[r.Line] = m[1]
+			}
+			if err != nil && strings.HasPrefix(r.Op.Verb(), "route ") {
+				got[r.Line] = rtnl.ErrnoName(rtnl.Errno(err))
+			}
+		}
+		tg.Close()
+		require.Equal(t, want, got, f)
+	}
 }
