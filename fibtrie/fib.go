@@ -535,6 +535,7 @@ func (f *FIB) Unmerge() {
 				continue
 			}
 			cp := *fa
+			cp.cloneMulti()
 			f.counters.AliasAllocs++
 			f.linkAlias(&cp)
 			ll, tp := lt.findNode(l.key)
