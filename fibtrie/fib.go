@@ -1,6 +1,10 @@
 package fibtrie
 
-import "github.com/rtnlsim/rtnlsim/uapi"
+import (
+	"slices"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
+)
 
 // hashSize is FIB_TABLE_HASHSZ with CONFIG_IP_MULTIPLE_TABLES: tables are
 // listed (in /proc too) by bucket id&255, newest first within a bucket.
@@ -30,6 +34,10 @@ type FIB struct {
 	// walk. Alias.at and Alias.oifAt are their places there.
 	all   []*Alias
 	byOIF map[int][]*Alias
+	// multi holds the aliases of two or more nexthops (IsMulti), which
+	// byOIF lists under their first nexthop's device only: the device
+	// events look at each of their nexthops.
+	multi []*Alias
 	// Freed nodes wait in limbo until the next insert or delete begins
 	// (no node of the trie is held then, the way RCU waits for readers),
 	// then go to spare, by bits, for the allocations to reuse: a
@@ -90,6 +98,9 @@ func (f *FIB) linkAlias(a *Alias) {
 	l := f.byOIF[a.OIF]
 	a.oifAt = int32(len(l))
 	f.byOIF[a.OIF] = append(l, a)
+	if a.IsMulti() {
+		f.multi = append(f.multi, a)
+	}
 }
 
 // unlinkAlias takes a freed alias out of all and byOIF (the last one of
@@ -107,6 +118,10 @@ func (f *FIB) unlinkAlias(a *Alias) {
 		delete(f.byOIF, a.OIF)
 	} else {
 		f.byOIF[a.OIF] = l[:len(l)-1]
+	}
+	if a.IsMulti() {
+		i := slices.Index(f.multi, a)
+		f.multi = slices.Delete(f.multi, i, i+1)
 	}
 }
 
@@ -323,8 +338,120 @@ func (f *FIB) MarkDead(pred func(*Alias) bool) int {
 func (f *FIB) SyncDownDev(oif int, force bool) int {
 	n := 0
 	for _, a := range f.byOIF[oif] {
-		if !a.Dead && (force || a.Scope != ScopeHost) {
+		if !a.Dead && (force || a.Scope != ScopeHost) && !a.IsMulti() {
 			f.markDead(a)
+			n++
+		}
+	}
+	return n + f.syncDownMulti(oif, EventDown)
+}
+
+// SyncDownDevUnregister is SyncDownDev(oif, true) for NETDEV_UNREGISTER:
+// a route of several nexthops dies as a whole when any of them is
+// through the device, however many others live.
+func (f *FIB) SyncDownDevUnregister(oif int) int {
+	return f.SyncDownDev(oif, true) + f.syncDownMulti(oif, EventUnregister)
+}
+
+// NetdevEvent is the device event fib_sync_down_dev handles.
+type NetdevEvent uint8
+
+const (
+	EventDown       NetdevEvent = iota // NETDEV_DOWN: the device's nexthops die
+	EventUnregister                    // NETDEV_UNREGISTER: their routes die
+	EventChange                        // NETDEV_CHANGE without carrier: LINKDOWN
+)
+
+// syncDownMulti is fib_sync_down_dev for the routes of several nexthops:
+// each live nexthop through oif gets DEAD and LINKDOWN (LINKDOWN alone on
+// EventChange); a route whose nexthops are all dead now (counting, for
+// EventChange, those that were DEAD before and those of oif) gets the
+// same flags itself, and a dead route is what the flush removes. On
+// EventUnregister a nexthop through oif counts as all of them. It
+// returns how many routes it marked dead or, for EventChange, linkdown.
+// Every nexthop of these routes has a scope below nowhere (a host-scope
+// route has one nexthop), so force does not matter.
+func (f *FIB) syncDownMulti(oif int, ev NetdevEvent) int {
+	n := 0
+	var dead []*Alias
+	for _, a := range f.multi {
+		if a.Dead || !usesDev(a, oif) {
+			continue
+		}
+		nhs := *a.Multi
+		count := 0
+		for i := range nhs {
+			nh := &nhs[i]
+			if nh.Dead {
+				count++
+			} else if nh.OIF == oif {
+				if ev != EventChange {
+					nh.Dead = true
+				}
+				nh.LinkDown = true
+				count++
+			}
+			if ev == EventUnregister && nh.OIF == oif {
+				count = len(nhs)
+				break
+			}
+		}
+		if count == len(nhs) {
+			a.LinkDown = true
+			if ev != EventChange {
+				dead = append(dead, a)
+			}
+			n++
+		}
+	}
+	for _, a := range dead {
+		f.markDead(a)
+	}
+	return n
+}
+
+func usesDev(a *Alias, oif int) bool {
+	for i := range *a.Multi {
+		if (*a.Multi)[i].OIF == oif {
+			return true
+		}
+	}
+	return false
+}
+
+// SyncUpMulti is fib_sync_up for the routes of several nexthops: the
+// nexthops through oif (whose device is up, with IPv4) lose DEAD (dead
+// true: NETDEV_UP, an address added) and LINKDOWN (linkDown true: with
+// carrier); a route with any nexthop then free of those flags loses them
+// itself. It returns how many routes it looked at that kept one alive.
+func (f *FIB) SyncUpMulti(oif int, dead, linkDown bool) int {
+	n := 0
+	for _, a := range f.multi {
+		if a.Dead || !usesDev(a, oif) {
+			continue
+		}
+		alive := 0
+		for i := range *a.Multi {
+			nh := &(*a.Multi)[i]
+			if !(dead && nh.Dead) && !(linkDown && nh.LinkDown) {
+				alive++
+				continue
+			}
+			if nh.OIF != oif {
+				continue
+			}
+			alive++
+			if dead {
+				nh.Dead = false
+			}
+			if linkDown {
+				nh.LinkDown = false
+			}
+		}
+		if alive > 0 {
+			if linkDown {
+				a.LinkDown = false
+			}
 			n++
 		}
 	}
@@ -350,12 +477,15 @@ func (f *FIB) SetLinkDown(pred func(*Alias) bool, down bool) int {
 func (f *FIB) SetLinkDownDev(oif int, down bool) int {
 	n := 0
 	for _, fa := range f.byOIF[oif] {
-		if fa.LinkDown != down && fa.Scope != ScopeHost {
+		if fa.LinkDown != down && fa.Scope != ScopeHost && !fa.IsMulti() {
 			fa.LinkDown = down
 			n++
 		}
 	}
-	return n
+	if down {
+		return n + f.syncDownMulti(oif, EventChange)
+	}
+	return n + f.SyncUpMulti(oif, false, true)
 }
 
 // Walk calls fn for the routes of one table in key order (then alias
@@ -405,6 +535,7 @@ func (f *FIB) Unmerge() {
 				continue
 			}
 			cp := *fa
+			cp.cloneMulti()
 			f.counters.AliasAllocs++
 			f.linkAlias(&cp)
 			ll, tp := lt.findNode(l.key)

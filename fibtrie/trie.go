@@ -736,6 +736,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 			t.fib.unlinkAlias(l.leaf[first])
 			touchLeaf(l)
 			l.leaf[first] = &Alias{Route: *r}
+			l.leaf[first].cloneMulti()
 			t.fib.linkAlias(l.leaf[first])
 			return true, nil
 		}
@@ -757,6 +758,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 	}
 	c.AliasAllocs++
 	fa := &Alias{Route: *r}
+	fa.cloneMulti()
 	t.fib.linkAlias(fa)
 	t.insertAlias(tp, l, fa, at, key)
 	return true, nil
@@ -851,12 +853,38 @@ func (t *trie) delete(r *Route) (*Alias, error) {
 			(r.Protocol == 0 || fa.Protocol == r.Protocol) &&
 			(r.Priority == 0 || fa.Priority == r.Priority) &&
 			(r.OIF == 0 || fa.OIF == r.OIF) &&
-			(r.Gateway == 0 || fa.Gateway == r.Gateway) {
+			(r.Gateway == 0 || fa.Gateway == r.Gateway) &&
+			(r.Multi == nil || r.OIF != 0 || r.Gateway != 0 || nexthopsMatch(&fa.Route, *r.Multi)) {
 			t.removeAlias(tp, l, j)
 			return fa, nil
 		}
 	}
 	return nil, uapi.ESRCH
+}
+
+// nexthopsMatch is fib_nh_match for a request with RTA_MULTIPATH and
+// no top-level device or gateway: the route's nexthops in order, each
+// against the request's entry of the same place, whose device and
+// gateway are compared when given (weight and flags never are). A
+// request with fewer entries than the route does not match; extra
+// entries are not looked at.
+func nexthopsMatch(fa *Route, req []Nexthop) bool {
+	nhs := fa.Nexthops()
+	if nhs == nil {
+		nhs = []Nexthop{{Gateway: fa.Gateway, OIF: fa.OIF}}
+	}
+	if len(req) < len(nhs) {
+		return false
+	}
+	for i := range nhs {
+		if req[i].OIF != 0 && req[i].OIF != nhs[i].OIF {
+			return false
+		}
+		if req[i].Gateway != 0 && req[i].Gateway != nhs[i].Gateway {
+			return false
+		}
+	}
+	return true
 }
 
 func prefixMismatch(key uint32, n *node) uint32 {
@@ -955,7 +983,8 @@ func (t *trie) lookupFlow(fl Flow) *Alias {
 				if fa.Type.IsError() {
 					return fa
 				}
-				if fa.Dead || (fl.OIF != 0 && fa.OIF != fl.OIF) {
+				if fa.Dead || (fl.OIF != 0 && fa.OIF != fl.OIF && fa.Multi == nil) ||
+					(fa.Multi != nil && fa.GoodNexthop(fl.OIF) < 0) {
 					continue
 				}
 				return fa

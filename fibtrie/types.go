@@ -106,17 +106,16 @@ const (
 // request, and what the trie stores in a leaf's alias list. Addresses are
 // IPv4 in host byte order (10.1.2.3 is 0x0a010203).
 type Route struct {
-	Dst      uint32
-	Len      uint8 // prefix length 0..32
-	Table    uint32
-	Type     RouteType
+	Dst  uint32
+	Len  uint8 // prefix length 0..32
+	Type RouteType
+	// Scope, TOS and the other small fields sit between the words so that
+	// Route stays 48 bytes and Alias 64 (one size class) with Multi.
 	Scope    Scope
 	TOS      uint8 // dsfield as ip route's "tos"
+	Table    uint32
 	Priority uint32
 	Protocol uint8
-	PrefSrc  uint32
-	Gateway  uint32
-	OIF      int
 	// NhScope is the nexthop's fib_nh_scope as fib_create_info sets it:
 	// for a gateway, the scope of the route the gateway resolved through
 	// (fib_check_nh_v4_gw: link for a connected network, host for a local
@@ -128,8 +127,51 @@ type Route struct {
 	NhScope Scope
 	// LinkDown is RTNH_F_LINKDOWN on the nexthop (its device has no
 	// carrier): state of the nexthop, not part of the route's identity
-	// (sameInfo and delete ignore it).
+	// (sameInfo and delete ignore it). On a route of two or more
+	// nexthops it is the route's own flag (fib_info's fib_flags).
 	LinkDown bool
+	PrefSrc  uint32
+	Gateway  uint32
+	OIF      int
+	// Multi is the nexthop list of a route made with RTA_MULTIPATH, in
+	// order; nil for any other route, so plain routes pay one pointer.
+	// Gateway, OIF and NhScope are its first nexthop's. A list of one is
+	// a plain route but for its weight and onlink: its state lives in the
+	// Route's own fields. In a delete request its entries' zero fields
+	// match anything.
+	Multi *[]Nexthop
+}
+
+// Nexthop is one fib_nh of a multipath route.
+type Nexthop struct {
+	Gateway uint32 // 0: none
+	OIF     int    // the device, resolved from the gateway when not given
+	Weight  uint16 // 1..256
+	Scope   Scope  // fib_nh_scope, as NhScope
+	Onlink  bool   // RTNH_F_ONLINK, part of the identity
+	// Dead and LinkDown are RTNH_F_DEAD and RTNH_F_LINKDOWN: state, not
+	// identity.
+	Dead, LinkDown bool
+}
+
+// IsMulti reports whether r has two or more nexthops: only such a route
+// keeps state per nexthop and is dumped with RTA_MULTIPATH.
+func (r *Route) IsMulti() bool { return r.Multi != nil && len(*r.Multi) > 1 }
+
+// Nexthops returns r's nexthop list, or nil for a plain route.
+func (r *Route) Nexthops() []Nexthop {
+	if r.Multi == nil {
+		return nil
+	}
+	return *r.Multi
+}
+
+// cloneMulti gives r a copy of its nexthop list, for an alias to own.
+func (r *Route) cloneMulti() {
+	if r.Multi != nil {
+		l := append([]Nexthop(nil), *r.Multi...)
+		r.Multi = &l
+	}
 }
 
 func (r Route) String() string {
@@ -148,6 +190,32 @@ type Alias struct {
 	at, oifAt int32
 }
 
+// GoodNexthop is the first nexthop a lookup may take
+// (fib_lookup_good_nhc): not dead, and through device oif when oif is
+// not 0; -1 when there is none. A plain route's one nexthop is 0.
+func (a *Alias) GoodNexthop(oif int) int {
+	if !a.IsMulti() {
+		if oif != 0 && a.OIF != oif {
+			return -1
+		}
+		return 0
+	}
+	for i, nh := range *a.Multi {
+		if !nh.Dead && (oif == 0 || nh.OIF == oif) {
+			return i
+		}
+	}
+	return -1
+}
+
+// NexthopOIF is the device of nexthop i (GoodNexthop's answer).
+func (a *Alias) NexthopOIF(i int) int {
+	if a.IsMulti() {
+		return (*a.Multi)[i].OIF
+	}
+	return a.OIF
+}
+
 // slen is the kernel's fa_slen: the number of host bits.
 func (a *Alias) slen() uint8 { return 32 - a.Len }
 
@@ -159,7 +227,32 @@ func (a *Alias) slen() uint8 { return 32 - a.Len }
 func sameInfo(a *Alias, r *Route) bool {
 	return a.Type == r.Type && a.Scope == r.Scope && a.Priority == r.Priority &&
 		a.Protocol == r.Protocol && a.PrefSrc == r.PrefSrc && a.Gateway == r.Gateway &&
-		a.OIF == r.OIF && a.NhScope == r.NhScope && a.Table == r.Table
+		a.OIF == r.OIF && a.NhScope == r.NhScope && a.Table == r.Table &&
+		(a.Multi == nil && r.Multi == nil || sameNexthops(&a.Route, r))
+}
+
+// sameNexthops is nh_comp past the first nexthop's device, gateway and
+// scope (which the Route's own fields hold): the count, then per
+// nexthop the device, gateway, scope, weight and onlink, in order. A
+// plain route is one nexthop of weight 1.
+func sameNexthops(a, b *Route) bool {
+	na, nb := a.Nexthops(), b.Nexthops()
+	if na == nil {
+		na = []Nexthop{{Gateway: a.Gateway, OIF: a.OIF, Scope: a.NhScope, Weight: 1}}
+	}
+	if nb == nil {
+		nb = []Nexthop{{Gateway: b.Gateway, OIF: b.OIF, Scope: b.NhScope, Weight: 1}}
+	}
+	if len(na) != len(nb) {
+		return false
+	}
+	for i := range na {
+		x, y := &na[i], &nb[i]
+		if x.Gateway != y.Gateway || x.OIF != y.OIF || x.Scope != y.Scope || x.Weight != y.Weight || x.Onlink != y.Onlink {
+			return false
+		}
+	}
+	return true
 }
 
 // Options select historical behaviour. The zero value is Linux 6.18.

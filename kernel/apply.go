@@ -647,6 +647,28 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 		}
 		m.Attributes.OutIface = idx
 	}
+	// RTA_MULTIPATH as parse_nexthops builds it: per group a rtnexthop
+	// (flags, hops = weight-1, ifindex) and its RTA_GATEWAY.
+	for _, nh := range r.Nexthops {
+		var hop rtnetlink.NextHop
+		if nh.Dev != "" {
+			idx, err := t.ifindex(nh.Dev)
+			if err != nil {
+				return err
+			}
+			hop.Hop.IfIndex = idx
+		}
+		if nh.Weight > 0 {
+			hop.Hop.Hops = uint8(nh.Weight - 1)
+		}
+		if nh.Onlink {
+			hop.Hop.Flags |= unix.RTNH_F_ONLINK
+		}
+		if nh.Via.IsValid() {
+			hop.Gateway = ipOf(nh.Via)
+		}
+		m.Attributes.Multipath = append(m.Attributes.Multipath, hop)
+	}
 	b, err := m.MarshalBinary()
 	if err != nil {
 		return err

@@ -372,10 +372,37 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	if m, ok := r.attrs.u32(unix.RTA_PRIORITY); ok {
 		out.Metric = &m
 	}
+	if b, ok := r.attrs[unix.RTA_MULTIPATH]; ok {
+		out.Nexthops = nexthopsOf(b, c)
+	}
 	if p, ok := r.attrs.u8(unix.RTA_PREF); ok {
 		out.Pref = rtnl.RoutePref(p)
 	}
 	return out, true
+}
+
+// nexthopsOf reads RTA_MULTIPATH (struct rtnexthop, each followed by its
+// attributes) as print_rta_multipath prints it: the gateway, the device,
+// the weight (rtnh_hops+1) and the nexthop's flags.
+func nexthopsOf(b []byte, c linkCache) []rtnl.NexthopEntry {
+	out := []rtnl.NexthopEntry{}
+	for len(b) >= unix.SizeofRtNexthop {
+		n := int(nativeEndian.Uint16(b[0:2]))
+		if n < unix.SizeofRtNexthop || n > len(b) {
+			break
+		}
+		nh := rtnl.NexthopEntry{Weight: int(b[3]) + 1, Flags: rtnl.RouteFlags(uint32(b[2]))}
+		at := attrTableOf(b[unix.SizeofRtNexthop:n])
+		if g, ok := at.addr(unix.RTA_GATEWAY); ok {
+			nh.Gateway = g.String()
+		}
+		if idx := nativeEndian.Uint32(b[4:8]); idx != 0 {
+			nh.Dev = c.nameOf(idx)
+		}
+		out = append(out, nh)
+		b = b[min((n+3)&^3, len(b)):]
+	}
+	return out
 }
 
 // State reads back links, addresses, routes and the FIB text, in the

@@ -184,6 +184,13 @@ func ipEdgeLine() gopter.Gen {
 		"link set dev v0 address 02:00:00:00:00:00:07",
 		"link set group 7 address 02:00:00:00:00",
 		"link add x0 address 02:00:00:00:00 type ifb",
+		"route add 10.9.0.0/16 nexthop via 10.0.0.2 dev i0 weight 3 nexthop via 10.0.1.2 dev i1",
+		"route add 10.9.0.0/16 proto static metric 5 nexthop via 10.0.0.2 nexthop dev i1 weight 256",
+		"route append 10.9.0.0/16 nexthop via 10.0.0.2 dev i0 nexthop via 10.0.1.2 dev i1 weight 2",
+		"route del 10.9.0.0/16 nexthop via 10.0.0.2 nexthop via 10.0.1.2",
+		"route add 10.8.0.0/16 nexthop via 10.77.0.2 dev i0 onlink nexthop via 10.0.1.2",
+		"route replace 10.8.0.0/16 nexthop via 10.0.0.2 dev i0 weight 7",
+		"route del 10.8.0.0/16 nexthop dev i0 nexthop nexthop",
 	})
 }
 
@@ -196,7 +203,10 @@ func ipAbortLine() gopter.Gen {
 		"link set i0 group 2147483648",
 		"link set group 2147483648 down",
 		"link del group 4294967295",
-		"link set mv0 master br1", // no such master: iproute2 exits
+		"link set mv0 master br1",                                    // no such master: iproute2 exits
+		"route add 10.9.0.0/16 nexthop via 10.0.0.2 dev i0 metric 5", // a route option after a nexthop
+		"route add 10.9.0.0/16 nexthop dev i0 weight 257",
+		"route add 10.9.0.0/16 nexthop dev nope nexthop dev i1", // no such device: iproute2 exits
 	})
 }
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -107,8 +109,224 @@ var (
 		"addr add 10.9.0.1/24 dev i1", "addr add 10.9.0.1/24 dev i2", "addr add 10.0.0.9/24 dev i0",
 		"addr del 10.0.0.1/24 dev i0", "addr del 10.1.0.1/24 dev i1", "addr add 10.0.0.1/24 dev i0",
 		"addr del 10.9.0.1/24 dev i1", "addr add 10.7.0.1/32 dev i2", "link set i2 mtu 60", "link set i2 mtu 1500",
-		"link del i2", "link del v1"}
+		"link del i2", "link del v1", "link del i1"}
 )
+
+// Pools of the multipath lines: the gateway of each nexthop with the
+// device it is on (i2 is down, v0 without carrier), and the nexthops
+// that fail or stretch the checks.
+var (
+	mpPairs = [][2]string{{"10.0.0.2", "i0"}, {"10.1.0.2", "i1"}, {"10.0.0.3", "i0"}, {"10.1.0.3", "i1"}, {"10.3.0.2", "v0"},
+		{"10.2.0.2", "i2"}}
+	mpOdd = []string{"via 10.9.0.2 dev i0", "via 10.0.0.2 dev i1", "via 10.0.0.1 dev i0", "via 10.0.0.255 dev i0",
+		"via 10.1.0.2", "via 10.0.0.2", "dev i0", "dev i1", "dev v0", "dev i2", "dev nope", "via 10.9.0.2 dev i0 onlink",
+		"via 10.9.0.2 dev i1 onlink", "via 10.9.0.2 dev i2 onlink", "via 10.0.0.255 dev i0 onlink", "dev i0 onlink",
+		"via 10.9.0.2 onlink", "via 10.7.0.1 dev i2"}
+	mpDsts = []string{"10.5.0.0/16", "10.5.0.0/16", "10.6.0.0/16", "10.6.0.0/16", "default", "10.5.1.0/24", "172.16.0.0/12"}
+	// mpCommon is the multipath route the lines make most often, so
+	// that deletes and appends meet it.
+	mpCommon = [][2]string{mpPairs[0], mpPairs[1]}
+)
+
+// mpBranchHits counts the branches of the multipath generators while
+// TestMultipathGenTakesEveryBranch runs (nil otherwise).
+var mpBranchHits map[string]int
+
+func mpHit(branch string) {
+	if mpBranchHits != nil {
+		mpBranchHits[branch]++
+	}
+}
+
+// mpGenBranches are the branches TestMultipathGenTakesEveryBranch wants
+// taken.
+var mpGenBranches = []string{
+	"mp add", "mp replace", "mp append", "mp prepend", "mp change", "mp type", "mp table", "mp metric", "mp src",
+	"mp proto", "mp scope", "mp top-level dev", "mp top-level via", "mp one nexthop", "mp two nexthops",
+	"mp three nexthops", "mp common pair", "mp gateway on its device", "mp odd nexthop", "mp weight",
+	"mp del prefix alone", "mp del first gateway", "mp del first dev", "mp del second gateway", "mp del same list",
+	"mp del same list other weights", "mp del fewer", "mp del more", "mp del reversed", "mp del other list",
+	"mp del list without devices", "mp del metric",
+}
+
+// mpNexthops makes n nexthop groups: the common pair now and then,
+// otherwise gateways on their devices, with or without the device, and
+// odd ones (off-subnet, on the wrong device, broadcast, down or missing
+// devices, onlink); some with weights.
+func mpNexthops(r *rand.Rand, n int) []string {
+	var out []string
+	common := n >= 2 && r.IntN(2) == 0
+	if common {
+		mpHit("mp common pair")
+	}
+	for i := range n {
+		var nh string
+		switch {
+		case common && i < 2:
+			nh = "via " + mpCommon[i][0] + " dev " + mpCommon[i][1]
+		case r.IntN(6) != 0:
+			mpHit("mp gateway on its device")
+			p := mpPairs[r.IntN(len(mpPairs))]
+			nh = "via " + p[0] + " dev " + p[1]
+			if r.IntN(6) == 0 {
+				nh = "via " + p[0]
+			}
+		default:
+			mpHit("mp odd nexthop")
+			nh = pick(r, mpOdd)
+		}
+		if r.IntN(3) == 0 {
+			mpHit("mp weight")
+			nh += " weight " + pick(r, []string{"1", "2", "3", "256"})
+		}
+		out = append(out, "nexthop "+nh)
+	}
+	return out
+}
+
+// simMultipathLine makes a multipath route line: add, replace, append,
+// prepend or change with route options before the nexthops, or a
+// delete by prefix alone, by the first nexthop's gateway or device, or
+// with a nexthop list that is the route's, shorter, longer, reversed or
+// another.
+func simMultipathLine(r *rand.Rand) string {
+	chance := func(n int) bool { return r.IntN(n) == 0 }
+	verb := pick(r, []string{"add", "add", "add", "add", "replace", "append", "append", "prepend", "change",
+		"del", "del", "del", "del"})
+	parts := []string{"route", verb}
+	if verb == "del" {
+		parts = append(parts, pick(r, mpDsts[:4]))
+		if chance(8) {
+			mpHit("mp del metric")
+			parts = append(parts, "metric", pick(r, []string{"5", "10"}))
+		}
+		switch r.IntN(11) {
+		case 0:
+			mpHit("mp del prefix alone")
+		case 1:
+			mpHit("mp del first gateway")
+			parts = append(parts, "via", mpCommon[0][0])
+		case 2:
+			mpHit("mp del first dev")
+			parts = append(parts, "dev", mpCommon[0][1])
+		case 3:
+			mpHit("mp del second gateway")
+			parts = append(parts, "via", mpCommon[1][0])
+		case 4, 5:
+			mpHit("mp del same list")
+			parts = append(parts, "nexthop via", mpCommon[0][0], "dev", mpCommon[0][1],
+				"nexthop via", mpCommon[1][0], "dev", mpCommon[1][1])
+		case 6:
+			mpHit("mp del same list other weights")
+			parts = append(parts, "nexthop via", mpCommon[0][0], "weight 7", "nexthop via", mpCommon[1][0], "weight 9")
+		case 7:
+			mpHit("mp del fewer")
+			parts = append(parts, "nexthop via", mpCommon[0][0], "dev", mpCommon[0][1])
+		case 8:
+			mpHit("mp del more")
+			parts = append(parts, "nexthop via", mpCommon[0][0], "nexthop via", mpCommon[1][0], "nexthop dev i0")
+		case 9:
+			mpHit("mp del reversed")
+			parts = append(parts, "nexthop via", mpCommon[1][0], "nexthop via", mpCommon[0][0])
+		default:
+			if chance(2) {
+				mpHit("mp del list without devices")
+				parts = append(parts, "nexthop dev", mpCommon[0][1], "nexthop dev", mpCommon[1][1])
+			} else {
+				mpHit("mp del other list")
+				parts = append(parts, mpNexthops(r, 2+r.IntN(2))...)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	mpHit("mp " + verb)
+	if chance(20) {
+		mpHit("mp type")
+		parts = append(parts, pick(r, []string{"blackhole", "local", "unicast"}))
+	}
+	parts = append(parts, pick(r, mpDsts))
+	if chance(6) {
+		mpHit("mp table")
+		parts = append(parts, "table", pick(r, []string{"main", "100"}))
+	}
+	if chance(5) {
+		mpHit("mp metric")
+		parts = append(parts, "metric", pick(r, []string{"5", "10"}))
+	}
+	if chance(8) {
+		mpHit("mp src")
+		parts = append(parts, "src", pick(r, rtSrcs))
+	}
+	if chance(8) {
+		mpHit("mp proto")
+		parts = append(parts, "proto", pick(r, []string{"static", "kernel"}))
+	}
+	if chance(12) {
+		mpHit("mp scope")
+		parts = append(parts, "scope", pick(r, []string{"link", "host", "global"}))
+	}
+	if chance(15) {
+		mpHit("mp top-level dev")
+		parts = append(parts, "dev", pick(r, []string{"i0", "i1"}))
+	}
+	if chance(15) {
+		mpHit("mp top-level via")
+		parts = append(parts, "via", pick(r, []string{"10.0.0.2", "10.1.0.2"}))
+	}
+	n := 2
+	switch r.IntN(8) {
+	case 0:
+		mpHit("mp one nexthop")
+		n = 1
+	case 1, 2:
+		mpHit("mp three nexthops")
+		n = 3
+	default:
+		mpHit("mp two nexthops")
+	}
+	parts = append(parts, mpNexthops(r, n)...)
+	return strings.Join(parts, " ")
+}
+
+// TestMultipathGenTakesEveryBranch generates, from a fixed seed, as many
+// scripts as TestSimRoutesMatchKernel runs by default, and fails when a
+// branch of the multipath generators (mpGenBranches) is never taken, or
+// one is taken that the list does not name. It needs no kernel.
+func TestMultipathGenTakesEveryBranch(t *testing.T) {
+	mpBranchHits = map[string]int{}
+	defer func() { mpBranchHits = nil }()
+	const scripts = 13 * simRoutesBatch
+	g := routeScriptGen(8, 24)
+	p := gopter.DefaultGenParameters().WithSize(100)
+	p.Rng.Seed(20261130)
+	mpLines := 0
+	for range scripts {
+		v, ok := g(p).Retrieve()
+		if !ok {
+			t.Fatal("the generator gave no script")
+		}
+		lines := v.([]string)
+		if _, err := script.ParseString(strings.Join(lines, "\n") + "\n"); err != nil {
+			t.Fatalf("generated script does not parse: %v", err)
+		}
+		for _, l := range lines {
+			if strings.Contains(l, "nexthop") {
+				mpLines++
+			}
+		}
+	}
+	for _, b := range mpGenBranches {
+		if mpBranchHits[b] == 0 {
+			t.Errorf("branch %q never taken in %d scripts", b, scripts)
+		}
+	}
+	for b := range mpBranchHits {
+		if !slices.Contains(mpGenBranches, b) {
+			t.Errorf("branch %q taken but not in mpGenBranches", b)
+		}
+	}
+	t.Logf("%d multipath lines in %d scripts; branches: %v", mpLines, scripts, mpBranchHits)
+}
 
 // simRouteLine makes a route add/replace/append/prepend/del line from r.
 func simRouteLine(r *rand.Rand) string {
@@ -192,8 +410,10 @@ func routeScriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.UInt64().Map(func(v uint64) string {
 		r := rand.New(rand.NewPCG(v, v>>7))
 		switch n := r.IntN(20); {
-		case n < 14:
+		case n < 11:
 			return simRouteLine(r)
+		case n < 14:
+			return simMultipathLine(r)
 		case n < 16:
 			return pick(r, rtFlush)
 		default:
@@ -374,6 +594,19 @@ func simRoutesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 		if r := e.Object.(rtnl.RouteEntry); len(r.Flags) > 0 {
 			seen["linkdown"]++
 		}
+		if r := e.Object.(rtnl.RouteEntry); len(r.Nexthops) > 0 {
+			seen["multipath "+e.Type]++
+		}
+	}
+	for _, r := range kRes.Routes {
+		if len(r.Nexthops) > 0 {
+			seen["multipath route at the end"]++
+		}
+		for _, nh := range r.Nexthops {
+			for _, f := range nh.Flags {
+				seen["nexthop "+f]++
+			}
+		}
 	}
 	mu.Unlock()
 	if d := compare.Errnos(sRes.Errors, kRes.Errors); d != "" {
@@ -431,4 +664,38 @@ func TestSimRouteErrnos(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, routeLines, 12)
 	require.Equal(t, want, got)
+}
+
+// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip on
+// the sim target and checks its route lines against their comments: each
+// line marked "# expect ERRNO" refused with that errno, the others
+// accepted. (No root needed: the expectations are the kernel's, and
+// TestRegressionScriptsMatchKernel holds the scripts to the kernel.)
+func TestSimMultipathScriptExpectations(t *testing.T) {
+	files, err := filepath.Glob("testdata/multipath-*.ip")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		reqs, err := script.ParseString(string(src))
+		require.NoError(t, err)
+		lines := strings.Split(string(src), "\n")
+		want, got := map[int]string{}, map[int]string{}
+		tg := sim.New(sim.Options{Seed: 1, Sysctls: differ.NoIPv6})
+		for _, r := range reqs {
+			err := tg.Apply(context.Background(), r)
+			if errors.Is(err, sim.ErrNotModelled) {
+				t.Fatalf("%s line %d %q: %v", f, r.Line, r.Text, err)
+			}
+			if m := expectRE.FindStringSubmatch(lines[r.Line-1]); m != nil {
+				want[r.Line] = m[1]
+			}
+			if err != nil && strings.HasPrefix(r.Op.Verb(), "route ") {
+				got[r.Line] = rtnl.ErrnoName(rtnl.Errno(err))
+			}
+		}
+		tg.Close()
+		require.Equal(t, want, got, f)
+	}
 }

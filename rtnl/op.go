@@ -191,6 +191,17 @@ type Route struct {
 	Metric      *uint32
 	Src         netip.Addr
 	TOS         uint8 // `tos`/`dsfield`, hex as iproute2 reads it
+	// Nexthops are the `nexthop` groups (RTA_MULTIPATH), in order; nil
+	// for a route without them.
+	Nexthops []Nexthop
+}
+
+// Nexthop is one `nexthop via ADDR dev NAME weight N onlink` group.
+type Nexthop struct {
+	Via    netip.Addr // invalid: none
+	Dev    string     // "": none
+	Weight int        // 1..256; 0: not given (the kernel's 1)
+	Onlink bool
 }
 
 // RouteAdd is `route add`, exclusive create.

@@ -84,9 +84,19 @@ type RouteEntry struct {
 	Prefsrc  string   `json:"prefsrc,omitempty"`
 	Metric   *uint32  `json:"metric,omitempty"`
 	Flags    []string `json:"flags"`
-	Pref     string   `json:"pref,omitempty"`
+	// Nexthops are RTA_MULTIPATH's, for a route of two or more.
+	Nexthops []NexthopEntry `json:"nexthops,omitempty"`
+	Pref     string         `json:"pref,omitempty"`
 	// Family is 4 or 6 (rtm_family), which ip -j does not print.
 	Family int `json:"-"`
+}
+
+// NexthopEntry is one element of a route's "nexthops" in `ip -j route`.
+type NexthopEntry struct {
+	Gateway string   `json:"gateway,omitempty"`
+	Dev     string   `json:"dev,omitempty"`
+	Weight  int      `json:"weight"`
+	Flags   []string `json:"flags"`
 }
 
 // NetnsState is the state of a namespace a script named.

@@ -175,6 +175,25 @@ func RouteText(r RouteEntry) string {
 	}
 	parts = append(parts, r.Flags...)
 	add("pref", r.Pref)
+	line := strings.Join(parts, " ")
+	for _, nh := range r.Nexthops {
+		line += "\n\t" + NexthopText(nh)
+	}
+	return line
+}
+
+// NexthopText is one nexthop line of a multipath route, as `ip route`
+// prints it under the route (without the leading tab).
+func NexthopText(nh NexthopEntry) string {
+	parts := []string{"nexthop"}
+	if nh.Gateway != "" {
+		parts = append(parts, "via", nh.Gateway)
+	}
+	if nh.Dev != "" {
+		parts = append(parts, "dev", nh.Dev)
+	}
+	parts = append(parts, "weight", fmt.Sprint(nh.Weight))
+	parts = append(parts, nh.Flags...)
 	return strings.Join(parts, " ")
 }
 

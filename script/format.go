@@ -368,6 +368,23 @@ func (l *line) route(r rtnl.Route) {
 	if r.TOS != 0 {
 		l.add("tos", fmt.Sprintf("0x%02x", r.TOS))
 	}
+	// The nexthop groups last: iproute2 reads nothing else after them.
+	for _, nh := range r.Nexthops {
+		l.add("nexthop")
+		if nh.Via.IsValid() {
+			l.add("via", nh.Via.String())
+		}
+		if nh.Dev != "" {
+			l.add("dev")
+			l.word(nh.Dev)
+		}
+		if nh.Weight != 0 {
+			l.add("weight", strconv.Itoa(nh.Weight))
+		}
+		if nh.Onlink {
+			l.add("onlink")
+		}
+	}
 }
 
 func (l *line) rule(verb string, r rtnl.Rule) {

@@ -40,6 +40,9 @@ var fuzzSeeds = []string{
 	"link del dev 'a\\'",
 	"sysctl net.ipv4.conf.all.promote_secondaries=2",
 	"link add name 'x\"y' type dummy\nlink del list \"'a\" b\\ c",
+	"route add 10.9.0.0/16 metric 5 nexthop via 10.0.0.2 dev i0 weight 3 nexthop dev i1 onlink",
+	"route del default nexthop nexthop via inet 10.0.0.2",
+	"route add 10.9.0.0/16 nexthop via 10.0.0.2 metric 5",
 }
 
 func FuzzParse(f *testing.F) {

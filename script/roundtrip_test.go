@@ -256,6 +256,25 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 	if r.Intn(3) == 0 {
 		rt.Src = genAddr(r, f)
 	}
+	if f == 4 && r.Intn(3) == 0 {
+		for range 1 + r.Intn(3) {
+			var nh rtnl.Nexthop
+			if r.Intn(3) != 0 {
+				nh.Via = genAddr(r, 4)
+			}
+			if r.Intn(2) == 0 {
+				nh.Dev = genName(r)
+			}
+			if r.Intn(2) == 0 {
+				nh.Weight = 1 + r.Intn(256)
+			}
+			nh.Onlink = r.Intn(4) == 0
+			if nh == (rtnl.Nexthop{}) {
+				nh.Weight = 1 // a bare "nexthop" cannot end the line
+			}
+			rt.Nexthops = append(rt.Nexthops, nh)
+		}
+	}
 	return rt
 }
 

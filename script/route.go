@@ -60,7 +60,7 @@ var routeKeywords = newKwTable([]kw{
 	{"reordering", true, ""}, {"rtt", false, ""}, {"rto_min", true, ""}, {"window", false, ""},
 	{"cwnd", false, ""}, {"initcwnd", false, ""}, {"initrwnd", false, ""}, {"features", false, ""},
 	{"quickack", false, ""}, {"congctl", false, ""}, {"rttvar", false, ""}, {"ssthresh", false, ""},
-	{"realms", true, ""}, {"onlink", false, ""}, {"nexthop", false, ""}, {"nhid", false, ""},
+	{"realms", true, ""}, {"onlink", false, ""}, {"nexthop", false, "nexthop"}, {"nhid", false, ""},
 	{"protocol", true, "proto"}, {"table", true, "table"}, {"vrf", true, ""},
 	{"dev", false, "dev"}, {"oif", false, "dev"}, {"pref", false, ""}, {"encap", false, ""},
 	{"ttl-propagate", false, ""}, {"fastopen_no_cookie", false, ""}, {"lock", false, ""},
@@ -214,6 +214,14 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			}
 			m := uint32(v)
 			r.Metric = &m
+		case ok && k.id == "nexthop":
+			// The nexthop groups end the line: iproute2 reads no route
+			// option after them.
+			nhs, err := parseNexthops(p)
+			if err != nil {
+				return r, err
+			}
+			r.Nexthops = nhs
 		default:
 			// [to] [TYPE] PREFIX
 			if w == "to" {
@@ -278,6 +286,9 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	if fam == 0 && srcWord != "" {
 		fam = familyOf(r.Src)
 	}
+	if fam == 0 && len(r.Nexthops) > 0 && r.Nexthops[0].Via.IsValid() {
+		fam = familyOf(r.Nexthops[0].Via)
+	}
 	if fam == 0 {
 		fam = 4
 	}
@@ -293,7 +304,88 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	if srcWord != "" && familyOf(r.Src) != fam {
 		return r, errf(srcWord, "source address family differs from the route's (IPv%d)", fam)
 	}
+	if len(r.Nexthops) > 0 {
+		if fam == 6 {
+			return r, errf("nexthop", "IPv6 multipath routes are not supported")
+		}
+		for _, nh := range r.Nexthops {
+			if nh.Via.IsValid() && familyOf(nh.Via) != fam {
+				return r, errf(nh.Via.String(), "IPv6 nexthops (multipath) are not supported")
+			}
+		}
+	}
 	return r, nil
+}
+
+// parseNexthops is parse_nexthops: the words after the first "nexthop",
+// each group `nexthop [via ADDR] [dev NAME] [weight 1..256] [onlink]`, up
+// to the end of the line.
+func parseNexthops(p *words) ([]rtnl.Nexthop, *LineError) {
+	var nhs []rtnl.Nexthop
+	w := "nexthop"
+	for {
+		if !p.more() {
+			return nil, errf(w, `unexpected end of line after "nexthop"`)
+		}
+		var nh rtnl.Nexthop
+		seen := keywords{}
+		for p.more() {
+			k := p.peek()
+			if k == "nexthop" {
+				break
+			}
+			p.take()
+			switch k {
+			case "via":
+				s, err := p.arg(k)
+				if err != nil {
+					return nil, err
+				}
+				if s == "inet" || s == "inet6" {
+					if s, err = p.arg("via " + s); err != nil {
+						return nil, err
+					}
+				}
+				a, ok := parseAddr(s)
+				if !ok {
+					return nil, errf(s, "invalid gateway address")
+				}
+				if err := seen.once("via", s); err != nil {
+					return nil, err
+				}
+				nh.Via = a
+			case "dev":
+				n, err := p.name(k)
+				if err != nil {
+					return nil, err
+				}
+				if err := seen.once("dev", n); err != nil {
+					return nil, err
+				}
+				nh.Dev = n
+			case "weight":
+				v, err := p.numberOnce("weight", 1, 256, seen.once)
+				if err != nil {
+					return nil, err
+				}
+				nh.Weight = int(v)
+			case "onlink":
+				nh.Onlink = true
+			case "realms", "encap", "as":
+				return nil, errf(k, "not supported in a nexthop")
+			default:
+				if matches(k, "realms") {
+					return nil, errf(k, "not supported in a nexthop")
+				}
+				return nil, errf(k, `"nexthop" or end of line is expected instead of %q`, k)
+			}
+		}
+		nhs = append(nhs, nh)
+		if !p.more() {
+			return nhs, nil
+		}
+		w = p.take() // "nexthop"
+	}
 }
 
 // parseRouteFlush is iproute_list_flush_or_save's selector for flush.

@@ -78,7 +78,9 @@ func (n *Netns) fibFlush(announce func(*fibtrie.Alias) bool) {
 	}
 	n.fib.FlushEach(nil, func(a *fibtrie.Alias) {
 		if announce(a) {
-			n.routeEvent("RTM_DELROUTE", a.Route)
+			// A multipath route dumps its fib_info's flags: DEAD too.
+			r := n.renderRouteDead(a.Route, a.IsMulti())
+			n.send("RTM_DELROUTE", "inet", func() any { return r })
 		}
 	})
 }
@@ -317,11 +319,30 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 
 // fibDisableIP is fib_disable_ip: the device's nexthops die (on
 // NETDEV_DOWN host-scope ones stay; force takes them too), and a flush
-// removes them if any died.
+// removes the routes left with no live nexthop.
 func (n *Netns) fibDisableIP(d *Device, force bool) {
 	if n.fib.SyncDownDev(int(d.ifindex), force) > 0 {
 		n.fibFlush(nil)
 	}
+}
+
+// fibDisableIPUnregister is fib_disable_ip on NETDEV_UNREGISTER: as
+// with force, and a multipath route with any nexthop through the
+// device goes as a whole.
+func (n *Netns) fibDisableIPUnregister(d *Device) {
+	if n.fib.SyncDownDevUnregister(int(d.ifindex)) > 0 {
+		n.fibFlush(nil)
+	}
+}
+
+// fibSyncUp is fib_sync_up(dev, RTNH_F_DEAD) (NETDEV_UP, an address
+// added): for an up device with IPv4, its multipath nexthops live again,
+// and lose LINKDOWN too when it has carrier.
+func (n *Netns) fibSyncUp(d *Device) {
+	if !d.Up() || d.in == nil {
+		return
+	}
+	n.fib.SyncUpMulti(int(d.ifindex), true, d.carrier)
 }
 
 // fibNetdevUp is fib_netdev_event's NETDEV_UP: every address's routes
@@ -333,6 +354,7 @@ func (n *Netns) fibNetdevUp(d *Device) {
 	for ifa := d.in.head; ifa != nil; ifa = ifa.next {
 		n.fibAddIfaddr(d, ifa)
 	}
+	n.fibSyncUp(d)
 }
 
 // fibNetdevChange is fib_netdev_event's NETDEV_CHANGE: with carrier the
@@ -351,17 +373,64 @@ func (n *Netns) routeEvent(typ string, r fibtrie.Route) {
 }
 
 // renderRoute is fib_dump_info as `ip -j route` prints it.
-func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry {
+func (n *Netns) renderRoute(r fibtrie.Route) rtnl.RouteEntry { return n.renderRouteDead(r, false) }
+
+// devName is a nexthop device's name as iproute2 prints it.
+func (n *Netns) devName(oif int) string {
+	if d := n.ByIndex(uint32(oif)); d != nil {
+		return d.name
+	}
+	return fmt.Sprintf("if%d", oif)
+}
+
+// renderRouteDead is renderRoute for a route whose fib_info may be DEAD
+// (dead): a multipath route's rtm_flags are the fib_info's flags, and
+// RTA_MULTIPATH has each nexthop's gateway, device, weight and flags; a
+// route of one nexthop has that nexthop's flags and no weight.
+func (n *Netns) renderRouteDead(r fibtrie.Route, dead bool) rtnl.RouteEntry {
 	var flags uint32
 	if r.LinkDown {
 		flags |= uapi.RTNH_F_LINKDOWN
 		// fib_nexthop_info: a linkdown nexthop whose device ignores
-		// such routes is shown dead too.
-		if n.ignoreLinkdown(n.ByIndex(uint32(r.OIF))) {
+		// such routes is shown dead too (a multipath route's own flags
+		// are its fib_info's: each nexthop gets this below).
+		if !r.IsMulti() && n.ignoreLinkdown(n.ByIndex(uint32(r.OIF))) {
 			flags |= uapi.RTNH_F_DEAD
 		}
 	}
+	if dead {
+		flags |= uapi.RTNH_F_DEAD
+	}
+	if nhs := r.Nexthops(); len(nhs) == 1 && nhs[0].Onlink {
+		flags |= uapi.RTNH_F_ONLINK
+	}
 	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Family: 4}
+	if r.IsMulti() {
+		for _, nh := range *r.Multi {
+			var f uint32
+			if nh.Dead {
+				f |= uapi.RTNH_F_DEAD
+			}
+			if nh.Onlink {
+				f |= uapi.RTNH_F_ONLINK
+			}
+			if nh.LinkDown {
+				f |= uapi.RTNH_F_LINKDOWN
+				if n.ignoreLinkdown(n.ByIndex(uint32(nh.OIF))) {
+					f |= uapi.RTNH_F_DEAD
+				}
+			}
+			e := rtnl.NexthopEntry{Weight: int(nh.Weight), Flags: rtnl.RouteFlags(f)}
+			if nh.Gateway != 0 {
+				e.Gateway = fibtrie.FormatIP(nh.Gateway)
+			}
+			if nh.OIF != 0 {
+				e.Dev = n.devName(nh.OIF)
+			}
+			out.Nexthops = append(out.Nexthops, e)
+		}
+		r.Gateway, r.OIF = 0, 0
+	}
 	if r.Type != fibtrie.TypeUnicast {
 		out.Type = rtnl.RouteTypeName(uint8(r.Type))
 	}

@@ -114,6 +114,7 @@ func (d *Device) rtmsgIfa(typ string, ifa *Ifaddr) {
 func (d *Device) inetaddrEvent(up bool, ifa *Ifaddr) {
 	if up {
 		d.ns.fibAddIfaddr(d, ifa)
+		d.ns.fibSyncUp(d)
 		return
 	}
 	d.ns.fibDelIfaddr(d, ifa, nil)

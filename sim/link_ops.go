@@ -894,7 +894,7 @@ func (n *Netns) unregisterBatch(list []*Device) {
 		// bridge and macvlan listeners.
 		dn.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 		dn.inetdevDestroy(d)
-		dn.fibDisableIP(d, true)
+		dn.fibDisableIPUnregister(d)
 		dn.rulesDetach(d)  // fib_rules_event
 		dn.v6Unregister(d) // addrconf_notify (cost estimate)
 		if br := d.master; br != nil {

@@ -140,7 +140,7 @@ func (n *Netns) linkMove(d *Device, dst *Netns) error {
 	d.qdisc = "noop" // dev_shutdown
 	n.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 	n.inetdevDestroy(d)
-	n.fibDisableIP(d, true)
+	n.fibDisableIPUnregister(d)
 	n.rulesDetach(d)
 	n.v6Unregister(d)
 	d.in6 = nil // addrconf_ifdown frees the inet6_dev on unregister

@@ -28,6 +28,9 @@ func (n *Netns) route(op rtnl.Op) error {
 	if !ok {
 		return rtnl.Errf(uapi.EINVAL, "not a route request: %s", op.Verb())
 	}
+	if len(r.Nexthops) > 0 && !r.Dst.Addr().Is4() {
+		return fmt.Errorf("%w: IPv6 multipath routes", ErrNotModelled)
+	}
 	if r.Dst.Addr().Is6() {
 		return n.route6(op, r)
 	}
@@ -47,6 +50,12 @@ func (n *Netns) route(op rtnl.Op) error {
 type fibConfig struct {
 	fibtrie.Route
 	dev *Device
+	// nhs are RTA_MULTIPATH's nexthops (nil without), each with its
+	// device (nil without `dev`).
+	nhs    []fibtrie.Nexthop
+	nhDevs []*Device
+	// onlink is RTNH_F_ONLINK on the nexthop being checked.
+	onlink bool
 }
 
 // routeConfig is iproute_modify (the defaults, then the device's ifindex,
@@ -65,11 +74,37 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 		}
 		oif = int(c.dev.ifindex)
 	}
+	// iproute2 resolves the nexthops' devices after the route's.
+	for _, nh := range r.Nexthops {
+		if nh.Via.IsValid() && !nh.Via.Is4() {
+			return fibConfig{}, fmt.Errorf("%w: IPv6 nexthops", ErrNotModelled)
+		}
+		var d *Device
+		hop := fibtrie.Nexthop{Weight: 1, Onlink: nh.Onlink}
+		if nh.Dev != "" {
+			if d = n.ByName(nh.Dev); d == nil {
+				return fibConfig{}, enodev(nh.Dev)
+			}
+			hop.OIF = int(d.ifindex)
+		}
+		if nh.Weight > 0 {
+			hop.Weight = uint16(nh.Weight)
+		}
+		if nh.Via.IsValid() {
+			hop.Gateway = u32Of(nh.Via)
+		}
+		c.nhs = append(c.nhs, hop)
+		c.nhDevs = append(c.nhDevs, d)
+	}
 	fr, err := FibRoute(r, del, oif)
 	if err != nil {
 		return fibConfig{}, err
 	}
 	c.Route = fr
+	if del && c.nhs != nil {
+		nhs := c.nhs
+		c.Multi = &nhs
+	}
 	return c, nil
 }
 
@@ -174,13 +209,25 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 	if fibPropsScope(c.Type) > c.Scope {
 		return rtnl.Errf(uapi.EINVAL, "Invalid scope")
 	}
+	if c.nhs != nil {
+		// fib_get_nhs: a top-level device or gateway must be the first
+		// nexthop's, which is the route's nexthop from here on.
+		nh0 := c.nhs[0]
+		if c.OIF != 0 && nh0.OIF != c.OIF {
+			return rtnl.Errf(uapi.EINVAL, "Nexthop device index does not match RTA_OIF")
+		}
+		if c.Gateway != 0 && nh0.Gateway != c.Gateway {
+			return rtnl.Errf(uapi.EINVAL, "Nexthop gateway does not match RTA_GATEWAY or RTA_VIA")
+		}
+		c.OIF, c.Gateway, c.dev, c.onlink = nh0.OIF, nh0.Gateway, c.nhDevs[0], nh0.Onlink
+	}
 	switch c.Type {
 	case fibtrie.TypeUnicast, fibtrie.TypeLocal, fibtrie.TypeBroadcast, fibtrie.TypeAnycast, fibtrie.TypeMulticast:
 	case fibtrie.TypeUnspec:
 		return rtnl.Errf(uapi.EINVAL, "Invalid route type")
 	default:
 		// fib_props[].error: no nexthop, and no prefsrc check either.
-		if c.Gateway != 0 || c.OIF != 0 {
+		if c.Gateway != 0 || c.OIF != 0 || c.nhs != nil {
 			return rtnl.Errf(uapi.EINVAL, "Gateway, device and multipath can not be specified for this route type")
 		}
 		return nil
@@ -191,6 +238,9 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 	if c.Scope == fibtrie.ScopeHost {
 		// A local address: no gateway, any registered device, up or not,
 		// and no LINKDOWN (its nexthop's scope is NOWHERE).
+		if len(c.nhs) > 1 {
+			return rtnl.Errf(uapi.EINVAL, "Route with host scope can not have multiple nexthops")
+		}
 		if c.Gateway != 0 {
 			return rtnl.Errf(uapi.EINVAL, "Route with host scope can not have a gateway")
 		}
@@ -198,16 +248,57 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 			return rtnl.Errf(uapi.ENODEV, "")
 		}
 		c.NhScope = fibtrie.ScopeNowhere
-	} else if c.Gateway != 0 {
-		if err := n.fibCheckNhGw(c); err != nil {
+	} else if len(c.nhs) > 1 {
+		if err := n.fibCheckNhs(c); err != nil {
 			return err
 		}
-	} else if err := n.fibCheckNhNongw(c); err != nil {
+	} else if err := n.fibCheckNh(c); err != nil {
 		return err
 	}
 	if c.PrefSrc != 0 && !n.fibValidPrefsrc(c) {
 		return rtnl.Errf(uapi.EINVAL, "Invalid prefsrc address")
 	}
+	if c.nhs != nil {
+		// The nexthop list as the route keeps it; a list of one holds
+		// only the weight and onlink that make it another fib_info.
+		nhs := c.nhs
+		if len(nhs) == 1 {
+			nhs[0].OIF, nhs[0].Scope = c.OIF, c.NhScope
+		}
+		c.Multi = &nhs
+	}
+	return nil
+}
+
+// fibCheckNh is fib_check_nh for the route's one nexthop.
+func (n *Netns) fibCheckNh(c *fibConfig) error {
+	if c.Gateway != 0 {
+		return n.fibCheckNhGw(c)
+	}
+	return n.fibCheckNhNongw(c)
+}
+
+// fibCheckNhs is fib_create_info's loop over the nexthops of a multipath
+// route: fib_check_nh on each in order, the first error refusing the
+// route; each gets its device, scope and LINKDOWN, and the route gets
+// LINKDOWN when all of them have it.
+func (n *Netns) fibCheckNhs(c *fibConfig) error {
+	linkdown := 0
+	for i := range c.nhs {
+		nh := &c.nhs[i]
+		one := fibConfig{Route: c.Route, dev: c.nhDevs[i], onlink: nh.Onlink}
+		one.Gateway, one.OIF, one.LinkDown = nh.Gateway, nh.OIF, false
+		if err := n.fibCheckNh(&one); err != nil {
+			return err
+		}
+		nh.OIF, nh.Scope, nh.LinkDown = one.OIF, one.NhScope, one.LinkDown
+		if nh.LinkDown {
+			linkdown++
+		}
+	}
+	nh0 := c.nhs[0]
+	c.OIF, c.NhScope = nh0.OIF, nh0.Scope
+	c.LinkDown = linkdown == len(c.nhs)
 	return nil
 }
 
@@ -215,6 +306,9 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 // (ENODEV otherwise, as without `dev`) and be up (ENETDOWN); the
 // nexthop's scope is host; without carrier the nexthop is LINKDOWN.
 func (n *Netns) fibCheckNhNongw(c *fibConfig) error {
+	if c.onlink {
+		return rtnl.Errf(uapi.EINVAL, "Invalid flags for nexthop - PERVASIVE and ONLINK can not be set")
+	}
 	if c.dev == nil || c.dev.in == nil {
 		return rtnl.Errf(uapi.ENODEV, "")
 	}
@@ -234,6 +328,9 @@ func (n *Netns) fibCheckNhNongw(c *fibConfig) error {
 // device and scope become the nexthop's (so one gateway resolved by
 // another route makes another fib_info); that device must be up.
 func (n *Netns) fibCheckNhGw(c *fibConfig) error {
+	if c.onlink {
+		return n.fibCheckNhOnlink(c)
+	}
 	scope := c.Scope + 1
 	if scope < fibtrie.ScopeLink {
 		scope = fibtrie.ScopeLink
@@ -257,16 +354,41 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 	if res.Type != fibtrie.TypeUnicast && res.Type != fibtrie.TypeLocal {
 		return rtnl.Errf(uapi.EINVAL, "Nexthop has invalid gateway")
 	}
-	d := n.ByIndex(uint32(res.OIF))
+	// A multipath route found gives its first usable nexthop's device.
+	oif := res.NexthopOIF(res.GoodNexthop(c.OIF))
+	d := n.ByIndex(uint32(oif))
 	if d == nil {
 		return rtnl.Errf(uapi.EINVAL, "No egress device for nexthop gateway")
 	}
-	c.OIF = res.OIF
+	c.OIF = oif
 	c.NhScope = res.Scope
 	c.LinkDown = !d.carrier
 	if !d.Up() {
 		return rtnl.Errf(uapi.ENETDOWN, "")
 	}
+	return nil
+}
+
+// fibCheckNhOnlink is fib_check_nh_v4_gw with onlink: no lookup; a
+// route scope below link, a device that is up, and a gateway the local
+// table calls unicast; the nexthop's scope is link.
+func (n *Netns) fibCheckNhOnlink(c *fibConfig) error {
+	if c.Scope >= fibtrie.ScopeLink {
+		return rtnl.Errf(uapi.EINVAL, "Nexthop has invalid scope")
+	}
+	if c.dev == nil {
+		return rtnl.Errf(uapi.ENODEV, "Nexthop device required for onlink")
+	}
+	if !c.dev.Up() {
+		return rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
+	}
+	// inet_addr_type_dev_table: the local table's answer, whatever
+	// device the route found is on.
+	if n.inetAddrTypeTable(c.Gateway, fibtrie.TableLocal) != fibtrie.TypeUnicast {
+		return rtnl.Errf(uapi.EINVAL, "Nexthop has invalid gateway")
+	}
+	c.LinkDown = !c.dev.carrier
+	c.NhScope = fibtrie.ScopeLink
 	return nil
 }
 
@@ -422,7 +544,15 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 		for _, r := range dels {
 			// The dumped message as a delete request: every field it
 			// carries must match (LINKDOWN in rtm_flags is not looked at).
+			// A multipath route's message has RTA_MULTIPATH and no
+			// top-level device or gateway; one nexthop dumps as a plain
+			// route.
 			r.LinkDown = false
+			if r.IsMulti() {
+				r.OIF, r.Gateway = 0, 0
+			} else {
+				r.Multi = nil
+			}
 			n.inetCount.Requests++ // one RTM_DELROUTE each
 			if err := n.fibRemove(r); err != nil {
 				return err
@@ -443,8 +573,8 @@ func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) boo
 	if op.Proto != nil && r.Protocol != *op.Proto {
 		return false
 	}
-	if oif != 0 && r.OIF != oif {
-		return false
+	if oif != 0 && (r.OIF != oif || r.IsMulti()) {
+		return false // a multipath route's message has no RTA_OIF
 	}
 	if op.Dst.IsValid() {
 		bits := op.Dst.Bits()

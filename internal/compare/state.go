@@ -91,6 +91,11 @@ func RouteLines(rs []rtnl.RouteEntry) []string {
 		if r.Flags == nil {
 			l += " (flags: null)"
 		}
+		for _, nh := range r.Nexthops {
+			if nh.Flags == nil {
+				l += " (nexthop flags: null)"
+			}
+		}
 		out = append(out, l)
 	}
 	return out
