@@ -722,6 +722,9 @@ func (t *Target) routeFlush(op rtnl.RouteFlush) error {
 			if op.Proto != nil && r.hdr.Protocol != *op.Proto {
 				continue
 			}
+			if (op.Scope != nil && r.hdr.Scope != *op.Scope) || (op.Type != nil && r.hdr.Type != *op.Type) {
+				continue
+			}
 			if oif != 0 && r.oif != oif {
 				continue
 			}

@@ -102,7 +102,9 @@ var (
 	rtFlush  = []string{"route flush dev i0", "route flush dev i1", "route flush dev v0", "route flush table 100",
 		"route flush table main", "route flush 10.5.0.0/16", "route flush root 10.0.0.0/8", "route flush proto static",
 		"route flush table all proto boot", "route flush table local dev i1", "route flush dev nope",
-		"route flush root 10.5.0.0/16 table all", "route flush table all"}
+		"route flush root 10.5.0.0/16 table all", "route flush table all",
+		"route flush table all type blackhole", "route flush table main scope link", "route flush table local type broadcast",
+		"route flush table all scope host type local", "route flush table 100 scope global", "route flush table all scope all"}
 	rtOther = []string{"link set i0 down", "link set i0 up", "link set i1 down", "link set i1 up", "link set i2 up",
 		"link set i2 down", "link set v1 up\nlink set v0 up", "link set v1 down\nlink set v0 up", "link set v0 down",
 		"link set v0 up", "link set lo up",

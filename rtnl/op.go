@@ -234,6 +234,9 @@ type RouteFlush struct {
 	// routes for exactly Dst (a bare PREFIX, as iproute2's `exact`).
 	Root  bool
 	Proto *uint8
+	// Scope keeps the routes of that rtm_scope (nil: any, as `scope
+	// all`); Type those of that rtm_type (nil: any).
+	Scope, Type *uint8
 	// Family is 4 or 6 (-4/-6), or 0 when not given: then, as iproute2
 	// picks it, Dst's family when Dst is set, else both for TableAll, else 4.
 	Family int

@@ -190,6 +190,12 @@ func Format(op rtnl.Op) string {
 		if o.Proto != nil {
 			b.add("proto", protos.format(uint64(*o.Proto)))
 		}
+		if o.Scope != nil {
+			b.add("scope", scopes.format(uint64(*o.Scope)))
+		}
+		if o.Type != nil {
+			b.add("type", rtnl.RouteTypeName(*o.Type))
+		}
 		if o.Dst.IsValid() {
 			if o.Root {
 				b.add("root")

@@ -478,6 +478,14 @@ func genOp(r *rand.Rand) rtnl.Op {
 		return rtnl.RouteAppend{Route: genRouteBody(r)}
 	case 12:
 		op := rtnl.RouteFlush{Family: []int{0, 4, 6}[r.Intn(3)], Proto: maybeU8(r)}
+		if r.Intn(3) == 0 {
+			sc := uint8(genU32(r))
+			op.Scope = &sc
+		}
+		if r.Intn(3) == 0 {
+			ty := uint8(1 + r.Intn(11)) // rtnl_rtntype_a2n's names
+			op.Type = &ty
+		}
 		switch r.Intn(3) {
 		case 1:
 			op.Table = rtnl.TableAll

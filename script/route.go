@@ -70,8 +70,8 @@ var routeKeywords = newKwTable([]kw{
 // come after them).
 var flushKeywords = newKwTable([]kw{
 	{"table", true, "table"}, {"vrf", true, ""}, {"cached", true, ""}, {"cloned", true, ""},
-	{"tos", false, ""}, {"dsfield", true, ""}, {"protocol", true, "proto"}, {"scope", true, ""},
-	{"type", true, ""}, {"dev", false, "dev"}, {"oif", false, "dev"}, {"iif", false, ""},
+	{"tos", false, ""}, {"dsfield", true, ""}, {"protocol", true, "proto"}, {"scope", true, "scope"},
+	{"type", true, "type"}, {"dev", false, "dev"}, {"oif", false, "dev"}, {"iif", false, ""},
 	{"mark", false, ""}, {"metric", true, ""}, {"priority", true, ""}, {"preference", false, ""},
 	{"via", false, ""}, {"src", false, ""}, {"realms", true, ""}, {"realm", false, ""},
 	{"from", true, ""},
@@ -442,6 +442,33 @@ func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 				return nil, err
 			}
 			op.Dev = n
+		case ok && k.id == "scope":
+			// iproute2 takes the last one; `scope all` is no filter.
+			s, err := p.arg("scope")
+			if err != nil {
+				return nil, err
+			}
+			if s == "all" {
+				op.Scope = nil
+				continue
+			}
+			v, ok := scopes.parse(s)
+			if !ok {
+				return nil, errf(s, "%s", scopes.rangeMsg()+" or all")
+			}
+			sc := uint8(v)
+			op.Scope = &sc
+		case ok && k.id == "type":
+			// rtnl_rtntype_a2n; the last one counts.
+			s, err := p.arg("type")
+			if err != nil {
+				return nil, err
+			}
+			ty, ok := rtnl.RouteTypeByName(s)
+			if !ok {
+				return nil, errf(s, "node type value is invalid")
+			}
+			op.Type = &ty
 		default:
 			if matches(w, "to") {
 				s, err := p.arg("to")

@@ -472,6 +472,8 @@ func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6
 		switch {
 		case table != rtnl.TableAll && r.table != table:
 		case op.Proto != nil && *op.Proto != r.protocol():
+		case op.Scope != nil && *op.Scope != uapi.RT_SCOPE_UNIVERSE: // rt6_fill_node: always universe
+		case op.Type != nil && *op.Type != r.typ:
 		case oif != 0 && int(r.dev.ifindex) != oif:
 		case op.Dst.IsValid() && (r.dst.Bits() < op.Dst.Bits() || !op.Dst.Contains(r.dst.Addr()) ||
 			(!op.Root && r.dst.Bits() != op.Dst.Bits())):

@@ -573,6 +573,9 @@ func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) boo
 	if op.Proto != nil && r.Protocol != *op.Proto {
 		return false
 	}
+	if (op.Scope != nil && uint8(r.Scope) != *op.Scope) || (op.Type != nil && uint8(r.Type) != *op.Type) {
+		return false
+	}
 	if oif != 0 && (r.OIF != oif || r.IsMulti()) {
 		return false // a multipath route's message has no RTA_OIF
 	}
