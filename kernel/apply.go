@@ -312,7 +312,23 @@ func (t *Target) linkAdd(op rtnl.LinkAdd) error {
 			info.Data = &driver.Macvlan{Mode: &mode}
 		}
 	case rtnl.KindVxlan:
-		info.Data = &driver.Vxlan{ID: op.VNI, Port: op.DstPort}
+		// vxlan_parse_opt: IFLA_VXLAN_LEARNING always on an add.
+		learning := !op.Vxlan.NoLearning
+		vx := &driver.Vxlan{ID: op.VNI, Port: op.DstPort, TTL: op.Vxlan.TTL, Learning: &learning}
+		if op.Vxlan.Local.IsValid() {
+			vx.Local = ipOf(op.Vxlan.Local)
+		}
+		if op.Vxlan.Remote.IsValid() {
+			vx.Group = ipOf(op.Vxlan.Remote)
+		}
+		if op.Vxlan.Dev != "" {
+			idx, err := t.ifindex(op.Vxlan.Dev)
+			if err != nil {
+				return err
+			}
+			vx.Link = &idx
+		}
+		info.Data = vx
 	}
 	if op.Lower != "" {
 		idx, err := t.ifindex(op.Lower)

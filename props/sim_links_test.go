@@ -152,6 +152,13 @@ func linkAddLine(r *rand.Rand) string {
 	case 9:
 		hit("add vxlan")
 		name, kindPart = pick(r, []string{"vx0", "vx1"}), "type vxlan id "+pick(r, []string{"42", "42", "7"})+pick(r, []string{"", " dstport 4789"})
+		if r.IntN(2) == 0 {
+			// on a lower (its mtu less 50, deleted with it), with
+			// endpoints, a ttl, no learning
+			hit("add vxlan options")
+			kindPart += pick(r, []string{" dev " + pick(r, simLowers), " dev " + pick(r, simLowers) + " group 239.1.1.1",
+				" local 10.0.0.1 remote 10.9.0.2", " dev " + pick(r, simLowers) + " ttl 64 nolearning", " dev nope"})
+		}
 	case 10:
 		hit("add veth peer of its own name")
 		name, kindPart = "v0", "type veth peer name v0"
@@ -372,7 +379,7 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 // linkGenBranches are the branches of the generators above, each of which
 // TestLinkScriptGenTakesEveryBranch wants taken.
 var linkGenBranches = []string{
-	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth peer options", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan",
+	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth peer options", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan", "add vxlan options",
 	"add veth peer of its own name", "add ifb on another kind's name",
 	"add with index", "add with mtu", "add with address", "add with group", "add with up", "add with master",
 	"add with flags", "add with broadcast, alias, carrier",

@@ -78,6 +78,20 @@ type LinkAdd struct {
 	MacvlanMode string  // macvlan: private, vepa, bridge, passthru, source
 	VNI         *uint32 // vxlan: id
 	DstPort     *uint16 // vxlan: dstport
+	// Vxlan holds a vxlan's other options (IPv4 endpoints only).
+	Vxlan VxlanOpts
+}
+
+// VxlanOpts are `local`, `remote` or `group`, `dev`, `ttl` and
+// `nolearning` of a vxlan.
+type VxlanOpts struct {
+	Local netip.Addr // invalid: none
+	// Remote is `remote ADDR` or, multicast, `group ADDR` (both are
+	// IFLA_VXLAN_GROUP); invalid: none.
+	Remote     netip.Addr
+	Dev        string // the lower device (IFLA_VXLAN_LINK)
+	TTL        *uint8 // 0 is `ttl auto`
+	NoLearning bool
 }
 
 // LinkSet is `link set dev NAME ...`, or `link set group G ...` when Dev is

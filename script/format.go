@@ -80,6 +80,28 @@ func Format(op rtnl.Op) string {
 		if o.DstPort != nil {
 			b.add("dstport", strconv.FormatUint(uint64(*o.DstPort), 10))
 		}
+		if v := o.Vxlan; v.Local.IsValid() || v.Remote.IsValid() || v.Dev != "" || v.TTL != nil || v.NoLearning {
+			if v.Local.IsValid() {
+				b.add("local", v.Local.String())
+			}
+			if v.Remote.IsValid() {
+				kw := "remote"
+				if v.Remote.IsMulticast() {
+					kw = "group"
+				}
+				b.add(kw, v.Remote.String())
+			}
+			if v.Dev != "" {
+				b.add("dev")
+				b.word(v.Dev)
+			}
+			if v.TTL != nil {
+				b.add("ttl", strconv.FormatUint(uint64(*v.TTL), 10))
+			}
+			if v.NoLearning {
+				b.add("nolearning")
+			}
+		}
 	case rtnl.ShowOp:
 		if o.Family != 0 {
 			b.add(familyWord(o.Family))

@@ -267,6 +267,51 @@ func parseLinkArgs(p *words) (*linkArgs, *LineError) {
 	return a, nil
 }
 
+// vxlanAddr reads a vxlan's `group`, `remote` or `local` as iproute2's
+// vxlan_parse_opt checks them: a group multicast, a remote and a local
+// not; group and remote not both; IPv4 only here.
+func (p *words) vxlanAddr(o *rtnl.VxlanOpts, w string) *LineError {
+	kw := "local"
+	switch {
+	case matches(w, "group"):
+		kw = "group"
+	case matches(w, "remote"):
+		kw = "remote"
+	}
+	s, err := p.arg(kw)
+	if err != nil {
+		return err
+	}
+	a, ok := parseAddr(s)
+	if !ok {
+		return errf(s, "invalid %s address", kw)
+	}
+	if a.Is6() {
+		return errf(s, "an IPv6 vxlan endpoint is not supported")
+	}
+	if kw == "local" {
+		if o.Local.IsValid() {
+			return dup("local", s)
+		}
+		if a.IsMulticast() || a.IsUnspecified() {
+			return errf(s, "invalid local address")
+		}
+		o.Local = a
+		return nil
+	}
+	if o.Remote.IsValid() {
+		if o.Remote.IsMulticast() != (kw == "group") {
+			return errf(s, "vxlan: both group and remote cannot be specified")
+		}
+		return dup(kw, s)
+	}
+	if (kw == "group") != a.IsMulticast() || a.IsUnspecified() {
+		return errf(s, "invalid %s address", kw)
+	}
+	o.Remote = a
+	return nil
+}
+
 // peerAttr reads one of a veth peer's own attributes (iplink_parse's
 // mtu, address, txqueuelen, group), reporting whether w was one.
 func (p *words) peerAttr(a *rtnl.LinkAttrs, w string) (bool, *LineError) {
@@ -423,6 +468,40 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 				}
 				vni := uint32(v)
 				op.VNI = &vni
+			case matches(w, "group") || matches(w, "remote") || matches(w, "local"):
+				if err := p.vxlanAddr(&op.Vxlan, w); err != nil {
+					return nil, err
+				}
+			case matches(w, "dev"):
+				n, err := p.name("dev")
+				if err != nil {
+					return nil, err
+				}
+				if op.Vxlan.Dev != "" {
+					return nil, dup("dev", n)
+				}
+				op.Vxlan.Dev = n
+			case matches(w, "ttl") || matches(w, "hoplimit"):
+				s, err := p.arg("ttl")
+				if err != nil {
+					return nil, err
+				}
+				if op.Vxlan.TTL != nil {
+					return nil, dup("ttl", s)
+				}
+				var ttl uint8
+				if s != "auto" {
+					v, ok := parseUint(s, 255)
+					if !ok {
+						return nil, errf(s, "invalid TTL (0..255 or auto)")
+					}
+					ttl = uint8(v)
+				}
+				op.Vxlan.TTL = &ttl
+			case matches(w, "nolearning"):
+				op.Vxlan.NoLearning = true
+			case matches(w, "learning"):
+				op.Vxlan.NoLearning = false
 			case len(w) > 1 && matches(w, "dstport"):
 				v, err := p.number("dstport", 0, 0xffff)
 				if err != nil {
@@ -439,6 +518,9 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 		}
 		if op.VNI == nil {
 			return nil, errf("vxlan", `requires "id VNI"`)
+		}
+		if op.Vxlan.Remote.IsMulticast() && op.Vxlan.Dev == "" {
+			return nil, errf("group", `"group" requires "dev" to be specified`)
 		}
 	default:
 		if p.more() {

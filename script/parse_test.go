@@ -217,7 +217,10 @@ func TestParseErrors(t *testing.T) {
 		{"link add d0 type dummy numtxqueues 2", "numtxqueues", `unknown keyword in "link add type dummy"`},
 		{"link add v0 type veth pear v1", "pear", "unknown keyword"},
 		{"link add v0 type veth peer v1 numtxqueues 2", "numtxqueues", "unknown keyword after \"peer\""},
-		{"link add vx0 type vxlan id 1 ttl 4", "ttl", "unknown keyword"},
+		{"link add vx0 type vxlan id 1 tos 4", "tos", "unknown"},
+		{"link add vx0 type vxlan id 1 group 10.0.0.1", "10.0.0.1", "invalid group address"},
+		{"link add vx0 type vxlan id 1 group 239.1.1.1", "group", "requires"},
+		{"link add vx0 type vxlan id 1 remote 10.0.0.9 group 239.1.1.1 dev i0", "239.1.1.1", "both group and remote"},
 		{"link add mv0 link eth0 type macvlan bogus", "bogus", "unknown keyword"},
 		// known to iproute2, refused here
 		{"link set eth0 promisc yes", "yes", `must be "on" or "off"`},

@@ -406,6 +406,27 @@ func genOp(r *rand.Rand) rtnl.Op {
 				p := uint16(r.Intn(1 << 16))
 				op.DstPort = &p
 			}
+			if r.Intn(2) == 0 {
+				v := &op.Vxlan
+				if r.Intn(2) == 0 {
+					v.Local = netip.AddrFrom4([4]byte{10, 0, byte(r.Intn(256)), 1})
+				}
+				switch r.Intn(3) {
+				case 0:
+					v.Remote = netip.AddrFrom4([4]byte{10, 9, 0, byte(1 + r.Intn(200))})
+				case 1:
+					v.Remote = netip.AddrFrom4([4]byte{239, 1, 1, byte(1 + r.Intn(200))})
+					v.Dev = genName(r)
+				}
+				if r.Intn(2) == 0 {
+					v.Dev = genName(r)
+				}
+				if r.Intn(2) == 0 {
+					ttl := uint8(r.Intn(256))
+					v.TTL = &ttl
+				}
+				v.NoLearning = r.Intn(2) == 0
+			}
 		}
 		return op
 	case 1:

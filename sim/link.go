@@ -107,6 +107,10 @@ type devRel struct {
 	// vxlan
 	vni     uint32
 	dstPort uint16
+	// vxlan: its lower (IFLA_VXLAN_LINK; an upper of it, not its
+	// iflink: dumps name none); on a lower, its vxlans
+	vxLower *Device
+	vxlans  []*Device
 	// alias is dev->ifalias ("" when none).
 	alias string
 	// altNames are the device's alternative names, in the order added
@@ -237,6 +241,14 @@ func (d *Device) iflink() *Device {
 		return d.lower
 	}
 	return d
+}
+
+// vxlanList is the vxlans whose lower d is.
+func (d *Device) vxlanList() []*Device {
+	if d.rel == nil {
+		return nil
+	}
+	return d.rel.vxlans
 }
 
 // ifinfoFlags is dev_get_flags as rtnl_fill_ifinfo reports it.

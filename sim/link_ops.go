@@ -74,6 +74,10 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 			return enodev(op.Lower)
 		}
 	}
+	if op.Vxlan.Dev != "" && n.ByName(op.Vxlan.Dev) == nil {
+		// iproute2 resolves a vxlan's dev before it sends anything.
+		return enodev(op.Vxlan.Dev)
+	}
 	known := false
 	for _, k := range rtnl.Kinds {
 		known = known || k == op.Kind
@@ -343,18 +347,45 @@ func (n *Netns) vxlanNewlink(d *Device, op rtnl.LinkAdd) error {
 	if op.DstPort != nil && *op.DstPort != 0 {
 		d.rel.dstPort = *op.DstPort
 	}
+	// vxlan_config_validate: the lower by ifindex (iproute2 resolved
+	// its name), then the VNI.
+	var lower *Device
+	if op.Vxlan.Dev != "" {
+		if lower = n.ByName(op.Vxlan.Dev); lower == nil {
+			return rtnl.Errf(uapi.ENODEV, "Invalid local interface, device not found")
+		}
+	}
 	for x := range n.listed() {
 		if x.kind == rtnl.KindVxlan && x.rel != nil && x.rel.vni == d.rel.vni && x.rel.dstPort == d.rel.dstPort {
 			return rtnl.Errf(uapi.EEXIST, "A VXLAN device with the specified VNI already exists")
 		}
 	}
+	if lower != nil {
+		// vxlan_config_apply: the lower's mtu less the IPv4 headroom is
+		// the most, and the mtu when none was given.
+		maxMTU := max(int(lower.mtu)-vxlanHeadroom, ethMinMTU)
+		if op.MTU == nil || d.mtu > uint32(maxMTU) {
+			d.mtu = uint32(maxMTU)
+		}
+	}
 	if err := n.register(d, uint32(op.Index)); err != nil {
 		return err
+	}
+	if lower != nil {
+		// netdev_upper_dev_link: NETDEV_CHANGEUPPER, an RTM_NEWLINK of
+		// the lower (the vxlan, not configured yet, sends none).
+		d.rel.vxLower = lower
+		lower.relOf().vxlans = append(lower.rel.vxlans, d)
+		n.linkEvent(lower)
 	}
 	// __vxlan_dev_create runs rtnl_configure_link itself.
 	n.configured(d)
 	return nil
 }
+
+// vxlanHeadroom is VXLAN_HEADROOM: the IPv4, UDP, VXLAN and Ethernet
+// headers a vxlan's packets add.
+const vxlanHeadroom = 50
 
 // configured is the end of rtnl_configure_link for a new device: its
 // first notification.
@@ -448,6 +479,11 @@ func (n *Netns) setMTU(d *Device, mtu uint32) error {
 		}
 	case rtnl.KindBridge:
 		d.mtuSetByUser = true
+	case rtnl.KindVxlan:
+		// vxlan_change_mtu: no more than the lower's less the headroom.
+		if d.rel != nil && d.rel.vxLower != nil && int(mtu) > int(d.rel.vxLower.mtu)-vxlanHeadroom {
+			return rtnl.Errf(uapi.EINVAL, "")
+		}
 	}
 	d.mtu = mtu
 	n.notifyChangeMTU(d)
@@ -848,6 +884,12 @@ func (n *Netns) dellink(d *Device, b *unregBatch) {
 		for len(d.portList()) > 0 {
 			n.delNbp(d, d.portList()[0])
 		}
+	case d.kind == rtnl.KindVxlan && d.rel != nil && d.rel.vxLower != nil:
+		// vxlan_dellink: netdev_upper_dev_unlink notifies the lower.
+		l := d.rel.vxLower
+		l.rel.vxlans = without(l.rel.vxlans, d)
+		d.rel.vxLower = nil
+		n.linkEvent(l)
 	}
 	b.queue(d)
 }
@@ -904,6 +946,19 @@ func (n *Netns) unregisterBatch(list []*Device) {
 			var nested unregBatch
 			for _, v := range append([]*Device(nil), d.vlanList()...) {
 				dn.dellink(v, &nested)
+			}
+			dn.unregisterBatch(nested.list)
+		}
+		if len(d.vxlanList()) > 0 {
+			// vxlan_handle_lowerdev_unregister: the vxlans on it go
+			// too, in a batch of their own, in the order of the
+			// namespace's vxlan list (the newest first).
+			var nested unregBatch
+			vs := append([]*Device(nil), d.vxlanList()...)
+			for i := len(vs) - 1; i >= 0; i-- {
+				if v := vs[i]; !nested.has(v) && !v.unregistering {
+					dn.dellink(v, &nested)
+				}
 			}
 			dn.unregisterBatch(nested.list)
 		}

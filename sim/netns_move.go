@@ -113,8 +113,8 @@ func (n *Netns) linkMove(d *Device, dst *Netns) error {
 	switch {
 	case d.kind == rtnl.KindMacvlan || d.kind == rtnl.KindVxlan:
 		return fmt.Errorf("%w: moving a %s device to another namespace", ErrNotModelled, d.kind)
-	case len(d.vlanList()) > 0:
-		return fmt.Errorf("%w: moving the lower device of macvlans to another namespace", ErrNotModelled)
+	case len(d.vlanList()) > 0 || len(d.vxlanList()) > 0:
+		return fmt.Errorf("%w: moving the lower device of macvlans or vxlans to another namespace", ErrNotModelled)
 	}
 	if dst == n {
 		return nil
