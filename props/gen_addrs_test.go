@@ -238,6 +238,11 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 		return fmt.Sprintf("sysctl net.ipv6.conf.%s.disable_ipv6=%d",
 			pick(r, []string{"i0", "i1", "i1", "all", "default", "lo", "br0"}), r.IntN(2))
 	}
+	if ipv6 && r.IntN(16) == 0 {
+		// forwarding: an anycast route per device and prefix
+		return fmt.Sprintf("sysctl net.ipv6.conf.%s.forwarding=%d",
+			pick(r, []string{"i0", "i0", "i1", "all", "default", "lo"}), r.IntN(2))
+	}
 	if ipv6 && r.IntN(6) == 0 {
 		return arAddr6Line(r, bridged)
 	}

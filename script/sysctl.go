@@ -38,6 +38,7 @@ var NetKeys = map[string][]string{
 var Conf6Keys = map[string][]string{
 	"disable_ipv6": {"0", "1"},
 	"accept_dad":   {"0", "1", "2"},
+	"forwarding":   nil, // anycast routes (sim/anycast6.go)
 }
 
 const (

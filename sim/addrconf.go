@@ -30,6 +30,10 @@ type inet6Dev struct {
 	// acceptDAD is the device's accept_dad: default's when the
 	// inet6_dev was made, then what was written for the device.
 	acceptDAD int
+	// forwarding is the device's forwarding (default's when made), ac
+	// its anycast addresses by prefix (anycast6.go).
+	forwarding bool
+	ac         map[netip.Addr]*acEntry
 }
 
 // inet6Addr is an inet6_ifaddr.
@@ -128,7 +132,7 @@ func (n *Netns) add6(r *route6) bool {
 	}
 	// fib6_nh_init: a route through a device without carrier starts
 	// linkdown (local and anycast routes never are).
-	r.linkdown = r.typ != uapi.RTN_LOCAL && !r.dev.carrier
+	r.linkdown = r.typ != uapi.RTN_LOCAL && r.typ != uapi.RTN_ANYCAST && !r.dev.carrier // RTF_LOCAL, RTF_ANYCAST
 	f.seq++
 	r.seq = f.seq
 	f.byDev[r.dev] = append(f.byDev[r.dev], r)
@@ -343,6 +347,9 @@ func (n *Netns) ifaNotifyNew(d *Device, a *inet6Addr) {
 	if a.local == nil {
 		a.local = &route6{table: uapi.RT_TABLE_LOCAL, dst: netip.PrefixFrom(a.addr, 128), typ: uapi.RTN_LOCAL, dev: d}
 		n.add6(a.local)
+		if d.in6.forwarding {
+			n.joinAnycast(d, a) // __ipv6_ifa_notify
+		}
 	}
 }
 
@@ -422,6 +429,7 @@ func (n *Netns) addrconfIfdown(d *Device, unregister bool) {
 		n.addrEvent6("RTM_DELADDR", !n.v6.inBatch, d, a)
 	}
 	d.in6.addrs = nil
+	d.in6.ac = nil // rt6_disable_ip took their routes
 	d.in6.ready = false
 	if unregister {
 		d.in6 = nil
@@ -439,6 +447,9 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 	}
 	d.in6.addrs = slices.Delete(d.in6.addrs, i, i+1)
 	n.addrEvent6("RTM_DELADDR", true, d, a)
+	if d.in6.forwarding && a.flags&uapi.IFA_F_TENTATIVE == 0 {
+		n.leaveAnycast(d, a) // __ipv6_ifa_notify, before the local route
+	}
 	if a.local != nil {
 		n.del6(a.local)
 	}
@@ -503,10 +514,10 @@ func (f FlushFilter) match6(dev string, a *inet6Addr) bool {
 }
 
 // linkDown6 is rt6_sync_down_dev(dev, NETDEV_CHANGE): the device's routes
-// but local ones are marked linkdown, silently.
+// but local and anycast ones are marked linkdown, silently.
 func (n *Netns) linkDown6(d *Device) {
 	for _, r := range n.fib6.byDev[d] {
-		if r.typ != uapi.RTN_LOCAL {
+		if r.typ != uapi.RTN_LOCAL && r.typ != uapi.RTN_ANYCAST {
 			r.linkdown = true
 		}
 	}

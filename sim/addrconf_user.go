@@ -159,7 +159,7 @@ func (n *Netns) acceptDAD(key string) int {
 // newInet6Dev is ipv6_add_dev's inet6_dev: its conf copied from
 // default's (accept_dad is the part the model reads).
 func (n *Netns) newInet6Dev() *inet6Dev {
-	return &inet6Dev{acceptDAD: n.acceptDAD("default")}
+	return &inet6Dev{acceptDAD: n.acceptDAD("default"), forwarding: n.fwd6Default}
 }
 
 // addrDel6 is inet6_addr_del: ENODEV, ENXIO without an inet6_dev,

@@ -411,7 +411,7 @@ func (n *Netns) v6ChangeMTU(d *Device) {
 // is not a number.
 func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	i := strings.LastIndex(rest, ".")
-	if i <= 0 || (rest[i+1:] != "disable_ipv6" && rest[i+1:] != "accept_dad") {
+	if i <= 0 || (rest[i+1:] != "disable_ipv6" && rest[i+1:] != "accept_dad" && rest[i+1:] != "forwarding") {
 		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	dev := rest[:i]
@@ -430,6 +430,10 @@ func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 		if d != nil {
 			d.in6.acceptDAD = v // not all's: writing all reaches no device
 		}
+		return nil
+	}
+	if rest[i+1:] == "forwarding" {
+		n.forwardingSysctl(dev, d, v != 0)
 		return nil
 	}
 	off := v != 0

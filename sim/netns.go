@@ -59,6 +59,8 @@ type Netns struct {
 	// net.ipv4.conf.{all,default}.ignore_routes_with_linkdown and
 	// default's state bit (compiled-in: 0, not set).
 	linkdownAll, linkdownDefault, linkdownDefaultSet bool
+	// fwd6Default is net.ipv6.conf.default.forwarding (anycast6.go).
+	fwd6Default bool
 	// flushWholeDump is Options.FlushWholeDump.
 	flushWholeDump bool
 	// lookupNetns finds the namespace a script named (Target.Named);
