@@ -500,9 +500,10 @@ func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 		ev.Object = renderLink(l, cache)
 		if typ == unix.RTM_NEWLINK {
 			cache.set(l)
-		} else if _, moved := l.attrs[unix.IFLA_NEW_NETNSID]; moved && ev.Family == "link" {
-			// A device that left for another namespace leaves the
-			// cache (its ifindex may be taken here again).
+		} else if ev.Family == "link" {
+			// A device deleted, or gone to another namespace, leaves
+			// the cache, as iproute2's ll_remember_index forgets it: a
+			// later message naming its ifindex prints ifN.
 			delete(t.names, int32(l.hdr.Index))
 			delete(t.flags, int32(l.hdr.Index))
 		}

@@ -81,7 +81,7 @@ func TestRouteFlagsInPrintRtFlagsOrder(t *testing.T) {
 
 func TestShownStateFilters(t *testing.T) {
 	st := State{
-		Links: []Link{{Ifindex: 1, Ifname: "lo"}, {Ifindex: 2, Ifname: "i0"}},
+		Links: []Link{{Ifindex: 1, Ifname: "lo"}, {Ifindex: 2, Ifname: "i0", Altnames: []string{"a0"}}},
 		Addrs: []LinkAddrs{
 			{Link: Link{Ifindex: 1, Ifname: "lo"}, AddrInfo: []AddrInfo{{Family: "inet", Local: "127.0.0.1"}}},
 			{Link: Link{Ifindex: 2, Ifname: "i0"}, AddrInfo: []AddrInfo{{Family: "inet", Local: "10.0.0.1"}, {Family: "inet6", Local: "fe80::1"}}},
@@ -100,6 +100,9 @@ func TestShownStateFilters(t *testing.T) {
 	}
 	if s := get(ShowOp{Object: "link", Dev: "i0"}); len(s.Links) != 1 || s.Links[0].Ifname != "i0" {
 		t.Errorf("link show dev i0: %+v", s.Links)
+	}
+	if s := get(ShowOp{Object: "link", Dev: "a0"}); len(s.Links) != 1 || s.Links[0].Ifname != "i0" {
+		t.Errorf("link show dev a0 (an altname of i0): %+v", s.Links)
 	}
 	if s := get(ShowOp{Object: "addr", Family: 6}); len(s.Addrs) != 2 || len(s.Addrs[0].AddrInfo) != 0 || len(s.Addrs[1].AddrInfo) != 1 {
 		t.Errorf("-6 addr show: %+v", s.Addrs)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // LineError is one failed request of a run: where it was, what it asked,
@@ -135,13 +136,16 @@ func shownState(ctx context.Context, t Target, s netnsShow) (State, error) {
 	}
 	st.Netns = nil
 	out := State{}
+	named := func(l Link) bool { // iproute2 finds a device by any of its names
+		return s.Dev == "" || l.Ifname == s.Dev || slices.Contains(l.Altnames, s.Dev)
+	}
 	for _, l := range st.Links {
-		if s.Dev == "" || l.Ifname == s.Dev {
+		if named(l) {
 			out.Links = append(out.Links, l)
 		}
 	}
 	for _, la := range st.Addrs {
-		if s.Dev != "" && la.Ifname != s.Dev {
+		if !named(la.Link) {
 			continue
 		}
 		ai := []AddrInfo{}

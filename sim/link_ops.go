@@ -64,6 +64,12 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 	if op.Netns != "" {
 		return n.linkAddIn(op)
 	}
+	return n.linkAddPeerIn(op, nil)
+}
+
+// linkAddPeerIn is linkAdd with the namespace a veth peer that names
+// none of its own goes to when it is not the device's (peerNs nil).
+func (n *Netns) linkAddPeerIn(op rtnl.LinkAdd, peerNs *Netns) error {
 	master, _, err := n.resolveMaster(op.LinkAttrs)
 	if err != nil {
 		return err
@@ -143,7 +149,7 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 	// ->newlink, or register_netdevice
 	switch op.Kind {
 	case rtnl.KindVeth:
-		err = n.vethNewlink(d, op)
+		err = n.vethNewlink(d, op, peerNs)
 	case rtnl.KindMacvlan:
 		err = n.macvlanNewlink(d, lower, op)
 	case rtnl.KindVxlan:
@@ -198,20 +204,25 @@ func (n *Netns) linkAdd(op rtnl.LinkAdd) error {
 // vethNewlink is veth_newlink: the peer (named, or veth%d) registers
 // first, then the device (so a template of the device counts the peer's
 // name); both start without carrier.
-func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd) error {
+func (n *Netns) vethNewlink(d *Device, op rtnl.LinkAdd, peerNs *Netns) error {
 	peerName := op.Peer
 	if peerName == "" {
 		peerName = "veth%d"
 	}
-	pn := n // the peer's namespace
-	if op.PeerNetns != "" {
+	pa := op.PeerAttrs
+	peerInfo := op.Peer != "" || op.PeerNetns != "" || !reflect.DeepEqual(pa, rtnl.LinkAttrs{})
+	// rtnl_get_peer_net: the peer's own netns; with VETH_INFO_PEER but
+	// none, the requester's; without VETH_INFO_PEER, the device's.
+	pn := n
+	switch {
+	case op.PeerNetns != "":
 		var err error
 		if pn, err = n.otherNetns(op.PeerNetns); err != nil {
 			return err
 		}
+	case peerInfo && peerNs != nil:
+		pn = peerNs
 	}
-	pa := op.PeerAttrs
-	peerInfo := op.Peer != "" || op.PeerNetns != "" || !reflect.DeepEqual(pa, rtnl.LinkAttrs{})
 	p := pn.newDevice(peerName, rtnl.KindVeth)
 	if peerInfo {
 		// The peer's own attributes (rtnl_create_link with them).

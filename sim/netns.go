@@ -140,7 +140,7 @@ func (n *Netns) Devices() []*Device {
 // this request.
 func (n *Netns) randomAddr(name string) net.HardwareAddr {
 	if n.macs != nil {
-		if a := n.macs(n.ev.req, name); a != nil {
+		if a := n.macs(n.ev.req, NetnsDevName(n.name, name)); a != nil {
 			return append(net.HardwareAddr(nil), a...)
 		}
 	}
@@ -172,6 +172,16 @@ func (n *Netns) validName(name string) (string, error) {
 		return "", rtnl.Errf(uapi.EEXIST, "")
 	}
 	return name, nil
+}
+
+// NetnsDevName is how Options.MACOrder names a device of a namespace a
+// script made ("NS/NAME"; the target's own devices by NAME alone), so
+// that devices of one name in two namespaces are told apart.
+func NetnsDevName(netns, name string) string {
+	if netns == "" {
+		return name
+	}
+	return netns + "/" + name
 }
 
 // previewName is the name validName would give now, or the name itself

@@ -67,21 +67,19 @@ func (n *Netns) otherNetns(name string) (*Netns, error) {
 	return dst, nil
 }
 
-// linkAddIn is rtnl_newlink with IFLA_NET_NS_FD: the name is looked up
-// in the requester's namespace (EEXIST), the device made in dst.
+// linkAddIn is rtnl_newlink with IFLA_NET_NS_FD: the device is looked
+// up (EEXIST) and made in dst, as this kernel does; a veth peer with
+// attributes of its own but no netns stays in the requester's.
 func (n *Netns) linkAddIn(op rtnl.LinkAdd) error {
 	dst, err := n.otherNetns(op.Netns)
 	if err != nil {
 		return err
 	}
-	if op.Kind == rtnl.KindMacvlan || op.Master != nil {
-		return fmt.Errorf("%w: a macvlan or a bridge port made in another namespace", ErrNotModelled)
-	}
-	if n.ByName(op.Name) != nil {
-		return rtnl.Errf(uapi.EEXIST, "")
+	if op.Kind == rtnl.KindMacvlan || op.Master != nil || op.Vxlan.Dev != "" {
+		return fmt.Errorf("%w: a macvlan, a bridge port or a vxlan on a lower made in another namespace", ErrNotModelled)
 	}
 	op.Netns = ""
-	return dst.linkAdd(op)
+	return dst.linkAddPeerIn(op, n)
 }
 
 // linkSetNetns is `link set DEV netns NS` alone.

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
@@ -19,6 +21,11 @@ func renderLink(d *Device) rtnl.Link {
 		// sent, even when the peer's ifindex is the device's own.
 		idx, id := int(il.ifindex), d.ns.nsid(il.ns)
 		l.LinkIndex, l.LinkNetnsid = &idx, &id
+	} else if il != d && il.ns == nil {
+		// Gone already (its RTM_DELLINK went out earlier in the batch):
+		// a client that read that has forgotten the name.
+		name := fmt.Sprintf("if%d", il.ifindex)
+		l.LinkPeer, mdown = &name, true
 	} else if il != d {
 		name := il.name
 		l.LinkPeer = &name

@@ -74,7 +74,8 @@ type Options struct {
 
 // MACOrder returns the rank (0 for the lowest) among the random addresses
 // of a run of the address the req-th request (1-based) picks at random for
-// device name, or false to leave it to the seed.
+// device name (NetnsDevName: NS/NAME in a namespace the script made), or
+// false to leave it to the seed.
 type MACOrder func(req int, name string) (rank int, ok bool)
 
 // RankedMAC is the address the model gives the random pick of rank

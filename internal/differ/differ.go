@@ -180,7 +180,8 @@ func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) 
 }
 
 // DeviceAt names a device by the request that made it (1-based) and the
-// name it had then.
+// name it had then (sim.NetnsDevName: with its namespace when the script
+// made that).
 type DeviceAt struct {
 	Req  int
 	Name string
@@ -215,7 +216,7 @@ func KernelRandomMACs(reqs []rtnl.Request, evs []rtnl.Event) map[DeviceAt]net.Ha
 		if !ok || e.Family != "link" {
 			continue
 		}
-		k := DeviceAt{e.Request, l.Ifname}
+		k := DeviceAt{e.Request, sim.NetnsDevName(e.Netns, l.Ifname)}
 		a, err := net.ParseMAC(l.Address)
 		if e.Type == "RTM_NEWLINK" && !named[k] {
 			named[k] = true
