@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/leanovate/gopter/prop"
 
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
 )
@@ -87,4 +89,38 @@ func replayLines(t *testing.T, name string) []string {
 		t.Fatal(err)
 	}
 	return strings.Split(strings.TrimRight(string(src), "\n"), "\n")
+}
+
+// diffProperty runs a differential property over batches of generated
+// scripts: each script goes through check (with the map of what it saw,
+// under mu), a failing one is shrunk line by line and written to a file
+// named by pattern that `rtnlsim diff` replays. envBatches sets the
+// number of batches (def by default).
+func diffProperty(t *testing.T, name, envBatches string, def int, scripts gopter.Gen, pattern string,
+	check func(lines []string, seen map[string]int, mu *sync.Mutex) string) {
+	testseed.NeedKernel(t)
+	params := gopterParams(t, envInt(t, envBatches, def, 0))
+	params.MaxShrinkCount = 0 // failures are shrunk line by line below
+	props := gopter.NewProperties(params)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	n := 0
+	props.Property(name, prop.ForAll(func(batch [][]string) string {
+		fails := runBatch(batch, func(lines []string) string { return check(lines, seen, &mu) })
+		mu.Lock()
+		n += len(batch)
+		mu.Unlock()
+		for i, f := range fails {
+			if f != "" {
+				lines, f := shrinkLines(batch[i], f, func(try []string) string { return check(try, seen, &mu) })
+				if file := writeScript(pattern, lines); file != "" {
+					f += "\nthe script is in " + file + ": rtnlsim diff " + file
+				}
+				return "shrunk: " + f
+			}
+		}
+		return ""
+	}, gen.SliceOfN(simLinksBatch, scripts)))
+	report(t, props)
+	t.Logf("%d scripts run on both targets; seen: %v", n, seen)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
@@ -35,33 +34,8 @@ import (
 // checks the generator. RTNLSIM_SIM_NETNS_BATCHES sets the number of
 // batches.
 func TestSimNetnsMatchKernel(t *testing.T) {
-	testseed.NeedKernel(t)
-	batches := envInt(t, "RTNLSIM_SIM_NETNS_BATCHES", 8, 0)
-	params := gopterParams(t, batches)
-	params.MaxShrinkCount = 0 // failures are shrunk line by line below
-	props := gopter.NewProperties(params)
-	var mu sync.Mutex
-	seen := map[string]int{}
-	scripts := 0
-	props.Property("sim and kernel agree on errnos, every namespace's state and notifications",
-		prop.ForAll(func(batch [][]string) string {
-			fails := runBatch(batch, func(lines []string) string { return netnsCase(lines, seen, &mu) })
-			mu.Lock()
-			scripts += len(batch)
-			mu.Unlock()
-			for i, f := range fails {
-				if f != "" {
-					lines, f := shrinkLines(batch[i], f, func(try []string) string { return netnsCase(try, seen, &mu) })
-					if file := writeScript("rtnlsim-netns-counterexample-*.ip", lines); file != "" {
-						f += "\nthe script is in " + file + ": rtnlsim diff " + file
-					}
-					return "shrunk: " + f
-				}
-			}
-			return ""
-		}, gen.SliceOfN(simLinksBatch, netnsScriptGen(8, 24))))
-	report(t, props)
-	t.Logf("%d scripts run on both targets; errnos seen: %v", scripts, seen)
+	diffProperty(t, "sim and kernel agree on errnos, every namespace's state and notifications", "RTNLSIM_SIM_NETNS_BATCHES", 8, netnsScriptGen(8, 24),
+		"rtnlsim-netns-counterexample-*.ip", netnsCase)
 }
 
 // netnsPrologue makes two named namespaces and the devices that move.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
@@ -35,33 +34,8 @@ import (
 // A failure is shrunk and written to a file that `rtnlsim diff` replays.
 // RTNLSIM_SIM_RULES_BATCHES sets the number of batches.
 func TestSimRulesMatchKernel(t *testing.T) {
-	testseed.NeedKernel(t)
-	batches := envInt(t, "RTNLSIM_SIM_RULES_BATCHES", 24, 0)
-	params := gopterParams(t, batches)
-	params.MaxShrinkCount = 0 // rulesCase failures are shrunk line by line below
-	props := gopter.NewProperties(params)
-	var mu sync.Mutex
-	seen := map[string]int{}
-	scripts := 0
-	props.Property("sim and kernel agree on errnos, rules, routes, fib_trie and notifications",
-		prop.ForAll(func(batch [][]string) string {
-			fails := runBatch(batch, func(lines []string) string { return rulesCase(lines, seen, &mu) })
-			mu.Lock()
-			scripts += len(batch)
-			mu.Unlock()
-			for i, f := range fails {
-				if f != "" {
-					lines, f := shrinkLines(batch[i], f, func(try []string) string { return rulesCase(try, seen, &mu) })
-					if file := writeScript("rtnlsim-rules-counterexample-*.ip", lines); file != "" {
-						f += "\nthe script is in " + file + ": rtnlsim diff " + file
-					}
-					return "shrunk: " + f
-				}
-			}
-			return ""
-		}, gen.SliceOfN(simLinksBatch, ruleScriptGen(10, 26))))
-	report(t, props)
-	t.Logf("%d scripts run on both targets; verbs and errnos seen: %v", scripts, seen)
+	diffProperty(t, "sim and kernel agree on errnos, rules, routes, fib_trie and notifications", "RTNLSIM_SIM_RULES_BATCHES", 24, ruleScriptGen(10, 26),
+		"rtnlsim-rules-counterexample-*.ip", rulesCase)
 }
 
 // rulesPrologue makes the devices the rules and routes name.

@@ -111,13 +111,7 @@ func Format(op rtnl.Op) string {
 			b.add("dev")
 			b.word(o.Dev)
 		}
-		switch o.Table {
-		case 0:
-		case rtnl.TableAll:
-			b.add("table", "all")
-		default:
-			b.add("table", tables.format(uint64(o.Table)))
-		}
+		b.tableSel(o.Table)
 	case rtnl.NetnsAdd:
 		b.add("netns", "add")
 		b.word(o.Name)
@@ -198,13 +192,7 @@ func Format(op rtnl.Op) string {
 			b.add(familyWord(o.Family))
 		}
 		b.add("route", "flush")
-		switch o.Table {
-		case 0:
-		case rtnl.TableAll:
-			b.add("table", "all")
-		default:
-			b.add("table", tables.format(uint64(o.Table)))
-		}
+		b.tableSel(o.Table)
 		if o.Dev != "" {
 			b.add("dev")
 			b.word(o.Dev)
@@ -475,6 +463,18 @@ func (l *line) rule(verb string, r rtnl.Rule) {
 		if n := rtnl.RuleActionName(r.Action); n != "" {
 			l.add(n)
 		}
+	}
+}
+
+// tableSel writes a flush's or a show's table: none for 0 (main),
+// `all`, or the table by name.
+func (l *line) tableSel(t uint32) {
+	switch t {
+	case 0:
+	case rtnl.TableAll:
+		l.add("table", "all")
+	default:
+		l.add("table", tables.format(uint64(t)))
 	}
 }
 

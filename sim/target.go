@@ -289,11 +289,16 @@ func (t *Target) begin() (*Netns, error) {
 // completion, then its cost work recorded, with extra unlocked steps.
 func (t *Target) finish(n *Netns, extra cost.Work) {
 	n.runDeferred()
-	for _, name := range append([]string{""}, t.order...) {
+	if len(t.order) > 0 {
 		// linkwatch is one work for all namespaces: what a request
 		// queued in another (a veth peer's carrier) runs too.
-		if o := t.namespaces[name]; o != n {
+		if o := t.Netns(); o != n {
 			o.runDeferred()
+		}
+		for _, name := range t.order {
+			if o := t.namespaces[name]; o != n {
+				o.runDeferred()
+			}
 		}
 	}
 	w := t.requestWork(n)
