@@ -72,6 +72,8 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 	switch op := req.Op.(type) {
 	case rtnl.NetnsAdd:
 		return t.netnsAdd(op.Name)
+	case rtnl.NetnsDel:
+		return t.netnsDel(ctx, op.Name)
 	case rtnl.ShowOp:
 		// The run reads the state itself (rtnl.Run); iproute2 looks
 		// the device up first.

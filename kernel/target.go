@@ -47,6 +47,10 @@ type Target struct {
 	subs  map[string]*Target
 	order []string
 	root  *Target // for a named namespace's target: the first one
+	// ranks are all the named namespaces by when they were made, and
+	// deadEvents the notifications of those deleted since.
+	ranks      []string
+	deadEvents []rtnl.Event
 }
 
 // Multicast groups the event socket joins (legacy bitmask form).
@@ -248,9 +252,10 @@ func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
 	t.mu.Lock()
 	out, err := append([]rtnl.Event(nil), t.events...), t.evErr
 	t.mu.Unlock()
-	if len(t.order) == 0 {
+	if len(t.ranks) == 0 {
 		return out, err
 	}
+	out = append(out, t.deadEvents...)
 	// The named namespaces' notifications, marked, request by request
 	// after the target's own (rtnl.SortEventsByRequest): each socket
 	// keeps its namespace's order, nothing orders two sockets.
@@ -264,7 +269,7 @@ func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
 			out = append(out, e)
 		}
 	}
-	return rtnl.SortEventsByRequest(out, t.order), err
+	return rtnl.SortEventsByRequest(out, t.ranks), err
 }
 
 func (t *Target) readEvents() {

@@ -23,7 +23,8 @@ import (
 // an ifb and a bridge port between the target's namespace and two named
 // ones (and back, and within one), refused moves (lo, a bridge, a name
 // the target namespace has, a namespace that does not exist, a device
-// that left), make devices in the named ones (there, with `netns`, and
+// that left), delete and remake the named ones (cleanup_net takes their
+// devices and veth peers elsewhere), make devices in the named ones (there, with `netns`, and
 // veth peers across), and configure the devices where they are (up,
 // down, addresses, routes, rules, mtu, renames, deletes, which take a
 // veth's peer in another namespace with them), run with `rtnlsim diff`'s
@@ -68,6 +69,7 @@ var netnsPools = []struct {
 		"link add v3 type ifb", "link set v3 up"}},
 	{"show", []string{"-n c1 addr show", "-n c2 link show v2", "link show", "route show table all",
 		"-n c1 rule show", "-n c1 -6 route show", "-n c2 addr show dev v3", "addr show v0"}},
+	{"del", []string{"netns del c1", "netns del c2", "netns add c2", "netns add c1"}},
 	{"made elsewhere", []string{"-n c1 link add i5 type ifb", "-n c1 link set i5 up", "link add i7 netns c2 type ifb",
 		"link add v5 type veth peer name v6 netns c2", "link set v5 up", "-n c2 link set v6 up",
 		"-n c1 link add v7 type veth peer name v8 netns c2", "-n c2 link set v8 netns c1", "-n c1 link del v7"}},
@@ -75,7 +77,7 @@ var netnsPools = []struct {
 
 // netnsGenLine is one line from a pool; hit names the branch.
 func netnsGenLine(r *rand.Rand, hit func(string)) string {
-	n := r.IntN(26)
+	n := r.IntN(27)
 	var p int
 	switch {
 	case n < 6:
@@ -88,8 +90,10 @@ func netnsGenLine(r *rand.Rand, hit func(string)) string {
 		p = 3
 	case n < 22:
 		p = 4
-	default:
+	case n < 23:
 		p = 5
+	default:
+		p = 6
 	}
 	hit(netnsPools[p].branch)
 	return pick(r, netnsPools[p].lines)

@@ -289,7 +289,12 @@ type InNetns struct {
 	Op   Op
 }
 
+// NetnsDel is `netns del NAME`: the namespace goes, and its devices with
+// it (veth peers elsewhere too), as cleanup_net takes them.
+type NetnsDel struct{ Name string }
+
 func (NetnsAdd) Verb() string     { return "netns add" }
+func (NetnsDel) Verb() string     { return "netns del" }
 func (o InNetns) Verb() string    { return o.Op.Verb() }
 func (LinkAdd) Verb() string      { return "link add" }
 func (LinkSet) Verb() string      { return "link set" }

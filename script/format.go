@@ -115,6 +115,9 @@ func Format(op rtnl.Op) string {
 	case rtnl.NetnsAdd:
 		b.add("netns", "add")
 		b.word(o.Name)
+	case rtnl.NetnsDel:
+		b.add("netns", "del")
+		b.word(o.Name)
 	case rtnl.InNetns:
 		b.add("netns", "exec")
 		b.word(o.Name)

@@ -352,12 +352,15 @@ func genOp(r *rand.Rand) rtnl.Op {
 		}
 		return op
 	case 16:
+		if r.Intn(3) == 0 {
+			return rtnl.NetnsDel{Name: genName(r)}
+		}
 		return rtnl.NetnsAdd{Name: genName(r)}
 	case 17:
 		for {
 			op := genOp(r)
 			switch op.(type) {
-			case rtnl.InNetns, rtnl.NetnsAdd:
+			case rtnl.InNetns, rtnl.NetnsAdd, rtnl.NetnsDel:
 				continue
 			}
 			return rtnl.InNetns{Name: genName(r), Op: op}

@@ -40,7 +40,7 @@
 //	         [fwmark N[/MASK]] [iif NAME] [oif NAME] [table|lookup ID] [protocol P]
 //	         [suppress_prefixlength N] [goto N | nop | blackhole | unreachable | prohibit]
 //	[-4|-6] rule flush
-//	netns add NAME
+//	netns add|del NAME
 //	netns exec NAME [ip] CMD...   or   -n NAME CMD...   (CMD runs in namespace NAME)
 //	sysctl [-w] net.ipv4.conf.DEV|all|default.KEY=VALUE   (keys: ConfKeys)
 //	sysctl [-w] net.ipv4.ip_forward=VALUE                 (NetKeys)
@@ -399,10 +399,10 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 var netnsVerbs = []struct{ name, canon string }{
 	// do_netns's order.
 	{"list", ""}, {"list-id", ""}, {"monitor", ""}, {"add", "add"}, {"attach", ""}, {"set", ""},
-	{"delete", ""}, {"identify", ""}, {"pids", ""}, {"exec", "exec"},
+	{"delete", "del"}, {"identify", ""}, {"pids", ""}, {"exec", "exec"},
 }
 
-// parseNetns is `netns add NAME` and `netns exec NAME [ip] CMD...`.
+// parseNetns is `netns add|del NAME` and `netns exec NAME [ip] CMD...`.
 func parseNetns(p *words, verb string) (rtnl.Op, *LineError) {
 	v, err := pickVerb("netns", verb, netnsVerbs)
 	if err != nil {
@@ -413,9 +413,12 @@ func parseNetns(p *words, verb string) (rtnl.Op, *LineError) {
 	if err != nil {
 		return nil, err
 	}
-	if v == "add" {
+	if v == "add" || v == "del" {
 		if p.more() {
 			return nil, p.unknown(p.peek())
+		}
+		if v == "del" {
+			return rtnl.NetnsDel{Name: name}, nil
 		}
 		return rtnl.NetnsAdd{Name: name}, nil
 	}
@@ -433,7 +436,7 @@ func inNetns(name string, rest []string) (rtnl.Op, *LineError) {
 		return nil, err
 	}
 	switch op.(type) {
-	case rtnl.InNetns, rtnl.NetnsAdd:
+	case rtnl.InNetns, rtnl.NetnsAdd, rtnl.NetnsDel:
 		return nil, errf(name, "a namespace command inside another is not supported")
 	}
 	return rtnl.InNetns{Name: name, Op: op}, nil

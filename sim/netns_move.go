@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/uapi"
@@ -27,6 +28,51 @@ func (t *Target) netnsAdd(name string) error {
 	ns.lookupNetns = t.Named
 	t.namespaces[name] = ns
 	t.order = append(t.order, name)
+	t.ranks = append(t.ranks, name)
+	return nil
+}
+
+// netnsDel is `ip netns del NAME`: the namespace's exit (cleanup_net,
+// as ExitNetns has it: bridges first, then every device's ->dellink in
+// reverse list order, one batch), which takes a veth's peer in another
+// namespace too. No one listens in the namespace any more: what it sent
+// in this request is not reported (what it sent before is). The batch
+// is priced to this request.
+func (t *Target) netnsDel(name string) error {
+	n := t.Named(name)
+	if n == nil {
+		return rtnl.Errf(uapi.ENOENT, "Cannot remove namespace file %q: No such file or directory", name)
+	}
+	var b unregBatch
+	for d := range n.listed() {
+		if d.kind == rtnl.KindBridge {
+			n.dellink(d, &b)
+		}
+	}
+	for d := range n.listedReverse() {
+		if !b.has(d) {
+			n.dellink(d, &b)
+		}
+	}
+	n.unregisterBatch(b.list)
+	n.exited = true
+	// unhash_nsid: every namespace forgets its id for this one.
+	for _, o := range t.namespaces {
+		delete(o.nsids, n)
+	}
+	main := t.Netns()
+	main.unregistered = append(main.unregistered, n.unregistered...)
+	n.unregistered = nil
+	kept := n.ev.list[:0]
+	for _, e := range n.ev.list {
+		if e.Request != t.ev.req {
+			kept = append(kept, e)
+		}
+	}
+	n.ev.list = kept
+	t.dead = append(t.dead, n)
+	delete(t.namespaces, name)
+	t.order = slices.DeleteFunc(t.order, func(s string) bool { return s == name })
 	return nil
 }
 
@@ -52,7 +98,15 @@ func (n *Netns) nsid(peer *Netns) int {
 	if n.nsids == nil {
 		n.nsids = map[*Netns]int{}
 	}
-	id := len(n.nsids)
+	// idr_alloc: the lowest id free (a dead namespace's is freed).
+	used := map[int]bool{}
+	for _, v := range n.nsids {
+		used[v] = true
+	}
+	id := 0
+	for used[id] {
+		id++
+	}
 	n.nsids[peer] = id
 	return id
 }

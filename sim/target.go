@@ -97,8 +97,12 @@ type Target struct {
 	// namespaces by name; requests go to the initial one ("") until the
 	// language grows netns operations.
 	namespaces map[string]*Netns
-	// order names the script's namespaces in the order it made them.
+	// order names the script's namespaces in the order it made them;
+	// dead are those it deleted (their notifications stay reported),
+	// ranks every namespace it made by when.
 	order []string
+	dead  []*Netns
+	ranks []string
 	// macs picks a new device's address (Options.MACOrder), in every
 	// namespace.
 	macs    func(req int, name string) net.HardwareAddr
@@ -203,6 +207,8 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	switch op := op.(type) {
 	case rtnl.NetnsAdd:
 		err = t.netnsAdd(op.Name)
+	case rtnl.NetnsDel:
+		err = t.netnsDel(op.Name)
 	case rtnl.ShowOp:
 		// A dump changes nothing; the run reads the state (rtnl.Run).
 		// iproute2 looks the device up first.
@@ -541,16 +547,20 @@ func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
 // namespaces' notifications of one request.
 func (t *Target) mergedEvents() []rtnl.Event {
 	out := append([]rtnl.Event(nil), t.ev.list...)
-	if len(t.order) == 0 {
+	if len(t.ranks) == 0 {
 		return out
 	}
+	all := append([]*Netns(nil), t.dead...)
 	for _, name := range t.order {
-		for _, e := range t.namespaces[name].ev.list {
-			e.Netns = name
+		all = append(all, t.namespaces[name])
+	}
+	for _, ns := range all {
+		for _, e := range ns.ev.list {
+			e.Netns = ns.name
 			out = append(out, e)
 		}
 	}
-	return rtnl.SortEventsByRequest(out, t.order)
+	return rtnl.SortEventsByRequest(out, t.ranks)
 }
 
 // Close releases the target.
@@ -585,6 +595,9 @@ func (t *Target) Forget() {
 	t.ev.list, t.ev.req = nil, 0
 	for _, name := range t.order {
 		t.namespaces[name].ev.list = nil
+	}
+	for _, ns := range t.dead {
+		ns.ev.list = nil
 	}
 	t.syncReq()
 	if r := t.ev.trace; r != nil {
