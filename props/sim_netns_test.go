@@ -50,53 +50,48 @@ var netnsPrologue = []string{
 // The generator's pools, by branch.
 var netnsPools = []struct {
 	branch string
+	weight int // out of the pools' sum
 	lines  []string
 }{
-	{"move", []string{"link set v1 netns c1", "link set v1 netns c1", "link set v3 netns c1", "link set v3 netns c2",
+	{"move", 6, []string{"link set v1 netns c1", "link set v1 netns c1", "link set v3 netns c1", "link set v3 netns c2",
 		"link set v2 netns c2", "link set i0 netns c1", "link set v0 netns c2", "-n c1 link set v1 netns c2",
 		"-n c2 link set v3 netns c1", "-n c2 link set i0 netns c1", "-n c1 link set v1 netns c1",
 		"netns exec c1 ip link set i0 netns c2"}},
-	{"refused move", []string{"link set lo netns c1", "link set br0 netns c1", "link set i0 netns nosuch",
+	{"refused move", 2, []string{"link set lo netns c1", "link set br0 netns c1", "link set i0 netns nosuch",
 		"netns exec nosuch ip link set lo up", "netns add c1", "-n c1 link set lo netns c2"}},
-	{"in namespace", []string{"-n c1 link set v1 up", "-n c1 addr add 10.0.0.2/24 dev v1",
+	{"in namespace", 7, []string{"-n c1 link set v1 up", "-n c1 addr add 10.0.0.2/24 dev v1",
 		"-n c1 route add default via 10.0.0.1", "-n c1 link set v3 up", "-n c2 link set v2 up",
 		"-n c2 addr add 10.2.0.2/24 dev v2", "-n c1 rule add iif v1 table 100", "-n c1 link set lo up",
 		"-n c1 link set v1 mtu 1400", "-n c1 link set v1 name eth0", "-n c1 link set eth0 name v1",
 		"-n c1 link del v1", "-n c2 link set v3 down", "-n c2 link set v3 up", "netns exec c1 ip link set i0 up"}},
-	{"here", []string{"link set v2 master br0", "link set v2 up", "link set v0 down", "link set v0 up",
+	{"here", 5, []string{"link set v2 master br0", "link set v2 up", "link set v0 down", "link set v0 up",
 		"link del v0", "link del v2", "addr add 10.0.0.9/24 dev v1", "link set v1 up",
 		"link property add dev v1 altname a1", "rule add iif v1 table 100", "link add v1 type ifb",
 		"link add v3 type ifb", "link set v3 up"}},
-	{"show", []string{"-n c1 addr show", "-n c2 link show v2", "link show", "route show table all",
+	{"show", 2, []string{"-n c1 addr show", "-n c2 link show v2", "link show", "route show table all",
 		"-n c1 rule show", "-n c1 -6 route show", "-n c2 addr show dev v3", "addr show v0"}},
-	{"del", []string{"netns del c1", "netns del c2", "netns add c2", "netns add c1"}},
-	{"made elsewhere", []string{"-n c1 link add i5 type ifb", "-n c1 link set i5 up", "link add i7 netns c2 type ifb",
+	{"del", 1, []string{"netns del c1", "netns del c2", "netns add c2", "netns add c1"}},
+	{"made elsewhere", 4, []string{"-n c1 link add i5 type ifb", "-n c1 link set i5 up", "link add i7 netns c2 type ifb",
 		"link add v5 type veth peer name v6 netns c2", "link set v5 up", "-n c2 link set v6 up",
 		"-n c1 link add v7 type veth peer name v8 netns c2", "-n c2 link set v8 netns c1", "-n c1 link del v7"}},
 }
 
-// netnsGenLine is one line from a pool; hit names the branch.
+// netnsGenLine is one line from a pool drawn by weight; hit names the
+// branch.
 func netnsGenLine(r *rand.Rand, hit func(string)) string {
-	n := r.IntN(27)
-	var p int
-	switch {
-	case n < 6:
-		p = 0
-	case n < 8:
-		p = 1
-	case n < 15:
-		p = 2
-	case n < 20:
-		p = 3
-	case n < 22:
-		p = 4
-	case n < 23:
-		p = 5
-	default:
-		p = 6
+	total := 0
+	for _, p := range netnsPools {
+		total += p.weight
 	}
-	hit(netnsPools[p].branch)
-	return pick(r, netnsPools[p].lines)
+	n := r.IntN(total)
+	for _, p := range netnsPools {
+		if n < p.weight {
+			hit(p.branch)
+			return pick(r, p.lines)
+		}
+		n -= p.weight
+	}
+	panic("unreachable")
 }
 
 func netnsScriptGen(minLen, maxLen int) gopter.Gen {

@@ -170,18 +170,10 @@ func TestRuleScriptGenTakesEveryBranch(t *testing.T) {
 			require.True(t, lines[l], "line %q never drawn", l)
 		}
 	}
-	for _, l := range mapsKeys(lines) {
+	for l := range lines {
 		_, err := script.ParseString(l + "\n")
 		require.NoError(t, err, "generated line %q does not parse", l)
 	}
-}
-
-func mapsKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // rulesCase runs one script as `rtnlsim diff` does; "" when the model

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
 // LineError is one failed request of a run: where it was, what it asked,
@@ -163,7 +165,7 @@ func shownState(ctx context.Context, t Target, s netnsShow) (State, error) {
 	}
 	table := s.Table
 	if table == 0 {
-		table = 254
+		table = uapi.RT_TABLE_MAIN
 	}
 	for _, r := range st.Routes {
 		if r.Family != fam {
@@ -187,7 +189,7 @@ func shownState(ctx context.Context, t Target, s netnsShow) (State, error) {
 
 // tableField is how a route entry names table t ("" for main).
 func tableField(t uint32) string {
-	if t == 254 {
+	if t == uapi.RT_TABLE_MAIN {
 		return ""
 	}
 	return TableName(t)

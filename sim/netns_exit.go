@@ -24,6 +24,19 @@ func (t *Target) ExitNetns() error {
 	if err != nil {
 		return err
 	}
+	n.exit()
+	var cleanup cost.Work
+	cleanup.AddUnlocked(cost.StepSynchronizeNet, 1)
+	cleanup.AddUnlocked(cost.StepRCUBarrier, 1)
+	t.finish(n, cleanup)
+	return nil
+}
+
+// exit is the device work of a namespace's exit: every bridge deleted
+// first, then each remaining device's ->dellink in reverse list order,
+// one unregister batch (veth peers elsewhere in it); no request reaches
+// the namespace after.
+func (n *Netns) exit() {
 	var b unregBatch
 	for d := range n.listed() {
 		if d.kind == rtnl.KindBridge {
@@ -37,9 +50,4 @@ func (t *Target) ExitNetns() error {
 	}
 	n.unregisterBatch(b.list)
 	n.exited = true
-	var cleanup cost.Work
-	cleanup.AddUnlocked(cost.StepSynchronizeNet, 1)
-	cleanup.AddUnlocked(cost.StepRCUBarrier, 1)
-	t.finish(n, cleanup)
-	return nil
 }

@@ -33,9 +33,8 @@ func (t *Target) netnsAdd(name string) error {
 }
 
 // netnsDel is `ip netns del NAME`: the namespace's exit (cleanup_net,
-// as ExitNetns has it: bridges first, then every device's ->dellink in
-// reverse list order, one batch), which takes a veth's peer in another
-// namespace too. No one listens in the namespace any more: what it sent
+// as ExitNetns has it), which takes a veth's peer in another namespace
+// too. No one listens in the namespace any more: what it sent
 // in this request is not reported (what it sent before is). The batch
 // is priced to this request.
 func (t *Target) netnsDel(name string) error {
@@ -43,19 +42,7 @@ func (t *Target) netnsDel(name string) error {
 	if n == nil {
 		return rtnl.Errf(uapi.ENOENT, "Cannot remove namespace file %q: No such file or directory", name)
 	}
-	var b unregBatch
-	for d := range n.listed() {
-		if d.kind == rtnl.KindBridge {
-			n.dellink(d, &b)
-		}
-	}
-	for d := range n.listedReverse() {
-		if !b.has(d) {
-			n.dellink(d, &b)
-		}
-	}
-	n.unregisterBatch(b.list)
-	n.exited = true
+	n.exit()
 	// unhash_nsid: every namespace forgets its id for this one.
 	for _, o := range t.namespaces {
 		delete(o.nsids, n)
