@@ -11,6 +11,11 @@ type Flow struct {
 	// device are passed over (error-type routes are returned before
 	// their nexthop is looked at, as in the kernel).
 	OIF int
+	// SkipLinkDown, when not nil, says whether a nexthop through device
+	// oif that has no carrier is passed over (ip_ignore_linkdown); nil
+	// for lookups that ignore the link state (FIB_LOOKUP_IGNORE_LINKSTATE,
+	// as gateway checks do).
+	SkipLinkDown func(oif int) bool
 }
 
 // LookupFlow is fib_table_lookup in one table for fl. Like Lookup, it

@@ -984,7 +984,7 @@ func (t *trie) lookupFlow(fl Flow) *Alias {
 					return fa
 				}
 				if fa.Dead || (fl.OIF != 0 && fa.OIF != fl.OIF && fa.Multi == nil) ||
-					(fa.Multi != nil && fa.GoodNexthop(fl.OIF) < 0) {
+					((fa.Multi != nil || fl.SkipLinkDown != nil) && fa.goodNexthop(fl) < 0) {
 					continue
 				}
 				return fa

@@ -193,15 +193,24 @@ type Alias struct {
 // GoodNexthop is the first nexthop a lookup may take
 // (fib_lookup_good_nhc): not dead, and through device oif when oif is
 // not 0; -1 when there is none. A plain route's one nexthop is 0.
-func (a *Alias) GoodNexthop(oif int) int {
+func (a *Alias) GoodNexthop(oif int) int { return a.goodNexthop(Flow{OIF: oif}) }
+
+// GoodNexthopFlow is GoodNexthop for a flow, which may also pass over
+// nexthops without carrier (Flow.SkipLinkDown).
+func (a *Alias) GoodNexthopFlow(fl Flow) int { return a.goodNexthop(fl) }
+
+func (a *Alias) goodNexthop(fl Flow) int {
+	down := func(linkDown bool, oif int) bool {
+		return linkDown && fl.SkipLinkDown != nil && fl.SkipLinkDown(oif)
+	}
 	if !a.IsMulti() {
-		if oif != 0 && a.OIF != oif {
+		if fl.OIF != 0 && a.OIF != fl.OIF || down(a.LinkDown, a.OIF) {
 			return -1
 		}
 		return 0
 	}
 	for i, nh := range *a.Multi {
-		if !nh.Dead && (oif == 0 || nh.OIF == oif) {
+		if !nh.Dead && (fl.OIF == 0 || nh.OIF == fl.OIF) && !down(nh.LinkDown, nh.OIF) {
 			return i
 		}
 	}

@@ -84,6 +84,8 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 		return nil
 	case rtnl.InNetns:
 		return t.inNetns(ctx, req, op)
+	case rtnl.RouteGet:
+		return t.routeGet(op)
 	case rtnl.LinkAdd:
 		return t.linkAdd(op)
 	case rtnl.LinkSet:

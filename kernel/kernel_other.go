@@ -54,3 +54,6 @@ type Thread struct{}
 func (th *Thread) Apply(ctx context.Context, req rtnl.Request) error { return errNeedsLinux }
 
 func (th *Thread) Close() error { return nil }
+
+// Answer has nothing off Linux.
+func (t *Target) Answer() (rtnl.RouteEntry, bool) { return rtnl.RouteEntry{}, false }

@@ -63,7 +63,9 @@ func (t *Target) inNetns(ctx context.Context, req rtnl.Request, in rtnl.InNetns)
 	}
 	req.Op = in.Op
 	s.reqNo = t.reqNo - 1 // its notifications are numbered as this target's
-	return s.Apply(ctx, req)
+	err = s.Apply(ctx, req)
+	t.answer = s.answer
+	return err
 }
 
 // netnsAttr is IFLA_NET_NS_FD of a named namespace ("": none).

@@ -51,6 +51,16 @@ type Target struct {
 	// deadEvents the notifications of those deleted since.
 	ranks      []string
 	deadEvents []rtnl.Event
+	// answer is the last route get's (rtnl.Answerer).
+	answer *rtnl.RouteEntry
+}
+
+// Answer is the last route get's answer (rtnl.Answerer).
+func (t *Target) Answer() (rtnl.RouteEntry, bool) {
+	if t.answer == nil {
+		return rtnl.RouteEntry{}, false
+	}
+	return *t.answer, true
 }
 
 // Multicast groups the event socket joins (legacy bitmask form).

@@ -66,10 +66,14 @@ var (
 		"route add 10.7.0.0/16 via 10.5.0.1", "route add 10.8.0.0/16 via 10.0.0.3 dev i0",
 		"route add 10.9.0.0/16 via 10.1.0.7 table 200", "route del 10.5.0.0/16",
 		"route add unreachable 10.0.0.0/25 table 100", "route add 10.5.0.0/16 dev i1 table 100",
-		"rule show", "-6 rule show", "route show table 100"}
+		"rule show", "-6 rule show", "route show table 100",
+		"route get 10.5.1.1", "route get 10.6.1.1 from 10.0.0.2", "route get 10.6.1.1 from 10.1.0.1",
+		"route get 10.0.0.7 mark 0x10", "route get 10.0.0.7 tos 0x10", "route get 10.1.0.1",
+		"route get 10.9.1.1 oif i0", "route get fibmatch 10.6.1.1 from 10.0.0.1", "route get 8.8.8.8 mark 7",
+		"route get 10.0.0.9 from 10.0.0.1 tos 0x20", "route get 10.7.1.1 oif i1"}
 	rlLinks = []string{"link set i0 name i9", "link set i9 name i0", "link del i1", "link add i1 type ifb",
 		"link set i1 up", "addr add 10.1.0.1/24 dev i1", "link property add dev i0 altname a0",
-		"link add gone type ifb", "link del gone"}
+		"link add gone type ifb", "link del gone", "addr add 10.0.0.2/24 dev i0"}
 )
 
 // ruleGenLine is one rule add line (IPv4 or IPv6) from r, or a delete, a

@@ -266,6 +266,23 @@ type Sysctl struct {
 	Value string
 }
 
+// RouteGet is `route get [to] ADDR [from ADDR] [oif|dev NAME] [tos T] [mark M]
+// [uid U] [fibmatch]` for IPv4: the kernel's output route for that flow
+// (inet_rtm_getroute without iif). Nothing changes; the run keeps the
+// answer (Result.Shown's Got).
+type RouteGet struct {
+	Dst netip.Addr
+	Src netip.Addr // invalid without from
+	OIF string     // "" without oif
+	TOS uint8
+	// Mark is RTA_MARK (iproute2 sends it when not 0).
+	Mark uint32
+	// UID is RTA_UID when given; the kernel answers with the caller's
+	// uid otherwise.
+	UID      *uint32
+	FibMatch bool
+}
+
 // ShowOp is `link show [dev NAME]`, `addr show [dev NAME]`, `route show
 // [table ID|all]` or `rule show`: nothing changes; the run keeps what a
 // dump shows at that point (Result.Shown).
@@ -320,4 +337,5 @@ func (RouteAppend) Verb() string  { return "route append" }
 func (RoutePrepend) Verb() string { return "route prepend" }
 func (RouteChange) Verb() string  { return "route change" }
 func (RouteFlush) Verb() string   { return "route flush" }
+func (RouteGet) Verb() string     { return "route get" }
 func (Sysctl) Verb() string       { return "sysctl" }

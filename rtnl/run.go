@@ -25,7 +25,15 @@ type Shown struct {
 	Line    int    `json:"line"`
 	Request string `json:"request"`
 	State   State  `json:"state"`
-	show    Show
+	// Got is a route get line's answer (State is then empty).
+	Got  *RouteEntry `json:"got,omitempty"`
+	show Show
+}
+
+// Answerer is a target that keeps the answer of its last request that
+// returns one (a route get).
+type Answerer interface {
+	Answer() (RouteEntry, bool)
 }
 
 // Result is what a run shows.
@@ -51,6 +59,17 @@ func Run(ctx context.Context, t Target, reqs []Request, show Show, progress func
 			return res, err
 		}
 		err := t.Apply(ctx, r)
+		if err == nil && isRouteGet(r.Op) {
+			a, ok := t.(Answerer)
+			if !ok {
+				return res, fmt.Errorf("line %d (%s): this target answers no route get", r.Line, r.Text)
+			}
+			got, ok := a.Answer()
+			if !ok {
+				return res, fmt.Errorf("line %d (%s): the target kept no answer", r.Line, r.Text)
+			}
+			res.Shown = append(res.Shown, Shown{Line: r.Line, Request: r.Text, Got: &got})
+		}
 		if err == nil {
 			if sh, ok := showOf(r.Op); ok {
 				st, serr := shownState(ctx, t, sh)
@@ -90,6 +109,14 @@ func Run(ctx context.Context, t Target, reqs []Request, show Show, progress func
 		}
 	}
 	return res, nil
+}
+
+func isRouteGet(op Op) bool {
+	if in, ok := op.(InNetns); ok {
+		op = in.Op
+	}
+	_, ok := op.(RouteGet)
+	return ok
 }
 
 // netnsShow is a ShowOp and the namespace it runs in ("": the target's).

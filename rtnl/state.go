@@ -73,8 +73,10 @@ type AddrInfo struct {
 
 // RouteEntry is one element of `ip -j route show table all`.
 type RouteEntry struct {
-	Type     string   `json:"type,omitempty"` // omitted for unicast
-	Dst      string   `json:"dst"`
+	Type string `json:"type,omitempty"` // omitted for unicast
+	Dst  string `json:"dst"`
+	// From is RTA_SRC of a route get's answer (the flow's source).
+	From     string   `json:"from,omitempty"`
 	Tos      string   `json:"tos,omitempty"` // rtm_tos, printed only when not 0
 	Gateway  string   `json:"gateway,omitempty"`
 	Dev      string   `json:"dev,omitempty"`
@@ -87,6 +89,12 @@ type RouteEntry struct {
 	// Nexthops are RTA_MULTIPATH's, for a route of two or more.
 	Nexthops []NexthopEntry `json:"nexthops,omitempty"`
 	Pref     string         `json:"pref,omitempty"`
+	// Mark, UID and Cache are a route get's answer's (a cloned route):
+	// the flow's mark when not 0, its uid, and the rtable's RTCF_ flags
+	// as iproute2 names them (an empty list still prints).
+	Mark  *uint32   `json:"mark,omitempty"`
+	UID   *uint32   `json:"uid,omitempty"`
+	Cache *[]string `json:"cache,omitempty"`
 	// Family is 4 or 6 (rtm_family), which ip -j does not print.
 	Family int `json:"-"`
 }

@@ -11,6 +11,10 @@ import (
 func (r Result) WriteText(w io.Writer, show Show) {
 	for _, sh := range r.Shown {
 		fmt.Fprintf(w, "line %d: %s\n", sh.Line, sh.Request)
+		if sh.Got != nil {
+			fmt.Fprintln(w, RouteText(*sh.Got))
+			continue
+		}
 		Result{State: sh.State}.writeState(w, sh.show)
 	}
 	r.writeState(w, show)
@@ -163,6 +167,7 @@ func RouteText(r RouteEntry) string {
 	}
 	add("", r.Type)
 	add("", r.Dst)
+	add("from", r.From)
 	add("tos", r.Tos)
 	add("via", r.Gateway)
 	add("dev", r.Dev)
@@ -175,7 +180,24 @@ func RouteText(r RouteEntry) string {
 	}
 	parts = append(parts, r.Flags...)
 	add("pref", r.Pref)
+	if r.Mark != nil {
+		// print_route: hex from 16 on
+		m := fmt.Sprint(*r.Mark)
+		if *r.Mark >= 16 {
+			m = fmt.Sprintf("0x%x", *r.Mark)
+		}
+		add("mark", m)
+	}
+	if r.UID != nil {
+		add("uid", fmt.Sprint(*r.UID))
+	}
 	line := strings.Join(parts, " ")
+	if r.Cache != nil {
+		line += "\n    cache"
+		if len(*r.Cache) > 0 {
+			line += " <" + strings.Join(*r.Cache, ",") + ">"
+		}
+	}
 	for _, nh := range r.Nexthops {
 		line += "\n\t" + NexthopText(nh)
 	}

@@ -112,6 +112,27 @@ func Format(op rtnl.Op) string {
 			b.word(o.Dev)
 		}
 		b.tableSel(o.Table)
+	case rtnl.RouteGet:
+		b.add("route", "get", o.Dst.String())
+		if o.Src.IsValid() {
+			b.add("from", o.Src.String())
+		}
+		if o.OIF != "" {
+			b.add("oif")
+			b.word(o.OIF)
+		}
+		if o.TOS != 0 {
+			b.add("tos", fmt.Sprintf("0x%02x", o.TOS))
+		}
+		if o.Mark != 0 {
+			b.add("mark", strconv.FormatUint(uint64(o.Mark), 10))
+		}
+		if o.UID != nil {
+			b.add("uid", strconv.FormatUint(uint64(*o.UID), 10))
+		}
+		if o.FibMatch {
+			b.add("fibmatch")
+		}
 	case rtnl.NetnsAdd:
 		b.add("netns", "add")
 		b.word(o.Name)

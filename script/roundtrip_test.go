@@ -352,6 +352,27 @@ func genOp(r *rand.Rand) rtnl.Op {
 		}
 		return op
 	case 16:
+		if r.Intn(4) == 0 {
+			op := rtnl.RouteGet{Dst: netip.AddrFrom4([4]byte{10, byte(r.Intn(256)), 0, byte(r.Intn(256))})}
+			if r.Intn(2) == 0 {
+				op.Src = netip.AddrFrom4([4]byte{10, 0, 0, byte(r.Intn(256))})
+			}
+			if r.Intn(2) == 0 {
+				op.OIF = genName(r)
+			}
+			if r.Intn(2) == 0 {
+				op.TOS = uint8(r.Intn(256))
+			}
+			if r.Intn(2) == 0 {
+				op.Mark = uint32(r.Intn(1 << 31))
+			}
+			if r.Intn(2) == 0 {
+				u := uint32(r.Intn(1 << 31))
+				op.UID = &u
+			}
+			op.FibMatch = r.Intn(2) == 0
+			return op
+		}
 		if r.Intn(3) == 0 {
 			return rtnl.NetnsDel{Name: genName(r)}
 		}

@@ -13,7 +13,7 @@ var routeVerbs = []struct{ name, canon string }{
 	// "f" flush.
 	{"add", "add"}, {"change", "change"}, {"chg", "change"}, {"replace", "replace"}, {"prepend", "prepend"},
 	{"append", "append"}, {"test", ""}, {"delete", "del"}, {"list", "show"}, {"show", "show"},
-	{"lst", "show"}, {"get", ""}, {"flush", "flush"}, {"save", ""}, {"restore", ""},
+	{"lst", "show"}, {"get", "get"}, {"flush", "flush"}, {"save", ""}, {"restore", ""},
 	{"showdump", ""}, {"help", ""},
 }
 
@@ -88,6 +88,9 @@ func parseRouteCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	}
 	if v == "show" {
 		return parseShow(p, "route", family)
+	}
+	if v == "get" {
+		return parseRouteGet(p, family)
 	}
 	r, err := parseRouteArgs(p, family)
 	if err != nil {

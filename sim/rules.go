@@ -457,13 +457,27 @@ func (n *Netns) Rules() []rtnl.RuleEntry {
 	return out
 }
 
-// fibRulesLookup is __fib_lookup through the IPv4 rules
+// fibRulesLookup is __fib_lookup through the IPv4 rules for a gateway
+// check's flow: no source, mark or tos, coming from lo.
+func (n *Netns) fibRulesLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
+	a, _, errno := n.fibRulesLookupFlow(ruleFlow{Flow: fl})
+	return a, errno
+}
+
+// ruleFlow is what the rules match in a flow made on this host (it comes
+// from lo) besides fibtrie.Flow's: its source and mark.
+type ruleFlow struct {
+	fibtrie.Flow
+	src, mark uint32
+}
+
+// fibRulesLookupFlow is __fib_lookup through the IPv4 rules
 // (fib_rules_lookup): the first matching rule whose action ends the
 // lookup (a table that has a route of the flow, or a reject action)
-// decides; gotos jump, nops and unresolved gotos pass; a route no longer
-// than a rule's suppress_prefixlen passes; nothing is ENETUNREACH. The
-// flow is a gateway check's: no source, mark or tos, coming from lo.
-func (n *Netns) fibRulesLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
+// decides, and the table it looked in is res->table; gotos jump, nops and
+// unresolved gotos pass; a route no longer than a rule's
+// suppress_prefixlen passes; nothing is ENETUNREACH.
+func (n *Netns) fibRulesLookupFlow(fl ruleFlow) (*fibtrie.Alias, uint32, uapi.Errno) {
 	rules := n.ruleList(4).rules
 	for i := 0; i < len(rules); i++ {
 		x := rules[i]
@@ -485,7 +499,7 @@ func (n *Netns) fibRulesLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
 			continue
 		case rtnl.RuleActToTable:
 			if n.fib.HasTable(x.table) {
-				res, errno = n.fibTableLookup(x.table, fl)
+				res, errno = n.fibTableLookup(x.table, fl.Flow)
 			}
 		case rtnl.RuleActUnreachable:
 			errno = uapi.ENETUNREACH
@@ -498,10 +512,10 @@ func (n *Netns) fibRulesLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
 			continue
 		}
 		if errno != uapi.EAGAIN {
-			return res, errno
+			return res, x.table, errno
 		}
 	}
-	return nil, uapi.ENETUNREACH
+	return nil, 0, uapi.ENETUNREACH
 }
 
 func ruleIndex(rules []*fibRule, x *fibRule) int {
@@ -513,9 +527,9 @@ func ruleIndex(rules []*fibRule, x *fibRule) int {
 	return len(rules)
 }
 
-// match4 is fib_rule_match with fib4_rule_match for a flow with no
-// source, mark or tos, from lo (iif), to fl.OIF, inverted by `not`.
-func (x *fibRule) match4(fl fibtrie.Flow, lo *Device) bool {
+// match4 is fib_rule_match with fib4_rule_match for a flow from lo
+// (iif), to fl.OIF, inverted by `not`.
+func (x *fibRule) match4(fl ruleFlow, lo *Device) bool {
 	m := func() bool {
 		if x.iifName != "" && x.iif != lo {
 			return false
@@ -523,16 +537,16 @@ func (x *fibRule) match4(fl fibtrie.Flow, lo *Device) bool {
 		if x.oifName != "" && (x.oif == nil || int(x.oif.ifindex) != fl.OIF) {
 			return false
 		}
-		if x.mark&x.mask != 0 {
+		if (x.mark^fl.mark)&x.mask != 0 {
 			return false
 		}
-		if x.srcLen > 0 && !prefixHolds(x.src, x.srcLen, netip.IPv4Unspecified()) {
+		if x.srcLen > 0 && !prefixHolds(x.src, x.srcLen, addrOfU32(fl.src)) {
 			return false
 		}
 		if x.dstLen > 0 && !prefixHolds(x.dst, x.dstLen, addrOfU32(fl.Dst)) {
 			return false
 		}
-		return x.tos == 0
+		return x.tos == 0 || x.tos == fl.TOS
 	}()
 	return m != x.invert
 }

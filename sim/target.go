@@ -108,7 +108,9 @@ type Target struct {
 	macs    func(req int, name string) net.HardwareAddr
 	closed  bool
 	initErr error // a failed Options.Sysctls write, which Apply returns
-	ev      *eventLog
+	// answer is the last route get's (rtnl.Answerer).
+	answer *rtnl.RouteEntry
+	ev     *eventLog
 	// workIDs is what each applied request cost, in order, for the cost
 	// model (an unregister batch or a plain request): an index in works,
 	// with lastPart set on the last kernel request of a script request (a
@@ -237,6 +239,10 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		err = n.addrFlush(op)
 	case rtnl.RouteAdd, rtnl.RouteDel, rtnl.RouteReplace, rtnl.RouteAppend, rtnl.RoutePrepend, rtnl.RouteChange, rtnl.RouteFlush:
 		err = n.route(op)
+	case rtnl.RouteGet:
+		var got rtnl.RouteEntry
+		got, err = n.routeGet(op)
+		t.answer = &got
 	case rtnl.RuleAdd:
 		err = n.ruleAdd(op.Rule)
 	case rtnl.RuleDel:
@@ -256,6 +262,14 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	}
 	t.finish(n, cost.Work{})
 	return err
+}
+
+// Answer is the last route get's answer (rtnl.Answerer).
+func (t *Target) Answer() (rtnl.RouteEntry, bool) {
+	if t.answer == nil {
+		return rtnl.RouteEntry{}, false
+	}
+	return *t.answer, true
 }
 
 // syncReq numbers the named namespaces' notifications as the target's

@@ -17,9 +17,11 @@ package differ
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -429,11 +431,20 @@ func firstDiff(reqs []rtnl.Request, what What, s, k side) (int, string) {
 	return best.req, best.msg
 }
 
+// ShownDiff is shownDiff's message alone ("" when the sides agree).
+func ShownDiff(s, k []rtnl.Shown) string {
+	_, d := shownDiff(s, k)
+	return d
+}
+
 // shownDiff compares what the show lines saw on both sides (the errno
 // comparison has made sure the same lines succeeded).
 func shownDiff(s, k []rtnl.Shown) (int, string) {
 	all := What{Links: true, Addrs: true, Routes: true, Rules: true, macsRenamed: true}
 	for i := range min(len(s), len(k)) {
+		if d := gotDiff(s[i].Got, k[i].Got); d != "" {
+			return s[i].Line, fmt.Sprintf("line %d (%s) answers differently: %s", s[i].Line, s[i].Request, d)
+		}
 		if d := nsStateDiff(all, s[i].State, k[i].State); d != "" {
 			return s[i].Line, fmt.Sprintf("line %d (%s) shows differently: %s", s[i].Line, s[i].Request, d)
 		}
@@ -442,6 +453,24 @@ func shownDiff(s, k []rtnl.Shown) (int, string) {
 		return 0, fmt.Sprintf("show lines: sim ran %d, kernel %d", len(s), len(k))
 	}
 	return 0, ""
+}
+
+// gotDiff compares two route get answers (nil: the line is a show).
+func gotDiff(s, k *rtnl.RouteEntry) string {
+	if s == nil && k == nil {
+		return ""
+	}
+	if s == nil || k == nil || !reflect.DeepEqual(*s, *k) {
+		text := func(r *rtnl.RouteEntry) string {
+			if r == nil {
+				return "(none)"
+			}
+			b, _ := json.Marshal(r)
+			return string(b)
+		}
+		return fmt.Sprintf("sim %s, kernel %s", text(s), text(k))
+	}
+	return ""
 }
 
 // stateDiff compares what selects of two states, then of each namespace

@@ -1,0 +1,125 @@
+package script
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
+)
+
+// iproute_get's keywords in its order; an empty id is known to iproute2
+// but not taken here (the input path, ports, protocols, VRFs, and
+// `connected`, which asks the same question twice).
+var getKeywords = []kw{
+	{"tos", false, "tos"}, {"dsfield", true, "tos"}, {"from", true, "from"}, {"iif", true, ""},
+	{"mark", true, "mark"}, {"oif", true, "dev"}, {"dev", false, "dev"}, {"notify", true, ""},
+	{"connected", true, ""}, {"vrf", true, ""}, {"uid", true, "uid"}, {"fibmatch", true, "fibmatch"},
+	{"as", false, ""}, {"sport", true, ""}, {"dport", true, ""}, {"ipproto", true, ""},
+	{"flowlabel", false, ""},
+}
+
+func getKeyword(w string) (kw, bool) {
+	for _, k := range getKeywords {
+		if w == k.name || (k.prefix && matches(w, k.name)) {
+			return k, true
+		}
+	}
+	return kw{}, false
+}
+
+// parseRouteGet is iproute_get's argument loop for an IPv4 destination.
+// A later keyword overrides an earlier one, as there.
+func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
+	if family == 6 {
+		return nil, errf("-6", "IPv6 route get is not supported")
+	}
+	var op rtnl.RouteGet
+	for p.more() {
+		w := p.take()
+		k, ok := getKeyword(w)
+		if ok && k.id == "" {
+			return nil, p.unsupported(w)
+		}
+		switch {
+		case ok && k.id == "tos":
+			v, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			n, perr := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 8)
+			if perr != nil {
+				return nil, errf(v, "invalid \"tos\" value (hex 00..ff)")
+			}
+			op.TOS = uint8(n)
+		case ok && k.id == "from":
+			s, err := p.arg("from")
+			if err != nil {
+				return nil, err
+			}
+			a, err := getAddr(s)
+			if err != nil {
+				return nil, err
+			}
+			op.Src = a.Addr()
+		case ok && k.id == "mark":
+			v, err := p.number("mark", 0, 0xffffffff)
+			if err != nil {
+				return nil, err
+			}
+			op.Mark = uint32(v)
+		case ok && k.id == "dev":
+			n, err := p.name(w)
+			if err != nil {
+				return nil, err
+			}
+			op.OIF = n
+		case ok && k.id == "uid":
+			v, err := p.number("uid", 0, 0xffffffff)
+			if err != nil {
+				return nil, err
+			}
+			u := uint32(v)
+			op.UID = &u
+		case ok && k.id == "fibmatch":
+			op.FibMatch = true
+		default:
+			if w == "to" {
+				s, err := p.arg(w)
+				if err != nil {
+					return nil, err
+				}
+				w = s
+			}
+			if looksLikeWord(w) {
+				return nil, p.unknown(w)
+			}
+			a, err := getAddr(w)
+			if err != nil {
+				return nil, err
+			}
+			// A later address replaces an earlier one (addattr_l
+			// appends; the kernel reads the last).
+			op.Dst = a.Addr()
+		}
+	}
+	if !op.Dst.IsValid() {
+		return nil, errf(p.ctx, "need at least a destination address")
+	}
+	return op, nil
+}
+
+// getAddr is an IPv4 address of route get, with /32 or no length.
+func getAddr(s string) (netip.Prefix, *LineError) {
+	pf, _, ok := parsePrefix(s)
+	if !ok {
+		return pf, errf(s, "invalid address")
+	}
+	if !pf.Addr().Is4() {
+		return pf, errf(s, "IPv6 route get is not supported")
+	}
+	if pf.Bits() != 32 {
+		return pf, errf(s, "only an address (or /32) is supported here")
+	}
+	return pf, nil
+}

@@ -1,0 +1,348 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/rtnlsim/rtnlsim/fibtrie"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/uapi"
+)
+
+// `ip route get` for IPv4 without iif: inet_rtm_getroute with
+// RTM_F_LOOKUP_TABLE (which iproute2 always sets for IPv4), the output
+// route of ip_route_output_key_hash_rcu and __mkroute_output, and the
+// answer rt_fill_info (or, with fibmatch, fib_dump_info) gives. Read from
+// Linux ~6.15-6.17 net/ipv4/route.c, net/ipv4/fib_semantics.c
+// (fib_select_path, fib_result_prefsrc) and net/ipv4/devinet.c
+// (inet_select_addr, __ip_dev_find). Nothing changes: no route cache is
+// kept, as none of it shows in the answer.
+
+// rtcf* are the rtable flags an answer's rtm_flags carry above bit 16,
+// as iproute2 names them in "cache".
+const (
+	rtcfLocal     = 0x80000000
+	rtcfMulticast = 0x20000000
+	rtcfBroadcast = 0x10000000
+)
+
+// getAnswer is the output route: its type and device, the flow's source
+// once chosen, the gateway it uses (0: none), and what the lookup found
+// (nil for a route made without one), in which table.
+type getAnswer struct {
+	typ     fibtrie.RouteType
+	dev     *Device
+	saddr   uint32
+	gateway uint32
+	flags   uint32
+	res     *fibtrie.Alias
+	nh      int // the nexthop of res the lookup took
+	table   uint32
+}
+
+func isMulticast4(a uint32) bool { return a>>28 == 0xe }
+func isLoopback4(a uint32) bool  { return a>>24 == 127 }
+
+const lbcast4 = 0xffffffff
+
+// routeGet answers op, or refuses it with the kernel's errno.
+func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
+	var oif *Device
+	if op.OIF != "" {
+		// iproute2 resolves the name before it asks.
+		if oif = n.ByName(op.OIF); oif == nil {
+			return rtnl.RouteEntry{}, enodev(op.OIF)
+		}
+	}
+	fl := ruleFlow{Flow: fibtrie.Flow{Dst: u32Of(op.Dst), TOS: op.TOS &^ 3}, mark: op.Mark}
+	if op.Src.IsValid() {
+		fl.src = u32Of(op.Src)
+	}
+	if oif != nil {
+		fl.OIF = int(oif.ifindex)
+	}
+	fl.SkipLinkDown = func(oif int) bool { return n.ignoreLinkdown(n.ByIndex(uint32(oif))) }
+	src := fl.src
+	ans, err := n.outputRoute(&fl)
+	if err != nil {
+		return rtnl.RouteEntry{}, err
+	}
+	if op.FibMatch {
+		if ans.res == nil {
+			return rtnl.RouteEntry{}, rtnl.Errf(uapi.EHOSTUNREACH, "")
+		}
+		r := ans.res.Route
+		r.Table, r.Type = ans.table, ans.typ
+		return n.renderRoute(r), nil
+	}
+	// rtm_flags carries the rtable's flags, which iproute2 prints with
+	// the route flags' names where they share a bit (RTCF_MULTICAST is
+	// RTM_F_OFFLOAD_FAILED).
+	out := rtnl.RouteEntry{Dst: fibtrie.FormatIP(fl.Dst), Flags: rtnl.RouteFlags(ans.flags), Family: 4}
+	if op.Dst.IsValid() {
+		out.Dst = op.Dst.String()
+	}
+	if ans.typ != fibtrie.TypeUnicast {
+		out.Type = rtnl.RouteTypeName(uint8(ans.typ))
+	}
+	if src != 0 {
+		out.From = fibtrie.FormatIP(src)
+	}
+	if ans.res != nil && ans.res.TOS != 0 {
+		out.Tos = rtnl.DSFieldName(ans.res.TOS)
+	}
+	if ans.gateway != 0 {
+		out.Gateway = fibtrie.FormatIP(ans.gateway)
+	}
+	out.Dev = ans.dev.name
+	if ans.table != 0 && ans.table != fibtrie.TableMain {
+		out.Table = rtnl.TableName(ans.table)
+	}
+	if ans.saddr != src {
+		out.Prefsrc = fibtrie.FormatIP(ans.saddr)
+	}
+	if op.Mark != 0 {
+		m := op.Mark
+		out.Mark = &m
+	}
+	uid := uint32(0) // the caller's: root
+	if op.UID != nil {
+		uid = *op.UID
+	}
+	out.UID = &uid
+	cache := []string{}
+	if ans.flags&rtcfLocal != 0 {
+		cache = append(cache, "local")
+	}
+	if ans.flags&rtcfMulticast != 0 {
+		cache = append(cache, "mc")
+	}
+	if ans.flags&rtcfBroadcast != 0 {
+		cache = append(cache, "brd")
+	}
+	out.Cache = &cache
+	return out, nil
+}
+
+// outputRoute is ip_route_output_key_hash_rcu for fl (its source is
+// filled in), then __mkroute_output.
+func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
+	var ans getAnswer
+	if fl.src != 0 {
+		if isMulticast4(fl.src) || fl.src == lbcast4 {
+			return ans, rtnl.Errf(uapi.EINVAL, "")
+		}
+		if fl.OIF == 0 && (isMulticast4(fl.Dst) || fl.Dst == lbcast4) {
+			return ans, fmt.Errorf("%w: route get of a multicast or limited broadcast destination from a source", ErrNotModelled)
+		}
+		if !n.ipDevFind(fl.src) {
+			return ans, rtnl.Errf(uapi.ENETUNREACH, "")
+		}
+	}
+	if fl.OIF != 0 {
+		d := n.ByIndex(uint32(fl.OIF))
+		if !d.Up() || d.in == nil {
+			return ans, rtnl.Errf(uapi.ENETUNREACH, "")
+		}
+		if fl.Dst>>8 == 0xe00000 || fl.Dst == lbcast4 {
+			// local multicast or limited broadcast: on that device
+			if fl.src == 0 {
+				fl.src = n.inetSelectAddr(d, 0, fibtrie.ScopeLink)
+			}
+			ans.dev, ans.typ = d, fibtrie.TypeUnicast
+			return n.mkrouteOutput(fl, ans)
+		}
+		if fl.src == 0 {
+			switch {
+			case isMulticast4(fl.Dst):
+				fl.src = n.inetSelectAddr(d, 0, fibtrie.ScopeUniverse)
+			case fl.Dst == 0:
+				fl.src = n.inetSelectAddr(d, 0, fibtrie.ScopeHost)
+			}
+		}
+	}
+	if fl.Dst == 0 {
+		fl.Dst = fl.src
+		if fl.Dst == 0 {
+			fl.Dst, fl.src = 0x7f000001, 0x7f000001
+		}
+		fl.OIF = int(n.lo.ifindex)
+		ans.dev, ans.typ, ans.flags = n.lo, fibtrie.TypeLocal, rtcfLocal
+		return n.mkrouteOutput(fl, ans)
+	}
+	res, table, errno := n.routeLookup(*fl)
+	if errno != 0 {
+		if fl.OIF != 0 {
+			// No route: the destination is taken to be on the link.
+			d := n.ByIndex(uint32(fl.OIF))
+			if fl.src == 0 {
+				fl.src = n.inetSelectAddr(d, 0, fibtrie.ScopeLink)
+			}
+			ans.dev, ans.typ = d, fibtrie.TypeUnicast
+			return n.mkrouteOutput(fl, ans)
+		}
+		return ans, rtnl.Errf(errno, "")
+	}
+	nh := max(res.GoodNexthopFlow(fl.Flow), 0) // error routes have no nexthop
+	ans.res, ans.nh, ans.table, ans.typ = res, nh, table, res.Type
+	if res.Type == fibtrie.TypeLocal {
+		if fl.src == 0 {
+			fl.src = res.PrefSrc
+			if fl.src == 0 {
+				fl.src = fl.Dst
+			}
+		}
+		ans.dev, ans.flags = n.lo, rtcfLocal
+		fl.OIF = int(n.lo.ifindex)
+		return n.mkrouteOutput(fl, ans)
+	}
+	// fib_select_path, without oif: a multipath route picks its
+	// nexthop by a hash of the flow with a seed the model cannot know.
+	// Several default routes go through fib_select_default, which keeps
+	// the lookup's result unless a gateway has a neighbour entry, and
+	// nothing a script does makes one (it sends no packets).
+	if fl.OIF == 0 && res.IsMulti() {
+		return ans, fmt.Errorf("%w: route get through a multipath route (the kernel picks the nexthop by a seeded flow hash)", ErrNotModelled)
+	}
+	if fl.src == 0 {
+		fl.src = n.fibResultPrefsrc(res, nh)
+	}
+	ans.dev = n.ByIndex(uint32(res.NexthopOIF(nh)))
+	return n.mkrouteOutput(fl, ans)
+}
+
+// routeLookup is fib_lookup for an output flow: through the rules once
+// they changed, else main (with local merged in) then default.
+func (n *Netns) routeLookup(fl ruleFlow) (*fibtrie.Alias, uint32, uapi.Errno) {
+	if n.rules4 != nil && n.rules4.custom {
+		return n.fibRulesLookupFlow(fl)
+	}
+	var a *fibtrie.Alias
+	errno := uapi.EAGAIN
+	table := fibtrie.TableMain
+	if n.fib.HasTable(fibtrie.TableMain) {
+		a, errno = n.fibTableLookup(fibtrie.TableMain, fl.Flow)
+	}
+	if errno == uapi.EAGAIN && n.fib.HasTable(fibtrie.TableDefault) {
+		table = fibtrie.TableDefault
+		a, errno = n.fibTableLookup(fibtrie.TableDefault, fl.Flow)
+	}
+	if errno == uapi.EAGAIN {
+		errno = uapi.ENETUNREACH
+	}
+	return a, table, errno
+}
+
+// mkrouteOutput is __mkroute_output: the checks on the device and the
+// source, the destination's own type, and the gateway the route uses (a
+// nexthop gateway of link scope).
+func (n *Netns) mkrouteOutput(fl *ruleFlow, ans getAnswer) (getAnswer, error) {
+	d := ans.dev
+	if d.in == nil {
+		return ans, rtnl.Errf(uapi.EINVAL, "")
+	}
+	loopback := d.flags&uapi.IFF_LOOPBACK != 0
+	if isLoopback4(fl.src) && !loopback {
+		return ans, rtnl.Errf(uapi.EINVAL, "")
+	}
+	fi := ans.res
+	switch {
+	case fl.Dst == lbcast4:
+		ans.typ, fi = fibtrie.TypeBroadcast, nil
+	case isMulticast4(fl.Dst):
+		return ans, fmt.Errorf("%w: route get of a multicast destination (group membership)", ErrNotModelled)
+	}
+	// The ~6.17 source read refuses 0.0.0.0/8 destinations here with
+	// EINVAL; this kernel (6.18) routes them like any other.
+	if loopback {
+		ans.flags |= rtcfLocal
+	}
+	switch ans.typ {
+	case fibtrie.TypeBroadcast:
+		ans.flags |= rtcfBroadcast | rtcfLocal
+	case fibtrie.TypeMulticast:
+		// A multicast route to a destination no device has joined (the
+		// destination is not a group: groups are refused above): not
+		// local, and no gateway for a prefix shorter than 4.
+		ans.flags |= rtcfMulticast
+		if fi != nil && fi.Len < 4 {
+			fi = nil
+		}
+	}
+	if fi != nil {
+		gw, scope := fi.Gateway, fi.NhScope
+		if fi.IsMulti() {
+			gw, scope = (*fi.Multi)[ans.nh].Gateway, (*fi.Multi)[ans.nh].Scope
+		}
+		if gw != 0 && scope == fibtrie.ScopeLink {
+			ans.gateway = gw
+		}
+	}
+	ans.saddr = fl.src
+	return ans, nil
+}
+
+// fibResultPrefsrc is fib_result_prefsrc: the route's prefsrc, else the
+// address inet_select_addr picks on the nexthop's device for its gateway
+// at the route's scope (what the kernel caches per nexthop until an
+// address changes).
+func (n *Netns) fibResultPrefsrc(res *fibtrie.Alias, nh int) uint32 {
+	if res.PrefSrc != 0 {
+		return res.PrefSrc
+	}
+	gw := res.Gateway
+	if res.IsMulti() {
+		gw = (*res.Multi)[nh].Gateway
+	}
+	return n.inetSelectAddr(n.ByIndex(uint32(res.NexthopOIF(nh))), gw, res.Scope)
+}
+
+// inetSelectAddr is inet_select_addr: the device's first primary address
+// of scope scope or wider that holds dst in its subnet, else its first of
+// that scope; failing those, the first primary address of any device in
+// list order whose scope is not link and at most scope.
+func (n *Netns) inetSelectAddr(d *Device, dst uint32, scope fibtrie.Scope) uint32 {
+	var addr uint32
+	if d != nil && d.in != nil {
+		for ifa := d.in.head; ifa != nil; ifa = ifa.next {
+			if ifa.Secondary() || fibtrie.Scope(min(ifa.Scope, uapi.RT_SCOPE_HOST)) > scope {
+				continue
+			}
+			if dst == 0 || inetIfaMatch(dst, ifa) {
+				return ifa.Local
+			}
+			if addr == 0 {
+				addr = ifa.Local
+			}
+		}
+		if addr != 0 {
+			return addr
+		}
+	}
+	for dev := range n.listed() {
+		if dev.in == nil {
+			continue
+		}
+		for ifa := dev.in.head; ifa != nil; ifa = ifa.next {
+			if !ifa.Secondary() && ifa.Scope != uapi.RT_SCOPE_LINK && fibtrie.Scope(ifa.Scope) <= scope {
+				return ifa.Local
+			}
+		}
+	}
+	return 0
+}
+
+// ipDevFind is __ip_dev_find != NULL: an address of this namespace, or
+// a local route for it in the local table.
+func (n *Netns) ipDevFind(addr uint32) bool {
+	for d := range n.listed() {
+		if d.in == nil {
+			continue
+		}
+		for ifa := d.in.head; ifa != nil; ifa = ifa.next {
+			if ifa.Local == addr {
+				return true
+			}
+		}
+	}
+	return n.inetAddrTypeTable(addr, fibtrie.TableLocal) == fibtrie.TypeLocal
+}
