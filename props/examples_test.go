@@ -17,7 +17,8 @@ import (
 // TestContainerHostExampleRunsWhole: examples/container-host.ip (a
 // bridge, veth ends moved into two namespaces, IPv4 and IPv6 addresses
 // and default routes inside, a multipath route and a policy rule on the
-// host) parses, and every line succeeds on the model.
+// host, then show and route get lines) parses, and every line succeeds
+// on the model.
 func TestContainerHostExampleRunsWhole(t *testing.T) {
 	reqs := containerHostRequests(t)
 	tg := sim.New(sim.Options{Seed: 1})
@@ -25,7 +26,14 @@ func TestContainerHostExampleRunsWhole(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, res.Errors, "lines the model refused")
 	require.Len(t, res.Netns, 2, "the two containers' namespaces")
-	require.Len(t, res.Shown, 4, "the show lines")
+	require.Len(t, res.Shown, 8, "the show and route get lines")
+	gets := 0
+	for _, sh := range res.Shown {
+		if sh.Got != nil {
+			gets++
+		}
+	}
+	require.Equal(t, 4, gets, "the route get answers")
 }
 
 // TestContainerHostExampleMatchesKernel runs it with `rtnlsim diff
