@@ -406,7 +406,7 @@ func (n *Netns) renderRouteDead(r fibtrie.Route, dead bool) rtnl.RouteEntry {
 	}
 	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Family: 4}
 	if r.IsMulti() {
-		for _, nh := range *r.Multi {
+		for _, nh := range r.Nexthops() {
 			var f uint32
 			if nh.Dead {
 				f |= uapi.RTNH_F_DEAD

@@ -102,8 +102,7 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 	}
 	c.Route = fr
 	if del && c.nhs != nil {
-		nhs := c.nhs
-		c.Multi = &nhs
+		c.SetNexthops(c.nhs)
 	}
 	return c, nil
 }
@@ -265,7 +264,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		if len(nhs) == 1 {
 			nhs[0].OIF, nhs[0].Scope = c.OIF, c.NhScope
 		}
-		c.Multi = &nhs
+		c.SetNexthops(nhs)
 	}
 	return nil
 }
@@ -551,7 +550,7 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 			if r.IsMulti() {
 				r.OIF, r.Gateway = 0, 0
 			} else {
-				r.Multi = nil
+				r.SetNexthops(nil)
 			}
 			n.inetCount.Requests++ // one RTM_DELROUTE each
 			if err := n.fibRemove(r); err != nil {
