@@ -174,6 +174,20 @@ func RouteText(r RouteEntry) string {
 		add("metric", fmt.Sprint(*r.Metric))
 	}
 	parts = append(parts, r.Flags...)
+	if r.Flow != nil {
+		if r.Flow.From != "" {
+			add("realms", r.Flow.From+"/"+r.Flow.To)
+		} else {
+			add("realm", r.Flow.To)
+		}
+	}
+	for _, m := range r.Metrics {
+		parts = append(parts, "mtu")
+		if m.Lock {
+			parts = append(parts, "lock")
+		}
+		parts = append(parts, fmt.Sprint(m.MTU))
+	}
 	add("pref", r.Pref)
 	line := strings.Join(parts, " ")
 	for _, nh := range r.Nexthops {
