@@ -668,8 +668,9 @@ func TestSimRouteErrnos(t *testing.T) {
 	require.Equal(t, want, got)
 }
 
-// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip on
-// the sim target and checks its route lines against their comments: each
+// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip
+// and route-options-*.ip on the sim target and checks its route lines
+// against their comments: each
 // line marked "# expect ERRNO" refused with that errno, the others
 // accepted. (No root needed: the expectations are the kernel's, and
 // TestRegressionScriptsMatchKernel holds the scripts to the kernel.)
@@ -677,6 +678,10 @@ func TestSimMultipathScriptExpectations(t *testing.T) {
 	files, err := filepath.Glob("testdata/multipath-*.ip")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
+	opts, err := filepath.Glob("testdata/route-options-*.ip")
+	require.NoError(t, err)
+	require.NotEmpty(t, opts)
+	files = append(files, opts...)
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
