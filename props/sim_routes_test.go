@@ -146,7 +146,7 @@ func mpHit(branch string) {
 // wants taken.
 var optGenBranches = []string{
 	"opt onlink", "opt mtu", "opt mtu lock", "opt realm", "opt del onlink", "opt del mtu", "opt del mtu lock",
-	"opt del realm", "opt mp onlink", "opt mp mtu", "opt mp realm",
+	"opt del realm", "opt mp onlink", "opt mp mtu", "opt mp realm", "opt common route", "opt common del",
 }
 
 // Pools of the route options: few values, so that routes meet.
@@ -156,6 +156,33 @@ var (
 	optRealms    = []string{"5", "5", "5", "2/5", "0", "cosmos/7", "7/", "70000"}
 	optDelRealms = []string{"5", "5", "2/5", "9"}
 )
+
+// optCommon are the options of the lines about one route
+// (simOptionsLine): none, each alone, clamped MTUs and ones of 0, and
+// all together.
+var optCommon = []string{"", "", "onlink", "mtu 1400", "mtu 1400", "mtu lock 1400", "mtu 0", "mtu lock 0",
+	"mtu 70000", "mtu 65520", "mtu 65535", "realm 5", "realm 5", "realm 0", "realms 2/5", "onlink mtu 1400 realm 5"}
+
+// simOptionsLine makes a line about one route, 10.5.0.0/16 via
+// 10.0.0.2, with or without its device and with options of few values,
+// so that adds, appends, prepends and replaces of it meet (EEXIST, or
+// one alias more) and deletes with options pick among its aliases.
+func simOptionsLine(r *rand.Rand) string {
+	verb := pick(r, []string{"add", "append", "append", "prepend", "replace", "del", "del"})
+	if verb == "del" {
+		mpHit("opt common del")
+	} else {
+		mpHit("opt common route")
+	}
+	parts := []string{"route", verb, "10.5.0.0/16", "via", "10.0.0.2"}
+	if r.IntN(3) != 0 {
+		parts = append(parts, "dev", "i0")
+	}
+	if o := pick(r, optCommon); o != "" {
+		parts = append(parts, o)
+	}
+	return strings.Join(parts, " ")
+}
 
 // routeOptions draws the options of an add (del false) or a delete:
 // onlink, mtu [lock] and realm(s), each now and then.
@@ -494,12 +521,14 @@ func simRouteDelLine(r *rand.Rand, chance func(int) bool) string {
 func routeScriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.UInt64().Map(func(v uint64) string {
 		r := rand.New(rand.NewPCG(v, v>>7))
-		switch n := r.IntN(20); {
+		switch n := r.IntN(22); {
 		case n < 11:
 			return simRouteLine(r)
-		case n < 14:
-			return simMultipathLine(r)
+		case n < 13:
+			return simOptionsLine(r)
 		case n < 16:
+			return simMultipathLine(r)
+		case n < 18:
 			return pick(r, rtFlush)
 		default:
 			return pick(r, rtOther)
