@@ -228,7 +228,8 @@ func (r *Route) SetNexthops(nhs []Nexthop) {
 	r.SetExtra(x)
 }
 
-// SetExtra gives r its own copy of x, or no Extra when x has nothing.
+// SetExtra gives r a copy of x (its nexthop list shared), or no Extra
+// when x has nothing.
 func (r *Route) SetExtra(x Extra) {
 	if x.Multi == nil && x.Realms == 0 && x.MTU == 0 && !x.MTULock && !x.MTUGiven {
 		r.Extra = nil
