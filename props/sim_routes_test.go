@@ -165,10 +165,11 @@ var optCommon = []string{"", "", "onlink", "mtu 1400", "mtu 1400", "mtu lock 140
 
 // simOptionsLine makes a line about one route, 10.5.0.0/16 via
 // 10.0.0.2, with or without its device and with options of few values,
-// so that adds, appends, prepends and replaces of it meet (EEXIST, or
-// one alias more) and deletes with options pick among its aliases.
+// so that adds, appends, prepends, replaces and changes of it meet
+// (EEXIST, or one alias more) and deletes with options pick among its
+// aliases.
 func simOptionsLine(r *rand.Rand) string {
-	verb := pick(r, []string{"add", "append", "append", "prepend", "replace", "del", "del"})
+	verb := pick(r, []string{"add", "append", "append", "prepend", "replace", "change", "del", "del"})
 	if verb == "del" {
 		mpHit("opt common del")
 	} else {
