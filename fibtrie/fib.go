@@ -378,7 +378,7 @@ func (f *FIB) syncDownMulti(oif int, ev NetdevEvent) int {
 		if a.Dead || !usesDev(a, oif) {
 			continue
 		}
-		nhs := *a.Multi
+		nhs := a.Extra.Multi
 		count := 0
 		for i := range nhs {
 			nh := &nhs[i]
@@ -411,8 +411,8 @@ func (f *FIB) syncDownMulti(oif int, ev NetdevEvent) int {
 }
 
 func usesDev(a *Alias, oif int) bool {
-	for i := range *a.Multi {
-		if (*a.Multi)[i].OIF == oif {
+	for i := range a.Extra.Multi {
+		if a.Extra.Multi[i].OIF == oif {
 			return true
 		}
 	}
@@ -431,8 +431,8 @@ func (f *FIB) SyncUpMulti(oif int, dead, linkDown bool) int {
 			continue
 		}
 		alive := 0
-		for i := range *a.Multi {
-			nh := &(*a.Multi)[i]
+		for i := range a.Extra.Multi {
+			nh := &a.Extra.Multi[i]
 			if !(dead && nh.Dead) && !(linkDown && nh.LinkDown) {
 				alive++
 				continue
@@ -535,7 +535,7 @@ func (f *FIB) Unmerge() {
 				continue
 			}
 			cp := *fa
-			cp.cloneMulti()
+			cp.cloneExtra()
 			f.counters.AliasAllocs++
 			f.linkAlias(&cp)
 			ll, tp := lt.findNode(l.key)

@@ -5,7 +5,7 @@ import "testing"
 func mpRoute(dst uint32, nhs ...Nexthop) Route {
 	r := Route{Dst: dst, Len: 16, Table: TableMain, Type: TypeUnicast, Protocol: 3,
 		Gateway: nhs[0].Gateway, OIF: nhs[0].OIF, NhScope: nhs[0].Scope}
-	r.Multi = &nhs
+	r.Extra = &Extra{Multi: nhs}
 	return r
 }
 
@@ -23,10 +23,10 @@ func TestMultipathDeleteMatch(t *testing.T) {
 		{"second gateway", Route{Gateway: b.Gateway}, false},
 		{"first gateway", Route{Gateway: a.Gateway}, true},
 		{"first device", Route{OIF: a.OIF}, true},
-		{"fewer", Route{Multi: &[]Nexthop{{Gateway: a.Gateway}}}, false},
-		{"reversed", Route{Multi: &[]Nexthop{{Gateway: b.Gateway}, {Gateway: a.Gateway}}}, false},
-		{"other weights", Route{Multi: &[]Nexthop{{Gateway: a.Gateway, Weight: 7}, {Gateway: b.Gateway, Weight: 9}}}, true},
-		{"more", Route{Multi: &[]Nexthop{{OIF: a.OIF}, {}, {OIF: 9}}}, true},
+		{"fewer", Route{Extra: &Extra{Multi: []Nexthop{{Gateway: a.Gateway}}}}, false},
+		{"reversed", Route{Extra: &Extra{Multi: []Nexthop{{Gateway: b.Gateway}, {Gateway: a.Gateway}}}}, false},
+		{"other weights", Route{Extra: &Extra{Multi: []Nexthop{{Gateway: a.Gateway, Weight: 7}, {Gateway: b.Gateway, Weight: 9}}}}, true},
+		{"more", Route{Extra: &Extra{Multi: []Nexthop{{OIF: a.OIF}, {}, {OIF: 9}}}}, true},
 	} {
 		f := New(Linux618())
 		if err := f.Add(mpRoute(0x0a090000, a, b)); err != nil {

@@ -736,7 +736,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 			t.fib.unlinkAlias(l.leaf[first])
 			touchLeaf(l)
 			l.leaf[first] = &Alias{Route: *r}
-			l.leaf[first].cloneMulti()
+			l.leaf[first].cloneExtra()
 			t.fib.linkAlias(l.leaf[first])
 			return true, nil
 		}
@@ -758,7 +758,7 @@ func (t *trie) insert(r *Route, flags Flags) (changed bool, err error) {
 	}
 	c.AliasAllocs++
 	fa := &Alias{Route: *r}
-	fa.cloneMulti()
+	fa.cloneExtra()
 	t.fib.linkAlias(fa)
 	t.insertAlias(tp, l, fa, at, key)
 	return true, nil
@@ -830,7 +830,9 @@ func (t *trie) removeAlias(tp, l *node, i int) {
 }
 
 // delete is fib_table_delete. Zero fields of r (and ScopeAny) match
-// anything. It returns the alias it removed.
+// anything; its realms count only with a device or a gateway
+// (fib_nh_match), its metrics only when given (metricsMatch). It
+// returns the alias it removed.
 func (t *trie) delete(r *Route) (*Alias, error) {
 	key := r.Dst
 	slen := uint8(keyLength - r.Len)
@@ -854,12 +856,25 @@ func (t *trie) delete(r *Route) (*Alias, error) {
 			(r.Priority == 0 || fa.Priority == r.Priority) &&
 			(r.OIF == 0 || fa.OIF == r.OIF) &&
 			(r.Gateway == 0 || fa.Gateway == r.Gateway) &&
-			(r.Multi == nil || r.OIF != 0 || r.Gateway != 0 || nexthopsMatch(&fa.Route, *r.Multi)) {
+			(r.Realms() == 0 || (r.OIF == 0 && r.Gateway == 0) || fa.Realms() == r.Realms()) &&
+			(r.Nexthops() == nil || r.OIF != 0 || r.Gateway != 0 || nexthopsMatch(&fa.Route, r.Nexthops())) &&
+			metricsMatch(&fa.Route, r) {
 			t.removeAlias(tp, l, j)
 			return fa, nil
 		}
 	}
 	return nil, uapi.ESRCH
+}
+
+// metricsMatch is fib_metrics_match: the metrics a delete request
+// carries must each equal the route's (the MTU as sent, so one the
+// kernel clamped does not match; RTAX_LOCK as a whole).
+func metricsMatch(fa, r *Route) bool {
+	if r.Extra == nil {
+		return true
+	}
+	mtu, lock := fa.MTU()
+	return (!r.Extra.MTUGiven || mtu == r.Extra.MTU) && (!r.Extra.MTULock || lock)
 }
 
 // nexthopsMatch is fib_nh_match for a request with RTA_MULTIPATH and
@@ -983,8 +998,8 @@ func (t *trie) lookupFlow(fl Flow) *Alias {
 				if fa.Type.IsError() {
 					return fa
 				}
-				if fa.Dead || (fl.OIF != 0 && fa.OIF != fl.OIF && fa.Multi == nil) ||
-					((fa.Multi != nil || fl.SkipLinkDown != nil) && fa.goodNexthop(fl) < 0) {
+				if fa.Dead || (fl.OIF != 0 && fa.OIF != fl.OIF && fa.Nexthops() == nil) ||
+					((fa.Nexthops() != nil || fl.SkipLinkDown != nil) && fa.goodNexthop(fl) < 0) {
 					continue
 				}
 				return fa

@@ -10,7 +10,10 @@
 // simulator can turn structure into cost.
 package fibtrie
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // RouteType mirrors the kernel's RTN_* values (include/uapi/linux/rtnetlink.h).
 type RouteType uint8
@@ -110,7 +113,7 @@ type Route struct {
 	Len  uint8 // prefix length 0..32
 	Type RouteType
 	// Scope, TOS and the other small fields sit between the words so that
-	// Route stays 48 bytes and Alias 64 (one size class) with Multi.
+	// Route stays 48 bytes and Alias 64 (one size class) with Extra.
 	Scope    Scope
 	TOS      uint8 // dsfield as ip route's "tos"
 	Table    uint32
@@ -119,27 +122,58 @@ type Route struct {
 	// NhScope is the nexthop's fib_nh_scope as fib_create_info sets it:
 	// for a gateway, the scope of the route the gateway resolved through
 	// (fib_check_nh_v4_gw: link for a connected network, host for a local
-	// address or a scope-host route); host for a device-only route
-	// (fib_check_nh_nongw); nowhere for a host-scope route; universe (0)
-	// for error routes, which have no nexthop. It is part of the route's
-	// identity for insert (nh_comp, so sameInfo) but not for delete
-	// (fib_nh_match ignores it), and nothing prints it.
+	// address or a scope-host route; link for an onlink gateway); host
+	// for a device-only route (fib_check_nh_nongw); nowhere for a
+	// host-scope route; universe (0) for error routes, which have no
+	// nexthop. It is part of the route's identity for insert (nh_comp,
+	// so sameInfo) but not for delete (fib_nh_match ignores it), and
+	// nothing prints it.
 	NhScope Scope
 	// LinkDown is RTNH_F_LINKDOWN on the nexthop (its device has no
 	// carrier): state of the nexthop, not part of the route's identity
 	// (sameInfo and delete ignore it). On a route of two or more
 	// nexthops it is the route's own flag (fib_info's fib_flags).
 	LinkDown bool
-	PrefSrc  uint32
-	Gateway  uint32
-	OIF      int
+	// Onlink is RTNH_F_ONLINK in the request's rtm_flags, which the
+	// kernel keeps as the fib_info's fib_flags: part of the identity
+	// (fib_find_info compares the flags), never of a delete's match. A
+	// route made without RTA_MULTIPATH gives its one nexthop the same
+	// flag (the gateway is not looked up); RTA_MULTIPATH's nexthops have
+	// their own (Nexthop.Onlink), so a route of one nexthop made with it
+	// differs from the plain route with the same nexthop.
+	Onlink  bool
+	PrefSrc uint32
+	Gateway uint32
+	OIF     int
+	// Extra holds what few routes have: the nexthop list, the metrics
+	// and the realms. nil for any other route, so a plain route pays one
+	// pointer; routes share it when copied, and an alias owns a copy.
+	Extra *Extra
+}
+
+// Extra is the part of a Route that few routes have.
+type Extra struct {
 	// Multi is the nexthop list of a route made with RTA_MULTIPATH, in
-	// order; nil for any other route, so plain routes pay one pointer.
-	// Gateway, OIF and NhScope are its first nexthop's. A list of one is
-	// a plain route but for its weight and onlink: its state lives in the
-	// Route's own fields. In a delete request its entries' zero fields
-	// match anything.
-	Multi *[]Nexthop
+	// order; nil for any other route. Gateway, OIF and NhScope are its
+	// first nexthop's. A list of one is a plain route but for its weight
+	// and onlink: its state lives in the Route's own fields. In a delete
+	// request its entries' zero fields match anything.
+	Multi []Nexthop
+	// Realms is RTA_FLOW, the one nexthop's nh_tclassid of a route made
+	// without RTA_MULTIPATH (from<<16 | to); 0 for none. Part of the
+	// identity (nh_comp); a delete that gives it, with a device or a
+	// gateway, matches only a route whose first nexthop has it.
+	Realms uint32
+	// MTU is RTA_METRICS' RTAX_MTU as ip_metrics_convert keeps it (at
+	// most 65520; 0 for none), and MTULock its bit in RTAX_LOCK. Both
+	// are part of the identity (fib_find_info compares the metrics). In
+	// a delete request (fib_metrics_match) MTUGiven says RTAX_MTU was
+	// sent, as it is (unclamped) then, and must equal the route's, 0
+	// included; MTULock says RTAX_LOCK was, and the route's must be
+	// locked.
+	MTU      uint32
+	MTULock  bool
+	MTUGiven bool
 }
 
 // Nexthop is one fib_nh of a multipath route.
@@ -156,21 +190,61 @@ type Nexthop struct {
 
 // IsMulti reports whether r has two or more nexthops: only such a route
 // keeps state per nexthop and is dumped with RTA_MULTIPATH.
-func (r *Route) IsMulti() bool { return r.Multi != nil && len(*r.Multi) > 1 }
+func (r *Route) IsMulti() bool { return r.Extra != nil && len(r.Extra.Multi) > 1 }
 
 // Nexthops returns r's nexthop list, or nil for a plain route.
 func (r *Route) Nexthops() []Nexthop {
-	if r.Multi == nil {
+	if r.Extra == nil {
 		return nil
 	}
-	return *r.Multi
+	return r.Extra.Multi
 }
 
-// cloneMulti gives r a copy of its nexthop list, for an alias to own.
-func (r *Route) cloneMulti() {
-	if r.Multi != nil {
-		l := append([]Nexthop(nil), *r.Multi...)
-		r.Multi = &l
+// Realms is r's RTA_FLOW (Extra.Realms), 0 for none.
+func (r *Route) Realms() uint32 {
+	if r.Extra == nil {
+		return 0
+	}
+	return r.Extra.Realms
+}
+
+// MTU is r's RTAX_MTU and whether it is locked (Extra.MTU, MTULock).
+func (r *Route) MTU() (mtu uint32, lock bool) {
+	if r.Extra == nil {
+		return 0, false
+	}
+	return r.Extra.MTU, r.Extra.MTULock
+}
+
+// SetNexthops gives r the nexthop list nhs (nil for none), keeping the
+// rest of its Extra; r's old Extra, which copies of r may share, is left
+// as it was.
+func (r *Route) SetNexthops(nhs []Nexthop) {
+	var x Extra
+	if r.Extra != nil {
+		x = *r.Extra
+	}
+	x.Multi = nhs
+	r.SetExtra(x)
+}
+
+// SetExtra gives r a copy of x (its nexthop list shared), or no Extra
+// when x has nothing.
+func (r *Route) SetExtra(x Extra) {
+	if x.Multi == nil && x.Realms == 0 && x.MTU == 0 && !x.MTULock && !x.MTUGiven {
+		r.Extra = nil
+		return
+	}
+	r.Extra = &x
+}
+
+// cloneExtra gives r a copy of its Extra and nexthop list, for an alias
+// to own.
+func (r *Route) cloneExtra() {
+	if r.Extra != nil {
+		x := *r.Extra
+		x.Multi = slices.Clone(x.Multi)
+		r.Extra = &x
 	}
 }
 
@@ -209,7 +283,7 @@ func (a *Alias) goodNexthop(fl Flow) int {
 		}
 		return 0
 	}
-	for i, nh := range *a.Multi {
+	for i, nh := range a.Extra.Multi {
 		if !nh.Dead && (fl.OIF == 0 || nh.OIF == fl.OIF) && !down(nh.LinkDown, nh.OIF) {
 			return i
 		}
@@ -220,7 +294,7 @@ func (a *Alias) goodNexthop(fl Flow) int {
 // NexthopOIF is the device of nexthop i (GoodNexthop's answer).
 func (a *Alias) NexthopOIF(i int) int {
 	if a.IsMulti() {
-		return (*a.Multi)[i].OIF
+		return a.Extra.Multi[i].OIF
 	}
 	return a.OIF
 }
@@ -229,28 +303,33 @@ func (a *Alias) NexthopOIF(i int) int {
 func (a *Alias) slen() uint8 { return 32 - a.Len }
 
 // sameInfo approximates "fa->fa_type == type && fa->fa_info == fi": the
-// kernel shares one fib_info between routes whose info fields and
-// nexthops are all equal (fib_find_info, nh_comp: the nexthop's resolved
-// device and its scope count, so one gateway resolved differently makes
-// another fib_info), so pointer equality there is field equality here.
+// kernel shares one fib_info between routes whose info fields, flags,
+// metrics and nexthops are all equal (fib_find_info, nh_comp: the
+// nexthop's resolved device and its scope count, so one gateway resolved
+// differently makes another fib_info), so pointer equality there is
+// field equality here.
 func sameInfo(a *Alias, r *Route) bool {
+	am, al := a.MTU()
+	rm, rl := r.MTU()
 	return a.Type == r.Type && a.Scope == r.Scope && a.Priority == r.Priority &&
 		a.Protocol == r.Protocol && a.PrefSrc == r.PrefSrc && a.Gateway == r.Gateway &&
-		a.OIF == r.OIF && a.NhScope == r.NhScope && a.Table == r.Table &&
-		(a.Multi == nil && r.Multi == nil || sameNexthops(&a.Route, r))
+		a.OIF == r.OIF && a.NhScope == r.NhScope && a.Table == r.Table && a.Onlink == r.Onlink &&
+		am == rm && al == rl && a.Realms() == r.Realms() &&
+		(a.Nexthops() == nil && r.Nexthops() == nil || sameNexthops(&a.Route, r))
 }
 
 // sameNexthops is nh_comp past the first nexthop's device, gateway and
 // scope (which the Route's own fields hold): the count, then per
 // nexthop the device, gateway, scope, weight and onlink, in order. A
-// plain route is one nexthop of weight 1.
+// plain route is one nexthop of weight 1 with the route's onlink (its
+// realms Realms compares).
 func sameNexthops(a, b *Route) bool {
 	na, nb := a.Nexthops(), b.Nexthops()
 	if na == nil {
-		na = []Nexthop{{Gateway: a.Gateway, OIF: a.OIF, Scope: a.NhScope, Weight: 1}}
+		na = []Nexthop{{Gateway: a.Gateway, OIF: a.OIF, Scope: a.NhScope, Weight: 1, Onlink: a.Onlink}}
 	}
 	if nb == nil {
-		nb = []Nexthop{{Gateway: b.Gateway, OIF: b.OIF, Scope: b.NhScope, Weight: 1}}
+		nb = []Nexthop{{Gateway: b.Gateway, OIF: b.OIF, Scope: b.NhScope, Weight: 1, Onlink: b.Onlink}}
 	}
 	if len(na) != len(nb) {
 		return false

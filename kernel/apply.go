@@ -689,12 +689,39 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 		}
 		m.Attributes.Multipath = append(m.Attributes.Multipath, hop)
 	}
+	if r.Onlink {
+		m.Flags |= unix.RTNH_F_ONLINK
+	}
 	b, err := m.MarshalBinary()
 	if err != nil {
 		return err
 	}
-	_, err = t.execute(typ, flags, b)
+	extra, err := routeOptions(r)
+	if err != nil {
+		return err
+	}
+	_, err = t.execute(typ, flags, append(b, extra...))
 	return err
+}
+
+// routeOptions are the attributes rtnetlink.RouteAttributes has no
+// room for, as iproute_modify sends them: RTA_FLOW with the realms, and
+// RTA_METRICS with RTAX_MTU (0 too), then RTAX_LOCK when locked.
+func routeOptions(r rtnl.Route) ([]byte, error) {
+	ae := netlink.NewAttributeEncoder()
+	if r.Realms != 0 {
+		ae.Uint32(unix.RTA_FLOW, r.Realms)
+	}
+	if r.MTU != nil {
+		ae.Nested(unix.RTA_METRICS, func(nae *netlink.AttributeEncoder) error {
+			nae.Uint32(unix.RTAX_MTU, *r.MTU)
+			if r.MTULock {
+				nae.Uint32(unix.RTAX_LOCK, 1<<unix.RTAX_MTU)
+			}
+			return nil
+		})
+	}
+	return ae.Encode()
 }
 
 // routeFlush is iproute_flush: dump, delete each route that passes the

@@ -372,6 +372,12 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	if m, ok := r.attrs.u32(unix.RTA_PRIORITY); ok {
 		out.Metric = &m
 	}
+	if f, ok := r.attrs.u32(unix.RTA_FLOW); ok {
+		out.Flow = rtnl.FlowOf(f)
+	}
+	if b, ok := r.attrs[unix.RTA_METRICS]; ok {
+		out.Metrics = metricsOf(b)
+	}
 	if b, ok := r.attrs[unix.RTA_MULTIPATH]; ok {
 		out.Nexthops = nexthopsOf(b, c)
 	}
@@ -379,6 +385,20 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 		out.Pref = rtnl.RoutePref(p)
 	}
 	return out, true
+}
+
+// metricsOf reads RTA_METRICS as print_rta_metrics prints the MTU: one
+// object, the MTU there when RTAX_MTU is or RTAX_LOCK locks it (the only
+// metric the model knows; nil when neither is).
+func metricsOf(b []byte) []rtnl.RouteMetrics {
+	at := attrTableOf(b)
+	mtu, hasMTU := at.u32(unix.RTAX_MTU)
+	lock, _ := at.u32(unix.RTAX_LOCK)
+	locked := lock&(1<<unix.RTAX_MTU) != 0
+	if !hasMTU && !locked {
+		return nil
+	}
+	return []rtnl.RouteMetrics{{MTU: mtu, Lock: locked}}
 }
 
 // nexthopsOf reads RTA_MULTIPATH (struct rtnexthop, each followed by its

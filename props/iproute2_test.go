@@ -42,9 +42,11 @@ import (
 // and iproute2 once parted: addr del without /LEN, broadcast + with a
 // peer, local/broadcast/anycast routes with table 0, a bare route flush,
 // mtu/txqueuelen/group above 2^31-1 and link-layer addresses of the wrong
-// length. IPv6 is off in both namespaces (its link-local addresses derive
+// length; and route options (onlink, mtu [lock], realms in their forms:
+// names, FROM/, raw numbers). IPv6 is off in both namespaces (its link-local addresses derive
 // from the random MACs). iproute2 exits on some bad arguments (invarg:
-// mtu, txqueuelen, group above 2^31-1) even under -force, skipping the
+// mtu, txqueuelen, group above 2^31-1, a route's mtu above 2^32-1 or
+// realm above 255) even under -force, skipping the
 // rest of the batch, where the parser refuses the line and goes on; such
 // a line comes only last in a generated script. It also exits on lines
 // the parser cannot judge: a `master` that does not exist (the targets
@@ -194,6 +196,16 @@ func ipEdgeLine() gopter.Gen {
 		"route add 10.8.0.0/16 nexthop via 10.77.0.2 dev i0 onlink nexthop via 10.0.1.2",
 		"route replace 10.8.0.0/16 nexthop via 10.0.0.2 dev i0 weight 7",
 		"route del 10.8.0.0/16 nexthop dev i0 nexthop nexthop",
+		"route add 10.10.0.0/16 via 10.77.0.2 dev i0 onlink mtu lock 1400 realms 2/5",
+		"route add 10.10.0.0/16 dev i1 mtu 70000 realm cosmos/9",
+		"route append 10.10.0.0/16 via 10.0.0.2 realm 0x11170 mtu 0",
+		"route append 10.10.0.0/16 via 10.0.0.2 rea 5/ mtu lock 0",
+		"route del 10.10.0.0/16 mtu 1400 onlink",
+		"route del 10.10.0.0/16 realms 2/5 dev i0",
+		"route add 10.11.0.0/16 onlink mtu 1300 nexthop via 10.0.0.2 nexthop via 10.0.1.2",
+		"route add 10.11.0.0/16 realm 4 nexthop via 10.0.0.2 nexthop via 10.0.1.2",
+		"route add blackhole 10.12.0.0/16 realm 7 mtu lock 0 onlink",
+		"route flush root 10.10.0.0/16",
 	})
 }
 
@@ -210,6 +222,8 @@ func ipAbortLine() gopter.Gen {
 		"route add 10.9.0.0/16 nexthop via 10.0.0.2 dev i0 metric 5", // a route option after a nexthop
 		"route add 10.9.0.0/16 nexthop dev i0 weight 257",
 		"route add 10.9.0.0/16 nexthop dev nope nexthop dev i1", // no such device: iproute2 exits
+		"route add 10.10.0.0/16 dev i0 mtu 4294967296",
+		"route add 10.10.0.0/16 dev i0 realms 1/256",
 	})
 }
 

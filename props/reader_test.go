@@ -27,16 +27,18 @@ import (
 //
 // The fixed scripts of readerScripts run first: they hold the reader to
 // what the generated ones do not make, route "tos" (a number and the
-// rt_dsfield names) and a device whose txqlen is 0 (for which ip leaves
-// "txqlen" out).
+// rt_dsfield names), a device whose txqlen is 0 (for which ip leaves
+// "txqlen" out), and routes with onlink, "flow" (realms, rt_realms'
+// cosmos) and "metrics" (an MTU, locked or not, clamped, of 0).
 //
 // Fields iproute2 can print that rtnlsim leaves out, none of which the
 // generated scripts (nor any script of rtnlsim's language) produce:
 // "link": null (IFLA_LINK 0), "link_netnsid" (a peer in another namespace),
 // "altnames", "permaddr", "proto_down", "link_pointtopoint", address
 // "deleted"; route "nhid", "encap", "from", "via" (RTA_VIA),
-// "expires", "error", "metrics", "nexthops", "mark", "flow", "uid", "iif",
-// "ttl-propogate", "cache". If one ever appeared, this test would fail.
+// "expires", "error", metrics but "mtu", "nexthops", "mark", a nexthop's
+// "flow", "uid", "iif", "ttl-propogate", "cache". If one ever appeared,
+// this test would fail.
 //
 // IPv6 DAD is switched off in the test's namespace so that an address's
 // "tentative" flag does not flip between the two reads.
@@ -69,6 +71,17 @@ route add 10.0.0.0/8 tos 0x28 dev d0
 route add 10.1.0.0/16 tos 0xb8 dev d0 metric 5 proto static
 route add 10.2.0.0/16 tos 0x04 dev d0 scope link
 route add blackhole 10.3.0.0/16 tos 0x20`,
+	// Route options: onlink, realms and MTUs, on plain, error and
+	// multipath routes.
+	`link add d0 type ifb
+link set d0 up
+addr add 192.0.2.1/24 dev d0
+route add 10.0.0.0/16 via 10.9.9.9 dev d0 onlink mtu lock 1400 realms 2/5
+route add 10.1.0.0/16 dev d0 realms 5/ mtu 70000
+route add 10.2.0.0/16 dev d0 realm 70000 mtu lock 0
+route add 10.3.0.0/16 dev d0 mtu 0 realm 0
+route add blackhole 10.4.0.0/16 onlink realm 7 mtu 1280
+route add 10.5.0.0/16 onlink mtu 1300 nexthop via 192.0.2.2 nexthop via 10.9.9.9 dev d0 onlink`,
 	// txqlen 0: set on an ifb (up and down), given at creation to a veth.
 	`link add q0 type ifb
 link set q0 txqlen 0

@@ -18,7 +18,8 @@ import (
 // between the model and this kernel, and scripts written to check link
 // flags, address options and user IPv6 addresses where the properties do
 // not reach (DAD with probes, accept_dad per device) (props/testdata:
-// ipv6-* with IPv6 on, nhscope-*, reg-* and multipath-* with it off) and the 56 IPv6 corner scripts of an
+// ipv6-* with IPv6 on, nhscope-*, reg-*, multipath-* and route-options-*
+// with it off) and the 56 IPv6 corner scripts of an
 // adversarial pass (testdata/ipv6corners, IPv6 on: macvlan modes, vxlan,
 // bridge ports, MAC changes, renames, groups, list deletes, mtus around
 // 1280 and 68, lo, disable_ipv6, accept_dad, flushes; a list delete is the
@@ -39,7 +40,7 @@ func TestRegressionScriptsMatchKernel(t *testing.T) {
 			name = "ipv6-corner-" + name
 		}
 		if !strings.HasPrefix(name, "ipv6-") && !strings.HasPrefix(name, "nhscope-") && !strings.HasPrefix(name, "reg-") &&
-			!strings.HasPrefix(name, "multipath-") {
+			!strings.HasPrefix(name, "multipath-") && !strings.HasPrefix(name, "route-options-") {
 			continue
 		}
 		t.Run(strings.TrimSuffix(name, ".ip"), func(t *testing.T) {

@@ -130,14 +130,88 @@ var (
 	mpCommon = [][2]string{mpPairs[0], mpPairs[1]}
 )
 
-// mpBranchHits counts the branches of the multipath generators while
-// TestMultipathGenTakesEveryBranch runs (nil otherwise).
+// mpBranchHits counts the branches of the route generators while
+// TestMultipathGenTakesEveryBranch or TestRouteOptionsGenTakesEveryBranch
+// runs (nil otherwise): the multipath ones ("mp ...") and the route
+// options ("opt ...").
 var mpBranchHits map[string]int
 
 func mpHit(branch string) {
 	if mpBranchHits != nil {
 		mpBranchHits[branch]++
 	}
+}
+
+// optGenBranches are the branches TestRouteOptionsGenTakesEveryBranch
+// wants taken.
+var optGenBranches = []string{
+	"opt onlink", "opt mtu", "opt mtu lock", "opt realm", "opt del onlink", "opt del mtu", "opt del mtu lock",
+	"opt del realm", "opt mp onlink", "opt mp mtu", "opt mp realm", "opt common route", "opt common del",
+}
+
+// Pools of the route options: few values, so that routes meet.
+var (
+	optMTUs      = []string{"1400", "1400", "1400", "1500", "0", "70000", "65520"}
+	optDelMTUs   = []string{"1400", "1400", "0", "1500", "65535"}
+	optRealms    = []string{"5", "5", "5", "2/5", "0", "cosmos/7", "7/", "70000"}
+	optDelRealms = []string{"5", "5", "2/5", "9"}
+)
+
+// optCommon are the options of the lines about one route
+// (simOptionsLine): none, each alone, clamped MTUs and ones of 0, and
+// all together.
+var optCommon = []string{"", "", "onlink", "mtu 1400", "mtu 1400", "mtu lock 1400", "mtu 0", "mtu lock 0",
+	"mtu 70000", "mtu 65520", "mtu 65535", "realm 5", "realm 5", "realm 0", "realms 2/5", "onlink mtu 1400 realm 5"}
+
+// simOptionsLine makes a line about one route, 10.5.0.0/16 via
+// 10.0.0.2, with or without its device and with options of few values,
+// so that adds, appends, prepends, replaces and changes of it meet
+// (EEXIST, or one alias more) and deletes with options pick among its
+// aliases.
+func simOptionsLine(r *rand.Rand) string {
+	verb := pick(r, []string{"add", "append", "append", "prepend", "replace", "change", "del", "del"})
+	if verb == "del" {
+		mpHit("opt common del")
+	} else {
+		mpHit("opt common route")
+	}
+	parts := []string{"route", verb, "10.5.0.0/16", "via", "10.0.0.2"}
+	if r.IntN(3) != 0 {
+		parts = append(parts, "dev", "i0")
+	}
+	if o := pick(r, optCommon); o != "" {
+		parts = append(parts, o)
+	}
+	return strings.Join(parts, " ")
+}
+
+// routeOptions draws the options of an add (del false) or a delete:
+// onlink, mtu [lock] and realm(s), each now and then.
+func routeOptions(r *rand.Rand, del bool) []string {
+	var out []string
+	pre := "opt "
+	mtus, realms, n := optMTUs, optRealms, 8
+	if del {
+		pre, mtus, realms, n = "opt del ", optDelMTUs, optDelRealms, 10
+	}
+	if r.IntN(n) == 0 {
+		mpHit(pre + "onlink")
+		out = append(out, "onlink")
+	}
+	if r.IntN(n) == 0 {
+		mpHit(pre + "mtu")
+		out = append(out, "mtu")
+		if r.IntN(3) == 0 {
+			mpHit(pre + "mtu lock")
+			out = append(out, "lock")
+		}
+		out = append(out, pick(r, mtus))
+	}
+	if r.IntN(n+1) == 0 {
+		mpHit(pre + "realm")
+		out = append(out, "realm", pick(r, realms))
+	}
+	return out
 }
 
 // mpGenBranches are the branches TestMultipathGenTakesEveryBranch wants
@@ -275,6 +349,18 @@ func simMultipathLine(r *rand.Rand) string {
 		mpHit("mp top-level via")
 		parts = append(parts, "via", pick(r, []string{"10.0.0.2", "10.1.0.2"}))
 	}
+	if chance(12) {
+		mpHit("opt mp onlink")
+		parts = append(parts, "onlink")
+	}
+	if chance(8) {
+		mpHit("opt mp mtu")
+		parts = append(parts, pick(r, []string{"mtu 1400", "mtu 1400", "mtu lock 1400"}))
+	}
+	if chance(25) {
+		mpHit("opt mp realm")
+		parts = append(parts, pick(r, []string{"realm 5", "realm 0"}))
+	}
 	n := 2
 	switch r.IntN(8) {
 	case 0:
@@ -295,13 +381,31 @@ func simMultipathLine(r *rand.Rand) string {
 // branch of the multipath generators (mpGenBranches) is never taken, or
 // one is taken that the list does not name. It needs no kernel.
 func TestMultipathGenTakesEveryBranch(t *testing.T) {
+	hits, lines, scripts := routeGenHits(t, "nexthop")
+	checkBranches(t, hits, "mp ", mpGenBranches, scripts)
+	t.Logf("%d multipath lines in %d scripts; branches: %v", lines, scripts, hits)
+}
+
+// TestRouteOptionsGenTakesEveryBranch is TestMultipathGenTakesEveryBranch
+// for the route options (optGenBranches).
+func TestRouteOptionsGenTakesEveryBranch(t *testing.T) {
+	hits, lines, scripts := routeGenHits(t, "mtu", "realm", "onlink")
+	checkBranches(t, hits, "opt ", optGenBranches, scripts)
+	t.Logf("%d lines with route options in %d scripts; branches: %v", lines, scripts, hits)
+}
+
+// routeGenHits generates, from a fixed seed, as many scripts as
+// TestSimRoutesMatchKernel runs by default, each of which must parse, and
+// returns the branches taken, how many lines have one of words and how
+// many scripts there were.
+func routeGenHits(t *testing.T, words ...string) (map[string]int, int, int) {
 	mpBranchHits = map[string]int{}
 	defer func() { mpBranchHits = nil }()
 	const scripts = 13 * simRoutesBatch
 	g := routeScriptGen(8, 24)
 	p := gopter.DefaultGenParameters().WithSize(100)
 	p.Rng.Seed(20261130)
-	mpLines := 0
+	n := 0
 	for range scripts {
 		v, ok := g(p).Retrieve()
 		if !ok {
@@ -312,22 +416,27 @@ func TestMultipathGenTakesEveryBranch(t *testing.T) {
 			t.Fatalf("generated script does not parse: %v", err)
 		}
 		for _, l := range lines {
-			if strings.Contains(l, "nexthop") {
-				mpLines++
+			if slices.ContainsFunc(words, func(w string) bool { return strings.Contains(l, w) }) {
+				n++
 			}
 		}
 	}
-	for _, b := range mpGenBranches {
-		if mpBranchHits[b] == 0 {
+	return mpBranchHits, n, scripts
+}
+
+// checkBranches fails when a branch of want is never taken, or one named
+// with prefix is taken that want does not name.
+func checkBranches(t *testing.T, hits map[string]int, prefix string, want []string, scripts int) {
+	for _, b := range want {
+		if hits[b] == 0 {
 			t.Errorf("branch %q never taken in %d scripts", b, scripts)
 		}
 	}
-	for b := range mpBranchHits {
-		if !slices.Contains(mpGenBranches, b) && !slices.Contains(routeGetBranches, b) {
-			t.Errorf("branch %q taken but not in mpGenBranches", b)
+	for b := range hits {
+		if strings.HasPrefix(b, prefix) && !slices.Contains(want, b) {
+			t.Errorf("branch %q taken but not in the list", b)
 		}
 	}
-	t.Logf("%d multipath lines in %d scripts; branches: %v", mpLines, scripts, mpBranchHits)
 }
 
 // simRouteLine makes a route add/replace/append/prepend/del line from r.
@@ -370,6 +479,7 @@ func simRouteLine(r *rand.Rand) string {
 	if chance(30) {
 		parts = append(parts, "tos", pick(r, []string{"0x10", "0x3"}))
 	}
+	parts = append(parts, routeOptions(r, false)...)
 	return strings.Join(parts, " ")
 }
 
@@ -403,6 +513,7 @@ func simRouteDelLine(r *rand.Rand, chance func(int) bool) string {
 	if chance(10) {
 		parts = append(parts, "proto", pick(r, []string{"static", "kernel", "boot"}))
 	}
+	parts = append(parts, routeOptions(r, true)...)
 	return strings.Join(parts, " ")
 }
 
@@ -458,21 +569,9 @@ func simRouteGetLine(r *rand.Rand) string {
 // scripts as TestSimRoutesMatchKernel runs by default, and fails when a
 // branch of simRouteGetLine is never taken. It needs no kernel.
 func TestRouteGetGenTakesEveryBranch(t *testing.T) {
-	mpBranchHits = map[string]int{}
-	defer func() { mpBranchHits = nil }()
-	g := routeScriptGen(8, 24)
-	p := gopter.DefaultGenParameters().WithSize(100)
-	p.Rng.Seed(20261202)
-	for range 13 * simRoutesBatch {
-		if _, ok := g(p).Retrieve(); !ok {
-			t.Fatal("the generator gave no script")
-		}
-	}
-	for _, b := range routeGetBranches {
-		if mpBranchHits[b] == 0 {
-			t.Errorf("branch %q never taken", b)
-		}
-	}
+	hits, lines, scripts := routeGenHits(t, "route get")
+	checkBranches(t, hits, "get", routeGetBranches, scripts)
+	t.Logf("%d route get lines in %d scripts; branches: %v", lines, scripts, hits)
 }
 
 // routeScriptGen makes scripts of the prologue and minLen..maxLen lines
@@ -480,14 +579,16 @@ func TestRouteGetGenTakesEveryBranch(t *testing.T) {
 func routeScriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.UInt64().Map(func(v uint64) string {
 		r := rand.New(rand.NewPCG(v, v>>7))
-		switch n := r.IntN(22); {
+		switch n := r.IntN(24); {
 		case n < 11:
 			return simRouteLine(r)
-		case n < 14:
-			return simMultipathLine(r)
+		case n < 13:
+			return simOptionsLine(r)
 		case n < 16:
-			return pick(r, rtFlush)
+			return simMultipathLine(r)
 		case n < 18:
+			return pick(r, rtFlush)
+		case n < 20:
 			return simRouteGetLine(r)
 		default:
 			return pick(r, rtOther)
@@ -674,10 +775,17 @@ func simRoutesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 	}
 	for _, e := range routeEvents(kRes.Events) {
 		seen[e.Type]++
-		if r := e.Object.(rtnl.RouteEntry); len(r.Flags) > 0 {
-			seen["linkdown"]++
+		r := e.Object.(rtnl.RouteEntry)
+		for _, f := range r.Flags {
+			seen[f]++
 		}
-		if r := e.Object.(rtnl.RouteEntry); len(r.Nexthops) > 0 {
+		if r.Flow != nil {
+			seen["flow "+e.Type]++
+		}
+		if len(r.Metrics) > 0 {
+			seen["metrics "+e.Type]++
+		}
+		if len(r.Nexthops) > 0 {
 			seen["multipath "+e.Type]++
 		}
 	}
@@ -766,8 +874,9 @@ func TestSimRouteErrnos(t *testing.T) {
 	require.Equal(t, want, got)
 }
 
-// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip on
-// the sim target and checks its route lines against their comments: each
+// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip
+// and route-options-*.ip on the sim target and checks its route lines
+// against their comments: each
 // line marked "# expect ERRNO" refused with that errno, the others
 // accepted. (No root needed: the expectations are the kernel's, and
 // TestRegressionScriptsMatchKernel holds the scripts to the kernel.)
@@ -775,6 +884,10 @@ func TestSimMultipathScriptExpectations(t *testing.T) {
 	files, err := filepath.Glob("testdata/multipath-*.ip")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
+	opts, err := filepath.Glob("testdata/route-options-*.ip")
+	require.NoError(t, err)
+	require.NotEmpty(t, opts)
+	files = append(files, opts...)
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)

@@ -174,6 +174,24 @@ func DSFieldName(tos uint8) string {
 	return fmt.Sprintf("0x%02x", tos)
 }
 
+// RealmName is rtnl_rtrealm_n2a with /etc/iproute2/rt_realms as
+// iproute2 6.1 ships it: only 0 has a name.
+func RealmName(r uint32) string {
+	if r == 0 {
+		return "cosmos"
+	}
+	return strconv.FormatUint(uint64(r), 10)
+}
+
+// FlowOf is the "flow" object of RTA_FLOW's value (FROM<<16 | TO).
+func FlowOf(realms uint32) *RouteFlow {
+	f := &RouteFlow{To: RealmName(realms & 0xffff)}
+	if from := realms >> 16; from != 0 {
+		f.From = RealmName(from)
+	}
+	return f
+}
+
 var routeTypeNames = []string{
 	"unspec", "unicast", "local", "broadcast", "anycast", "multicast",
 	"blackhole", "unreachable", "prohibit", "throw", "nat", "xresolve",

@@ -205,6 +205,16 @@ type Route struct {
 	Metric      *uint32
 	Src         netip.Addr
 	TOS         uint8 // `tos`/`dsfield`, hex as iproute2 reads it
+	// Onlink is `onlink` before any nexthop group: RTNH_F_ONLINK in
+	// rtm_flags.
+	Onlink bool
+	// MTU is `mtu [lock] N`, RTA_METRICS' RTAX_MTU as sent (nil: no
+	// RTA_METRICS); MTULock is `lock`, its bit in RTAX_LOCK.
+	MTU     *uint32
+	MTULock bool
+	// Realms is `realm[s] [FROM/]TO`, RTA_FLOW (FROM<<16 | TO); 0 is not
+	// sent, as the kernel reads 0 as none anyway.
+	Realms uint32
 	// Nexthops are the `nexthop` groups (RTA_MULTIPATH), in order; nil
 	// for a route without them.
 	Nexthops []Nexthop

@@ -128,3 +128,19 @@ func (s stateTarget) Apply(context.Context, Request) error       { return nil }
 func (s stateTarget) State(context.Context, Show) (State, error) { return s.st, nil }
 func (s stateTarget) Events(context.Context) ([]Event, error)    { return nil, nil }
 func (s stateTarget) Close() error                               { return nil }
+
+// A route's realms and MTU print as `ip route` prints them, after the
+// flags; `ip -j` has "flow" and "metrics" there, without the lock.
+func TestRouteFlowAndMetricsAsIproute2(t *testing.T) {
+	r := RouteEntry{Dst: "10.6.0.0/16", Gateway: "10.8.8.8", Dev: "i0", Flags: []string{"onlink"},
+		Flow: FlowOf(7<<16 | 9), Metrics: []RouteMetrics{{MTU: 1300, Lock: true}}}
+	require.Equal(t, "10.6.0.0/16 via 10.8.8.8 dev i0 onlink realms 7/9 mtu lock 1300", RouteText(r))
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	require.Equal(t, `{"dst":"10.6.0.0/16","gateway":"10.8.8.8","dev":"i0","flags":["onlink"],`+
+		`"flow":{"from":"7","to":"9"},"metrics":[{"mtu":1300}]}`, string(b))
+	r = RouteEntry{Dst: "10.12.0.0/16", Dev: "i0", Scope: "link", Flags: []string{}, Flow: FlowOf(5 << 16),
+		Metrics: []RouteMetrics{{MTU: 0, Lock: true}}}
+	require.Equal(t, "10.12.0.0/16 dev i0 scope link realms 5/cosmos mtu lock 0", RouteText(r))
+	require.Equal(t, &RouteFlow{To: "5"}, FlowOf(5))
+}

@@ -86,6 +86,9 @@ type RouteEntry struct {
 	Prefsrc  string   `json:"prefsrc,omitempty"`
 	Metric   *uint32  `json:"metric,omitempty"`
 	Flags    []string `json:"flags"`
+	// Flow is RTA_FLOW, the realms; Metrics RTA_METRICS, one object.
+	Flow    *RouteFlow     `json:"flow,omitempty"`
+	Metrics []RouteMetrics `json:"metrics,omitempty"`
 	// Nexthops are RTA_MULTIPATH's, for a route of two or more.
 	Nexthops []NexthopEntry `json:"nexthops,omitempty"`
 	Pref     string         `json:"pref,omitempty"`
@@ -97,6 +100,23 @@ type RouteEntry struct {
 	Cache *[]string `json:"cache,omitempty"`
 	// Family is 4 or 6 (rtm_family), which ip -j does not print.
 	Family int `json:"-"`
+}
+
+// RouteFlow is a route's "flow": its realms by name (rt_realms), From
+// only when not 0.
+type RouteFlow struct {
+	From string `json:"from,omitempty"`
+	To   string `json:"to"`
+}
+
+// RouteMetrics is the one object of a route's "metrics", with the one
+// metric the model knows: the MTU, present when RTAX_MTU is or RTAX_LOCK
+// locks it.
+type RouteMetrics struct {
+	MTU uint32 `json:"mtu"`
+	// Lock is the MTU's bit in RTAX_LOCK, which `ip route` prints ("mtu
+	// lock 1400") and `ip -j route` does not.
+	Lock bool `json:"-"`
 }
 
 // NexthopEntry is one element of a route's "nexthops" in `ip -j route`.

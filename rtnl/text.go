@@ -179,6 +179,24 @@ func RouteText(r RouteEntry) string {
 		add("metric", fmt.Sprint(*r.Metric))
 	}
 	parts = append(parts, r.Flags...)
+	if r.Flow != nil {
+		if r.Flow.From != "" {
+			add("realms", r.Flow.From+"/"+r.Flow.To)
+		} else {
+			add("realm", r.Flow.To)
+		}
+	}
+	var metrics []string
+	for _, m := range r.Metrics {
+		metrics = append(metrics, "mtu")
+		if m.Lock {
+			metrics = append(metrics, "lock")
+		}
+		metrics = append(metrics, fmt.Sprint(m.MTU))
+	}
+	if r.Cache == nil {
+		parts = append(parts, metrics...)
+	}
 	add("pref", r.Pref)
 	if r.Mark != nil {
 		// print_route: hex from 16 on
@@ -196,6 +214,10 @@ func RouteText(r RouteEntry) string {
 		line += "\n    cache"
 		if len(*r.Cache) > 0 {
 			line += " <" + strings.Join(*r.Cache, ",") + ">"
+		}
+		// a route get's answer prints its metrics after the cache flags
+		if len(metrics) > 0 {
+			line += " " + strings.Join(metrics, " ")
 		}
 	}
 	for _, nh := range r.Nexthops {

@@ -408,6 +408,19 @@ func (l *line) route(r rtnl.Route) {
 	if r.TOS != 0 {
 		l.add("tos", fmt.Sprintf("0x%02x", r.TOS))
 	}
+	if r.Onlink {
+		l.add("onlink")
+	}
+	if r.MTU != nil {
+		l.add("mtu")
+		if r.MTULock {
+			l.add("lock")
+		}
+		l.add(strconv.FormatUint(uint64(*r.MTU), 10))
+	}
+	if r.Realms != 0 {
+		l.add(formatRealms(r.Realms))
+	}
 	// The nexthop groups last: iproute2 reads nothing else after them.
 	for _, nh := range r.Nexthops {
 		l.add("nexthop")

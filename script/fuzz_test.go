@@ -41,6 +41,8 @@ var fuzzSeeds = []string{
 	"sysctl net.ipv4.conf.all.promote_secondaries=2",
 	"link add name 'x\"y' type dummy\nlink del list \"'a\" b\\ c",
 	"route add 10.9.0.0/16 metric 5 nexthop via 10.0.0.2 dev i0 weight 3 nexthop dev i1 onlink",
+	"route add 10.9.0.0/16 via 10.0.0.2 dev i0 onlink mtu lock 1400 realms cosmos/5",
+	"route del 10.9.0.0/16 mtu 0 realm 70000",
 	"route del default nexthop nexthop via inet 10.0.0.2",
 	"route add 10.9.0.0/16 nexthop via 10.0.0.2 metric 5",
 }

@@ -256,6 +256,18 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 	if r.Intn(3) == 0 {
 		rt.Src = genAddr(r, f)
 	}
+	if f == 4 {
+		rt.Onlink = r.Intn(4) == 0
+		if m := maybeU32(r); m != nil {
+			rt.MTU, rt.MTULock = m, r.Intn(2) == 0
+		}
+		switch r.Intn(4) {
+		case 0:
+			rt.Realms = genU32(r)
+		case 1:
+			rt.Realms = uint32(r.Intn(256))<<16 | uint32(r.Intn(256))
+		}
+	}
 	if f == 4 && r.Intn(3) == 0 {
 		for range 1 + r.Intn(3) {
 			var nh rtnl.Nexthop

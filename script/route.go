@@ -56,11 +56,11 @@ var routeKeywords = newKwTable([]kw{
 	{"src", false, "src"}, {"as", false, ""}, {"via", false, "via"}, {"from", false, ""},
 	{"tos", false, "tos"}, {"dsfield", true, "tos"}, {"expires", false, ""},
 	{"metric", true, "metric"}, {"priority", true, "metric"}, {"preference", false, "metric"},
-	{"scope", false, "scope"}, {"mtu", false, ""}, {"hoplimit", false, ""}, {"advmss", false, ""},
+	{"scope", false, "scope"}, {"mtu", false, "mtu"}, {"hoplimit", false, ""}, {"advmss", false, ""},
 	{"reordering", true, ""}, {"rtt", false, ""}, {"rto_min", true, ""}, {"window", false, ""},
 	{"cwnd", false, ""}, {"initcwnd", false, ""}, {"initrwnd", false, ""}, {"features", false, ""},
 	{"quickack", false, ""}, {"congctl", false, ""}, {"rttvar", false, ""}, {"ssthresh", false, ""},
-	{"realms", true, ""}, {"onlink", false, ""}, {"nexthop", false, "nexthop"}, {"nhid", false, ""},
+	{"realms", true, "realms"}, {"onlink", false, "onlink"}, {"nexthop", false, "nexthop"}, {"nhid", false, ""},
 	{"protocol", true, "proto"}, {"table", true, "table"}, {"vrf", true, ""},
 	{"dev", false, "dev"}, {"oif", false, "dev"}, {"pref", false, ""}, {"encap", false, ""},
 	{"ttl-propagate", false, ""}, {"fastopen_no_cookie", false, ""}, {"lock", false, ""},
@@ -217,6 +217,43 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			}
 			m := uint32(v)
 			r.Metric = &m
+		case ok && k.id == "mtu":
+			// `mtu [lock] N`: get_unsigned, any 32-bit value (the kernel
+			// clamps it).
+			s, err := p.arg(w)
+			if err != nil {
+				return r, err
+			}
+			lock := s == "lock"
+			if lock {
+				if s, err = p.arg("mtu lock"); err != nil {
+					return r, err
+				}
+			}
+			v, ok := parseUint(s, 0xffffffff)
+			if !ok {
+				return r, errf(s, `invalid "mtu" value (0..4294967295)`)
+			}
+			if err := once("mtu", s); err != nil {
+				return r, err
+			}
+			m := uint32(v)
+			r.MTU, r.MTULock = &m, lock
+		case ok && k.id == "realms":
+			s, err := p.arg(w)
+			if err != nil {
+				return r, err
+			}
+			v, ok := parseRealms(s)
+			if !ok {
+				return r, errf(s, `invalid "realm" value ([FROM/]TO, each 0..255 or %s, or a number)`, realms.names[0].name)
+			}
+			if err := once("realms", s); err != nil {
+				return r, err
+			}
+			r.Realms = v
+		case ok && k.id == "onlink":
+			r.Onlink = true
 		case ok && k.id == "nexthop":
 			// The nexthop groups end the line: iproute2 reads no route
 			// option after them.
@@ -306,6 +343,9 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	}
 	if srcWord != "" && familyOf(r.Src) != fam {
 		return r, errf(srcWord, "source address family differs from the route's (IPv%d)", fam)
+	}
+	if fam == 6 && (r.Onlink || r.MTU != nil || r.Realms != 0) {
+		return r, errf(dstWord, "onlink, mtu and realms are not supported for IPv6 routes")
 	}
 	if len(r.Nexthops) > 0 {
 		if fam == 6 {

@@ -239,6 +239,53 @@ var protos = table("proto", 255,
 // /etc/iproute2/rt_tables.
 var tables = table("table", 0xffffffff, "main", 254, "local", 255, "default", 253, "unspec", 0)
 
+// /etc/iproute2/rt_realms.
+var realms = table("realm", 255, "cosmos", 0)
+
+// parseRealms is get_rt_realms_or_raw: [FROM/]TO, each a realm (a name
+// or 0..255; FROM/ alone is TO 0), as FROM<<16 | TO; failing that, the
+// value itself as a 32-bit number.
+func parseRealms(s string) (uint32, bool) {
+	if v, ok := realmPair(s); ok {
+		return v, true
+	}
+	v, ok := parseUint(s, 0xffffffff)
+	return uint32(v), ok
+}
+
+func realmPair(s string) (uint32, bool) {
+	var v uint64
+	if from, to, slash := strings.Cut(s, "/"); slash {
+		f, ok := realms.parse(from)
+		if !ok {
+			return 0, false
+		}
+		v, s = f<<16, to
+	}
+	if s != "" {
+		t, ok := realms.parse(s)
+		if !ok {
+			return 0, false
+		}
+		v |= t
+	}
+	return uint32(v), true
+}
+
+// formatRealms writes RTA_FLOW's value so that parseRealms reads it
+// back: `realm TO`, `realms FROM/TO`, or the number when a part is above
+// 255.
+func formatRealms(v uint32) (kw, val string) {
+	from, to := v>>16, v&0xffff
+	switch {
+	case from > 255 || to > 255:
+		return "realm", strconv.FormatUint(uint64(v), 10)
+	case from == 0:
+		return "realm", strconv.FormatUint(uint64(to), 10)
+	}
+	return "realms", fmt.Sprintf("%d/%d", from, to)
+}
+
 // /etc/iproute2/group.
 // Groups are ints to iproute2 (rtnl_group_a2n), as mtu and txqueuelen are
 // (get_integer): it refuses numbers above maxInt before sending.

@@ -401,12 +401,27 @@ func (n *Netns) renderRouteDead(r fibtrie.Route, dead bool) rtnl.RouteEntry {
 	if dead {
 		flags |= uapi.RTNH_F_DEAD
 	}
-	if nhs := r.Nexthops(); len(nhs) == 1 && nhs[0].Onlink {
+	// ONLINK: a multipath route's own flags are its fib_info's, which
+	// hold the request's; one nexthop shows that nexthop's flag, which
+	// without RTA_MULTIPATH is the request's too.
+	onlink := r.Onlink
+	if nhs := r.Nexthops(); len(nhs) == 1 {
+		onlink = nhs[0].Onlink
+	}
+	if onlink {
 		flags |= uapi.RTNH_F_ONLINK
 	}
 	out := rtnl.RouteEntry{Flags: rtnl.RouteFlags(flags), Family: 4}
+	// RTA_FLOW is the one nexthop's realms; RTA_METRICS the metrics that
+	// are not 0, of any route.
+	if v := r.Realms(); v != 0 {
+		out.Flow = rtnl.FlowOf(v)
+	}
+	if mtu, lock := r.MTU(); mtu != 0 || lock {
+		out.Metrics = []rtnl.RouteMetrics{{MTU: mtu, Lock: lock}}
+	}
 	if r.IsMulti() {
-		for _, nh := range *r.Multi {
+		for _, nh := range r.Nexthops() {
 			var f uint32
 			if nh.Dead {
 				f |= uapi.RTNH_F_DEAD

@@ -102,8 +102,7 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 	}
 	c.Route = fr
 	if del && c.nhs != nil {
-		nhs := c.nhs
-		c.Multi = &nhs
+		c.SetNexthops(c.nhs)
 	}
 	return c, nil
 }
@@ -111,8 +110,9 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 // FibRoute is an IPv4 route request as the kernel's rtm_to_fib_config
 // reads it: iproute2's defaults for the request (rtnl.Route.Header; del
 // for a delete), the table main when none is given, the device as ifindex
-// oif (0 for none), and its checks: ECN bits in the tos and host bits in
-// the prefix are EINVAL. It is the fibtrie.Route the FIB inserts or
+// oif (0 for none), onlink, the realms and the MTU (clamped as the
+// fib_info keeps it, or for a delete as sent), and its checks: ECN bits
+// in the tos and host bits in the prefix are EINVAL. It is the fibtrie.Route the FIB inserts or
 // deletes, before fib_create_info's checks of the nexthop.
 func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
 	h, err := r.Header(del)
@@ -147,8 +147,24 @@ func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
 	if r.Src.IsValid() {
 		c.PrefSrc = u32Of(r.Src)
 	}
+	c.Onlink = r.Onlink
+	x := fibtrie.Extra{Realms: r.Realms}
+	if r.MTU != nil {
+		x.MTU, x.MTULock = *r.MTU, r.MTULock
+		if del {
+			// fib_metrics_match compares the value as sent.
+			x.MTUGiven = true
+		} else {
+			x.MTU = min(x.MTU, maxMetricMTU)
+		}
+	}
+	c.SetExtra(x)
 	return c, nil
 }
+
+// maxMetricMTU is the largest RTAX_MTU ip_metrics_convert keeps: it
+// lowers larger ones to it.
+const maxMetricMTU = 65535 - 15
 
 // FibFlags are the NLM_F flags iproute2 sends with a route request, as
 // fibtrie insert flags: add is create|excl, replace create|replace, append
@@ -199,9 +215,12 @@ func fibPropsScope(t fibtrie.RouteType) fibtrie.Scope {
 	return fibtrie.ScopeUniverse
 }
 
-// fibCreateInfo is fib_create_info for a single-nexthop route: the
-// type's scope, the nexthop (fib_check_nh, or the host-scope shortcut),
-// and the prefsrc. It fills in the nexthop's device, scope and LINKDOWN.
+// fibCreateInfo is fib_create_info: the type's scope, the nexthops
+// (fib_get_nhs' checks of RTA_MULTIPATH against the top-level device,
+// gateway and realms; fib_check_nh on each, or the host-scope shortcut),
+// and the prefsrc. It fills in the nexthops' devices, scopes and
+// LINKDOWN. The metrics, realms and flags go into the fib_info as they
+// are (error routes keep them too).
 func (n *Netns) fibCreateInfo(c *fibConfig) error {
 	if c.Type > fibtrie.TypeXResolve {
 		return rtnl.Errf(uapi.EINVAL, "Invalid route type")
@@ -219,7 +238,15 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		if c.Gateway != 0 && nh0.Gateway != c.Gateway {
 			return rtnl.Errf(uapi.EINVAL, "Nexthop gateway does not match RTA_GATEWAY or RTA_VIA")
 		}
+		// The nexthops have no RTA_FLOW here: a first one without
+		// the route's realms.
+		if c.Realms() != 0 {
+			return rtnl.Errf(uapi.EINVAL, "Nexthop class id does not match RTA_FLOW")
+		}
 		c.OIF, c.Gateway, c.dev, c.onlink = nh0.OIF, nh0.Gateway, c.nhDevs[0], nh0.Onlink
+	} else {
+		// Without RTA_MULTIPATH the request's flags are its nexthop's.
+		c.onlink = c.Onlink
 	}
 	switch c.Type {
 	case fibtrie.TypeUnicast, fibtrie.TypeLocal, fibtrie.TypeBroadcast, fibtrie.TypeAnycast, fibtrie.TypeMulticast:
@@ -265,7 +292,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		if len(nhs) == 1 {
 			nhs[0].OIF, nhs[0].Scope = c.OIF, c.NhScope
 		}
-		c.Multi = &nhs
+		c.SetNexthops(nhs)
 	}
 	return nil
 }
@@ -543,16 +570,21 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 		}
 		for _, r := range dels {
 			// The dumped message as a delete request: every field it
-			// carries must match (LINKDOWN in rtm_flags is not looked at).
+			// carries must match (rtm_flags are not looked at).
 			// A multipath route's message has RTA_MULTIPATH and no
 			// top-level device or gateway; one nexthop dumps as a plain
 			// route.
+			// RTA_METRICS holds the metrics that are not 0 and
+			// RTA_FLOW the realms when not 0: the delete compares them.
 			r.LinkDown = false
+			req := fibtrie.Extra{Realms: r.Realms()}
+			req.MTU, req.MTULock = r.MTU()
+			req.MTUGiven = req.MTU != 0
 			if r.IsMulti() {
 				r.OIF, r.Gateway = 0, 0
-			} else {
-				r.Multi = nil
+				req.Multi = r.Nexthops()
 			}
+			r.SetExtra(req)
 			n.inetCount.Requests++ // one RTM_DELROUTE each
 			if err := n.fibRemove(r); err != nil {
 				return err

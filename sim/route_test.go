@@ -239,3 +239,48 @@ func TestRouteNhScope(t *testing.T) {
 	}
 	require.Equal(t, 2, news)
 }
+
+// onlink, the MTU and the realms on plain routes, as this machine's 6.18
+// answered the same lines: onlink skips the gateway's lookup but not the
+// scope, device and address-type checks; each option makes another
+// fib_info; a delete matches the MTU it gives exactly and the realms
+// only with a device or a gateway; a flush sends the metrics back.
+// (props/testdata/route-options-*.ip hold them to the kernel.)
+func TestRouteOptions(t *testing.T) {
+	res := runRouteScript(t, `link add i0 type ifb
+link add i1 type ifb
+link set i0 up
+addr add 10.0.0.1/24 dev i0
+route add 10.5.0.0/16 via 10.9.9.9 dev i0 onlink
+route add 10.5.1.0/24 via 10.9.9.9 onlink                   # expect ENODEV
+route add 10.5.2.0/24 via 10.9.9.9 dev i0 onlink scope link # expect EINVAL
+route add 10.5.3.0/24 dev i0 onlink                         # expect EINVAL
+route add 10.5.4.0/24 via 10.0.0.1 dev i0 onlink            # expect EINVAL
+route add 10.5.5.0/24 via 10.9.9.9 dev i1 onlink            # expect ENETDOWN
+route append 10.5.0.0/16 via 10.9.9.9 dev i0 onlink mtu 1400
+route append 10.5.0.0/16 via 10.9.9.9 dev i0 onlink mtu lock 1400
+route append 10.5.0.0/16 via 10.9.9.9 dev i0 onlink mtu 1400  # expect EEXIST
+route append 10.5.0.0/16 via 10.9.9.9 dev i0 onlink realms 3/4
+route append 10.5.0.0/16 via 10.9.9.9 dev i0 onlink realm 0 mtu 0 # expect EEXIST
+route add 10.6.0.0/16 dev i0 mtu 70000 realm 5
+route add 10.7.0.0/16 realm 5 nexthop via 10.0.0.2 nexthop via 10.0.0.3 # expect EINVAL
+route del 10.6.0.0/16 mtu 70000                             # expect ESRCH
+route del 10.5.0.0/16 mtu lock 1400
+route del 10.5.0.0/16 realm 9 dev i0                        # expect ESRCH
+route del 10.5.0.0/16 realms 3/4 dev i0
+route del 10.5.0.0/16 mtu 1400 onlink
+route add 10.8.0.0/16 dev i0 mtu lock 0
+route flush 10.8.0.0/16
+`)
+	var got []string
+	for _, r := range res.Routes {
+		if r.Type == "" && r.Family == 4 {
+			got = append(got, rtnl.RouteText(r))
+		}
+	}
+	require.Equal(t, []string{
+		"10.0.0.0/24 dev i0 proto kernel scope link src 10.0.0.1",
+		"10.5.0.0/16 via 10.9.9.9 dev i0 onlink",
+		"10.6.0.0/16 dev i0 scope link realm 5 mtu 65520",
+	}, got)
+}

@@ -35,7 +35,8 @@ type getAnswer struct {
 	gateway uint32
 	flags   uint32
 	res     *fibtrie.Alias
-	nh      int // the nexthop of res the lookup took
+	fi      *fibtrie.Alias // the route the rtable takes its nexthop from (nil: none)
+	nh      int            // the nexthop of res the lookup took
 	table   uint32
 }
 
@@ -99,6 +100,15 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	}
 	if ans.saddr != src {
 		out.Prefsrc = fibtrie.FormatIP(ans.saddr)
+	}
+	if fi := ans.fi; fi != nil {
+		// rt_set_nexthop: the nexthop's realms and the route's metrics
+		if v := fi.Realms(); v != 0 {
+			out.Flow = rtnl.FlowOf(v)
+		}
+		if mtu, lock := fi.MTU(); mtu != 0 || lock {
+			out.Metrics = []rtnl.RouteMetrics{{MTU: mtu, Lock: lock}}
+		}
 	}
 	if op.Mark != 0 {
 		m := op.Mark
@@ -271,13 +281,13 @@ func (n *Netns) mkrouteOutput(fl *ruleFlow, ans getAnswer) (getAnswer, error) {
 	if fi != nil {
 		gw, scope := fi.Gateway, fi.NhScope
 		if fi.IsMulti() {
-			gw, scope = (*fi.Multi)[ans.nh].Gateway, (*fi.Multi)[ans.nh].Scope
+			gw, scope = fi.Extra.Multi[ans.nh].Gateway, fi.Extra.Multi[ans.nh].Scope
 		}
 		if gw != 0 && scope == fibtrie.ScopeLink {
 			ans.gateway = gw
 		}
 	}
-	ans.saddr = fl.src
+	ans.saddr, ans.fi = fl.src, fi
 	return ans, nil
 }
 
@@ -291,7 +301,7 @@ func (n *Netns) fibResultPrefsrc(res *fibtrie.Alias, nh int) uint32 {
 	}
 	gw := res.Gateway
 	if res.IsMulti() {
-		gw = (*res.Multi)[nh].Gateway
+		gw = res.Extra.Multi[nh].Gateway
 	}
 	return n.inetSelectAddr(n.ByIndex(uint32(res.NexthopOIF(nh))), gw, res.Scope)
 }
