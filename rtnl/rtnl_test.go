@@ -144,3 +144,19 @@ func TestRouteFlowAndMetricsAsIproute2(t *testing.T) {
 	require.Equal(t, "10.12.0.0/16 dev i0 scope link realms 5/cosmos mtu lock 0", RouteText(r))
 	require.Equal(t, &RouteFlow{To: "5"}, FlowOf(5))
 }
+
+// TestRouteGetAnswerAsIproute2: a route get's answer prints as `ip route
+// get` and `ip -j route get` do on 6.18, its metrics after the cache.
+func TestRouteGetAnswerAsIproute2(t *testing.T) {
+	uid, cache := uint32(0), []string{}
+	r := RouteEntry{Dst: "10.1.2.3", Gateway: "10.0.0.9", Dev: "i0", Prefsrc: "10.0.0.1", Flags: []string{},
+		Flow: FlowOf(2<<16 | 5), Metrics: []RouteMetrics{{MTU: 1400}}, UID: &uid, Cache: &cache}
+	require.Equal(t, "10.1.2.3 via 10.0.0.9 dev i0 src 10.0.0.1 realms 2/5 uid 0\n    cache mtu 1400", RouteText(r))
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	require.Equal(t, `{"dst":"10.1.2.3","gateway":"10.0.0.9","dev":"i0","prefsrc":"10.0.0.1","flags":[],`+
+		`"flow":{"from":"2","to":"5"},"uid":0,"cache":[],"metrics":[{"mtu":1400}]}`, string(b))
+	local := []string{"local"}
+	r = RouteEntry{Type: "local", Dst: "10.0.0.1", From: "10.0.0.7", Dev: "lo", Flags: []string{}, UID: &uid, Cache: &local}
+	require.Equal(t, "local 10.0.0.1 from 10.0.0.7 dev lo uid 0\n    cache <local>", RouteText(r))
+}

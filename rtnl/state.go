@@ -1,6 +1,9 @@
 package rtnl
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // The State types marshal to exactly what `ip -j link show`, `ip -j addr
 // show` and `ip -j route show table all` print (iproute2 6.1): the same
@@ -193,4 +196,25 @@ type AddrEvent struct {
 	Ifindex int    `json:"ifindex"`
 	Ifname  string `json:"ifname,omitempty"`
 	AddrInfo
+}
+
+// MarshalJSON writes a route as `ip -j` does: a route get's answer (Cache
+// set) has its metrics last, after the cache flags.
+func (r RouteEntry) MarshalJSON() ([]byte, error) {
+	type plain RouteEntry
+	if r.Cache == nil || len(r.Metrics) == 0 {
+		return json.Marshal(plain(r))
+	}
+	m := r.Metrics
+	r.Metrics = nil
+	b, err := json.Marshal(plain(r))
+	if err != nil {
+		return nil, err
+	}
+	mb, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b[:len(b)-1], `,"metrics":`...)
+	return append(append(b, mb...), '}'), nil
 }
