@@ -224,7 +224,7 @@ func TestParseErrors(t *testing.T) {
 		{"route get 10.0.0.1 iif eth0", "iif", "not supported"},
 		{"route get 10.0.0.1 connected", "connected", "not supported"},
 		{"route get 2001:db8::1", "2001:db8::1", "IPv6 route get is not supported"},
-		{"route get 10.0.0.0/24", "10.0.0.0/24", "only an address"},
+		{"route get 10.0.0.1 from 10.0.0.0/24", "10.0.0.0/24", "only an address"},
 		{"route get from 10.0.0.1", "route get", "need at least a destination"},
 		{"addr add 10.0.0.1/24 dev eth0 bogus", "bogus", `unknown keyword in "addr add"`},
 		{"route add 10.0.0.0/8 dev eth0 bogus", "bogus", `unknown keyword in "route add"`},

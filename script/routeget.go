@@ -94,13 +94,17 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 			if looksLikeWord(w) {
 				return nil, p.unknown(w)
 			}
-			a, err := getAddr(w)
-			if err != nil {
-				return nil, err
+			pf, _, ok := parsePrefix(w)
+			if !ok {
+				return nil, errf(w, "invalid address")
 			}
-			// A later address replaces an earlier one (addattr_l
-			// appends; the kernel reads the last).
-			op.Dst = a.Addr()
+			if !pf.Addr().Is4() {
+				return nil, errf(w, "IPv6 route get is not supported")
+			}
+			// A prefix length other than 32 draws iproute2's warning and
+			// asks for the address as written. A later address replaces
+			// an earlier one (the kernel reads the last attribute).
+			op.Dst = pf.Addr()
 		}
 	}
 	if !op.Dst.IsValid() {
@@ -109,7 +113,8 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 	return op, nil
 }
 
-// getAddr is an IPv4 address of route get, with /32 or no length.
+// getAddr is the IPv4 source of route get, with /32 or no length (the
+// kernel refuses a shorter source length).
 func getAddr(s string) (netip.Prefix, *LineError) {
 	pf, _, ok := parsePrefix(s)
 	if !ok {

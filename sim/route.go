@@ -466,7 +466,9 @@ func (n *Netns) fibLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
 // error route matches, broadcast when the table does not exist).
 func (n *Netns) inetAddrTypeTable(addr uint32, table uint32) fibtrie.RouteType {
 	switch {
-	case addr>>24 == 0 || addr == 0xffffffff:
+	case addr == 0 || addr == 0xffffffff:
+		// The ~6.17 source read classes all of 0.0.0.0/8 as broadcast;
+		// on this kernel (6.18) 0.0.0.1 and up are ordinary addresses.
 		return fibtrie.TypeBroadcast
 	case addr>>28 == 0xe:
 		return fibtrie.TypeMulticast

@@ -35,6 +35,7 @@ type getAnswer struct {
 	gateway uint32
 	flags   uint32
 	res     *fibtrie.Alias
+	tos     uint8          // fib_result's dscp: the last route a lookup found
 	fi      *fibtrie.Alias // the route the rtable takes its nexthop from (nil: none)
 	nh      int            // the nexthop of res the lookup took
 	table   uint32
@@ -54,7 +55,10 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 			return rtnl.RouteEntry{}, enodev(op.OIF)
 		}
 	}
-	fl := ruleFlow{Flow: fibtrie.Flow{Dst: u32Of(op.Dst), TOS: op.TOS &^ 3}, mark: op.Mark}
+	// The lookups compare only the request's tos bits of IPTOS_RT_MASK
+	// (0x1c) on this kernel: a route or rule of tos 0x20 and up matches
+	// no request.
+	fl := ruleFlow{Flow: fibtrie.Flow{Dst: u32Of(op.Dst), TOS: op.TOS & 0x1c}, mark: op.Mark}
 	if op.Src.IsValid() {
 		fl.src = u32Of(op.Src)
 	}
@@ -88,8 +92,8 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	if src != 0 {
 		out.From = fibtrie.FormatIP(src)
 	}
-	if ans.res != nil && ans.res.TOS != 0 {
-		out.Tos = rtnl.DSFieldName(ans.res.TOS)
+	if ans.tos != 0 {
+		out.Tos = rtnl.DSFieldName(ans.tos)
 	}
 	if ans.gateway != 0 {
 		out.Gateway = fibtrie.FormatIP(ans.gateway)
@@ -118,7 +122,9 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	if op.UID != nil {
 		uid = *op.UID
 	}
-	out.UID = &uid
+	if uid != 0xffffffff { // INVALID_UID is not sent
+		out.UID = &uid
+	}
 	cache := []string{}
 	if ans.flags&rtcfLocal != 0 {
 		cache = append(cache, "local")
@@ -141,11 +147,15 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 		if isMulticast4(fl.src) || fl.src == lbcast4 {
 			return ans, rtnl.Errf(uapi.EINVAL, "")
 		}
-		if fl.OIF == 0 && (isMulticast4(fl.Dst) || fl.Dst == lbcast4) {
-			return ans, fmt.Errorf("%w: route get of a multicast or limited broadcast destination from a source", ErrNotModelled)
-		}
-		if !n.ipDevFind(fl.src) {
+		d := n.ipDevFind(fl.src)
+		if d == nil {
 			return ans, rtnl.Errf(uapi.ENETUNREACH, "")
+		}
+		if fl.OIF == 0 && (isMulticast4(fl.Dst) || fl.Dst == lbcast4) {
+			// out through the device that holds the source
+			fl.OIF = int(d.ifindex)
+			ans.dev, ans.typ = d, fibtrie.TypeUnicast
+			return n.mkrouteOutput(fl, ans)
 		}
 	}
 	if fl.OIF != 0 {
@@ -179,7 +189,7 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 		ans.dev, ans.typ, ans.flags = n.lo, fibtrie.TypeLocal, rtcfLocal
 		return n.mkrouteOutput(fl, ans)
 	}
-	res, table, errno := n.routeLookup(*fl)
+	res, table, errno := n.routeLookup(*fl, &ans.tos)
 	if errno != 0 {
 		if fl.OIF != 0 {
 			// No route: the destination is taken to be on the link.
@@ -193,7 +203,7 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 		return ans, rtnl.Errf(errno, "")
 	}
 	nh := max(res.GoodNexthopFlow(fl.Flow), 0) // error routes have no nexthop
-	ans.res, ans.nh, ans.table, ans.typ = res, nh, table, res.Type
+	ans.res, ans.nh, ans.table, ans.typ, ans.tos = res, nh, table, res.Type, res.TOS
 	if res.Type == fibtrie.TypeLocal {
 		if fl.src == 0 {
 			fl.src = res.PrefSrc
@@ -211,7 +221,21 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 	// the lookup's result unless a gateway has a neighbour entry, and
 	// nothing a script does makes one (it sends no packets).
 	if fl.OIF == 0 && res.IsMulti() {
-		return ans, fmt.Errorf("%w: route get through a multipath route (the kernel picks the nexthop by a seeded flow hash)", ErrNotModelled)
+		// fib_rebalance leaves dead nexthops, and those without
+		// carrier that ignore_routes_with_linkdown passes over, out of
+		// the hash's range: one left is the choice.
+		alive := -1
+		for i, x := range res.Extra.Multi {
+			if x.Dead || x.LinkDown && n.ignoreLinkdown(n.ByIndex(uint32(x.OIF))) {
+				continue
+			}
+			if alive >= 0 {
+				return ans, fmt.Errorf("%w: route get through a multipath route (the kernel picks the nexthop by a seeded flow hash)", ErrNotModelled)
+			}
+			alive = i
+		}
+		nh = max(alive, 0)
+		ans.nh = nh
 	}
 	if fl.src == 0 {
 		fl.src = n.fibResultPrefsrc(res, nh)
@@ -222,9 +246,9 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 
 // routeLookup is fib_lookup for an output flow: through the rules once
 // they changed, else main (with local merged in) then default.
-func (n *Netns) routeLookup(fl ruleFlow) (*fibtrie.Alias, uint32, uapi.Errno) {
+func (n *Netns) routeLookup(fl ruleFlow, found *uint8) (*fibtrie.Alias, uint32, uapi.Errno) {
 	if n.rules4 != nil && n.rules4.custom {
-		return n.fibRulesLookupFlow(fl)
+		return n.fibRulesLookupFlow(fl, found)
 	}
 	var a *fibtrie.Alias
 	errno := uapi.EAGAIN
@@ -341,18 +365,27 @@ func (n *Netns) inetSelectAddr(d *Device, dst uint32, scope fibtrie.Scope) uint3
 	return 0
 }
 
-// ipDevFind is __ip_dev_find != NULL: an address of this namespace, or
-// a local route for it in the local table.
-func (n *Netns) ipDevFind(addr uint32) bool {
+// ipDevFind is __ip_dev_find: the device that holds addr (the first in
+// list order when several do, where the kernel takes its hash chain's
+// newest), else the device of a local route for it in the local table,
+// else nil.
+func (n *Netns) ipDevFind(addr uint32) *Device {
 	for d := range n.listed() {
 		if d.in == nil {
 			continue
 		}
 		for ifa := d.in.head; ifa != nil; ifa = ifa.next {
 			if ifa.Local == addr {
-				return true
+				return d
 			}
 		}
 	}
-	return n.inetAddrTypeTable(addr, fibtrie.TableLocal) == fibtrie.TypeLocal
+	if addr == 0 || addr == lbcast4 || isMulticast4(addr) || !n.fib.HasTable(fibtrie.TableLocal) {
+		return nil
+	}
+	a, errno := n.fibTableLookup(fibtrie.TableLocal, fibtrie.Flow{Dst: addr})
+	if errno != 0 || a.Type != fibtrie.TypeLocal {
+		return nil
+	}
+	return n.ByIndex(uint32(a.NexthopOIF(max(a.GoodNexthop(0), 0))))
 }

@@ -460,7 +460,7 @@ func (n *Netns) Rules() []rtnl.RuleEntry {
 // fibRulesLookup is __fib_lookup through the IPv4 rules for a gateway
 // check's flow: no source, mark or tos, coming from lo.
 func (n *Netns) fibRulesLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
-	a, _, errno := n.fibRulesLookupFlow(ruleFlow{Flow: fl})
+	a, _, errno := n.fibRulesLookupFlow(ruleFlow{Flow: fl}, nil)
 	return a, errno
 }
 
@@ -476,8 +476,10 @@ type ruleFlow struct {
 // lookup (a table that has a route of the flow, or a reject action)
 // decides, and the table it looked in is res->table; gotos jump, nops and
 // unresolved gotos pass; a route no longer than a rule's
-// suppress_prefixlen passes; nothing is ENETUNREACH.
-func (n *Netns) fibRulesLookupFlow(fl ruleFlow) (*fibtrie.Alias, uint32, uapi.Errno) {
+// suppress_prefixlen passes; nothing is ENETUNREACH. found, when not
+// nil, is given the tos of each route a table lookup finds, suppressed or
+// not: the kernel's fib_result keeps the last one.
+func (n *Netns) fibRulesLookupFlow(fl ruleFlow, found *uint8) (*fibtrie.Alias, uint32, uapi.Errno) {
 	rules := n.ruleList(4).rules
 	for i := 0; i < len(rules); i++ {
 		x := rules[i]
@@ -500,6 +502,9 @@ func (n *Netns) fibRulesLookupFlow(fl ruleFlow) (*fibtrie.Alias, uint32, uapi.Er
 		case rtnl.RuleActToTable:
 			if n.fib.HasTable(x.table) {
 				res, errno = n.fibTableLookup(x.table, fl.Flow)
+				if errno == 0 && found != nil {
+					*found = res.TOS
+				}
 			}
 		case rtnl.RuleActUnreachable:
 			errno = uapi.ENETUNREACH
