@@ -34,7 +34,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		t.adding6 = a.Prefix.Addr()
 	}
 	var before []linkMsg
-	var kept []addrMsg
+	var upDown *upDownWatch
 	if ls, ok := req.Op.(rtnl.LinkSet); ok && t.opts.SyncLinkwatch {
 		var err error
 		if ls.ARP != nil {
@@ -42,8 +42,8 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 				return err
 			}
 		}
-		if ls.Up != nil && *ls.Up {
-			if kept, err = t.keptNodad(); err != nil {
+		if ls.Up != nil {
+			if upDown, err = t.watchUpDown(*ls.Up); err != nil {
 				return err
 			}
 		}
@@ -55,8 +55,8 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 				return derr
 			}
 		}
-		if kept != nil {
-			if derr := t.owedAnnouncements(kept); derr != nil {
+		if upDown != nil {
+			if derr := t.afterUpDown(upDown); derr != nil {
 				return derr
 			}
 		}
@@ -72,6 +72,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		if serr := t.syncLinkwatch(); serr != nil {
 			return serr
 		}
+		t.forgetDeletedKept()
 		if serr := t.syncSubs(); serr != nil {
 			return serr
 		}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -236,88 +235,6 @@ func (t *Target) restartPending() string {
 	}
 	t.dadRestarts, t.announceOwed = nil, nil
 	return ""
-}
-
-// addrKey is an IPv6 address of a device.
-type addrKey struct {
-	index uint32
-	addr  netip.Addr
-}
-
-// keptNodad lists, before a request that sets a device up, the nodad
-// addresses (permanent, not tentative, neither link-local nor loopback)
-// of devices that are down and have no local route: those a down kept
-// (keep_addr_on_down), which the kernel announces again when the device
-// comes up (fixup_permanent_addr starts their DAD, which needs none and
-// ends with RTM_NEWADDR, after the request). A nodad address added while
-// the device was down finished its DAD then and has its local route;
-// nothing announces it at up. Nil when there is none.
-func (t *Target) keptNodad() ([]addrMsg, error) {
-	links, _, err := t.links()
-	if err != nil {
-		return nil, err
-	}
-	down := map[uint32]bool{}
-	for _, l := range links {
-		down[l.hdr.Index] = l.hdr.Flags&unix.IFF_UP == 0
-	}
-	addrs, err := t.addrs6()
-	if err != nil {
-		return nil, err
-	}
-	var cands []addrMsg
-	for _, a := range addrs {
-		flags := uint32(a.flags)
-		if f, ok := a.attrs.u32(unix.IFA_FLAGS); ok {
-			flags = f
-		}
-		if down[a.index] && flags&(unix.IFA_F_NODAD|unix.IFA_F_PERMANENT|unix.IFA_F_TENTATIVE) == unix.IFA_F_NODAD|unix.IFA_F_PERMANENT &&
-			!a.local.IsLinkLocalUnicast() && !a.local.IsLoopback() {
-			cands = append(cands, a)
-		}
-	}
-	if len(cands) == 0 {
-		return nil, nil
-	}
-	req := make([]byte, unix.SizeofRtMsg)
-	req[0] = unix.AF_INET6
-	msgs, err := t.dump(unix.RTM_GETROUTE, req)
-	if err != nil {
-		return nil, err
-	}
-	routed := map[addrKey]bool{}
-	for _, m := range msgs {
-		if r, ok := parseRoute(m); ok && r.hdr.Type == unix.RTN_LOCAL && r.hdr.DstLength == 128 {
-			routed[addrKey{r.oif, r.dst}] = true
-		}
-	}
-	cands = slices.DeleteFunc(cands, func(a addrMsg) bool { return routed[addrKey{a.index, a.local}] })
-	if len(cands) == 0 {
-		return nil, nil
-	}
-	return cands, nil
-}
-
-// owedAnnouncements notes, after the request, the kept nodad addresses
-// (keptNodad) whose device it brought up.
-func (t *Target) owedAnnouncements(kept []addrMsg) error {
-	links, _, err := t.links()
-	if err != nil {
-		return err
-	}
-	up := map[uint32]bool{}
-	for _, l := range links {
-		up[l.hdr.Index] = l.hdr.Flags&unix.IFF_UP != 0
-	}
-	for _, a := range kept {
-		if up[a.index] {
-			if t.announceOwed == nil {
-				t.announceOwed = map[addrKey]bool{}
-			}
-			t.announceOwed[addrKey{a.index, a.local}] = true
-		}
-	}
-	return nil
 }
 
 // dadPending names the first IPv6 address whose DAD is still running

@@ -38,9 +38,11 @@ type Target struct {
 	// DAD syncLinkwatch waited for as long as it might and saw no end.
 	dadGaveUp map[string]bool
 	// announceOwed holds the IPv6 addresses the current request brought
-	// up without their being tentative (keptNodad), each owed an
-	// RTM_NEWADDR by DAD work that runs after the request.
+	// up without their being tentative, each owed an RTM_NEWADDR by DAD
+	// work that runs after the request; keptNodad the nodad addresses
+	// kept over a down, which will be (keepaddr.go).
 	announceOwed map[addrKey]bool
+	keptNodad    map[addrKey]bool
 	// adding6 is the IPv6 address the current request adds, if any: on
 	// a device that is down, only such an address can be under DAD.
 	adding6   netip.Addr
