@@ -152,3 +152,24 @@ func TestKeepAddrOnDownSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepAddrOnDownLoopbackMTU holds what 6.18 did (ip in a namespace of
+// its own; the kernel target cannot compare it: it waits for the tentative
+// addresses of an up device to end DAD, and these never start it): an
+// mtu below 1280 on the loopback runs addrconf_ifdown without unregister,
+// so keep_addr_on_down keeps its global addresses, tentative, while it
+// stays up, through the mtu's return, until a down and an up run DAD.
+func TestKeepAddrOnDownLoopbackMTU(t *testing.T) {
+	tg := New(Options{Seed: 1, Events: true})
+	for _, l := range []string{"sysctl net.ipv6.conf.all.accept_dad=0", "sysctl net.ipv6.conf.lo.keep_addr_on_down=1", "link set lo up",
+		"addr add 2001:db8:9::1/64 dev lo", "addr add 2001:db8:9::2/64 dev lo nodad", "link set lo mtu 1000"} {
+		keepEvents(t, tg, l)
+	}
+	want := []string{"2001:db8:9::2", "2001:db8:9::1 tentative"}
+	require.Equal(t, want, keepAddrs(t, tg, "lo"))
+	keepEvents(t, tg, "link set lo mtu 65536")
+	require.Equal(t, want, keepAddrs(t, tg, "lo"))
+	keepEvents(t, tg, "link set lo down")
+	keepEvents(t, tg, "link set lo up")
+	require.Equal(t, []string{"2001:db8:9::2", "2001:db8:9::1", "::1"}, keepAddrs(t, tg, "lo"))
+}
