@@ -17,7 +17,9 @@ import (
 // `rtnlsim diff [--ipv6]` does, the scripts that once found a difference
 // between the model and this kernel, and scripts written to check link
 // flags, address options and user IPv6 addresses where the properties do
-// not reach (DAD with probes, accept_dad per device) (props/testdata:
+// not reach (DAD with probes, accept_dad per device, keep_addr_on_down
+// with probes, namespaces and the up a nodad address must not wait for)
+// (props/testdata:
 // ipv6-* with IPv6 on, nhscope-*, reg-* and multipath-* with it off) and the 56 IPv6 corner scripts of an
 // adversarial pass (testdata/ipv6corners, IPv6 on: macvlan modes, vxlan,
 // bridge ports, MAC changes, renames, groups, list deletes, mtus around
