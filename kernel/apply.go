@@ -28,17 +28,35 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 	}
 	t.reqNo++
 	t.dadRestarts = nil // what an earlier request was owed is its own
+	t.announceOwed = nil
+	t.adding6 = netip.Addr{}
+	if a, ok := req.Op.(rtnl.AddrAdd); ok && a.Prefix.Addr().Is6() {
+		t.adding6 = a.Prefix.Addr()
+	}
 	var before []linkMsg
-	if ls, ok := req.Op.(rtnl.LinkSet); ok && ls.ARP != nil && t.opts.SyncLinkwatch {
+	var upDown *upDownWatch
+	if ls, ok := req.Op.(rtnl.LinkSet); ok && t.opts.SyncLinkwatch {
 		var err error
-		if before, _, err = t.links(); err != nil {
-			return err
+		if ls.ARP != nil {
+			if before, _, err = t.links(); err != nil {
+				return err
+			}
+		}
+		if ls.Up != nil {
+			if upDown, err = t.watchUpDown(*ls.Up); err != nil {
+				return err
+			}
 		}
 	}
 	err := t.apply(ctx, req)
 	if t.opts.SyncLinkwatch {
 		if before != nil {
 			if derr := t.restartedDAD(before); derr != nil {
+				return derr
+			}
+		}
+		if upDown != nil {
+			if derr := t.afterUpDown(upDown); derr != nil {
 				return derr
 			}
 		}
@@ -54,6 +72,7 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		if serr := t.syncLinkwatch(); serr != nil {
 			return serr
 		}
+		t.forgetDeletedKept()
 		if serr := t.syncSubs(); serr != nil {
 			return serr
 		}

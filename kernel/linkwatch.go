@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"syscall"
 	"time"
@@ -203,18 +204,23 @@ func (t *Target) addrs6() ([]addrMsg, error) {
 }
 
 // restartPending names a device still owed RTM_NEWADDRs by DAD the
-// current request restarted, or is "".
+// current request restarted, or an address owed one (announceOwed), or
+// is "".
 func (t *Target) restartPending() string {
-	if len(t.dadRestarts) == 0 {
+	if len(t.dadRestarts) == 0 && len(t.announceOwed) == 0 {
 		return ""
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	seen := map[uint32]int{}
+	seenAddr := map[addrKey]bool{}
 	for i := len(t.events) - 1; i >= 0 && t.events[i].Request == t.reqNo; i-- {
 		ev := t.events[i]
 		if a, ok := ev.Object.(rtnl.AddrEvent); ok && ev.Type == "RTM_NEWADDR" && ev.Family == "inet6" {
 			seen[uint32(a.Ifindex)]++
+			if ip, err := netip.ParseAddr(a.Local); err == nil {
+				seenAddr[addrKey{uint32(a.Ifindex), ip}] = true
+			}
 		}
 	}
 	for idx, want := range t.dadRestarts {
@@ -222,27 +228,32 @@ func (t *Target) restartPending() string {
 			return fmt.Sprintf("%d address(es) of ifindex %d to be announced again after a change of arp", want-seen[idx], idx)
 		}
 	}
-	t.dadRestarts = nil
+	for k := range t.announceOwed {
+		if !seenAddr[k] {
+			return fmt.Sprintf("%s on ifindex %d, kept over a down, to be announced", k.addr, k.index)
+		}
+	}
+	t.dadRestarts, t.announceOwed = nil, nil
 	return ""
 }
 
 // dadPending names the first IPv6 address whose DAD is still running
 // ("fe80::1 on va"), or is "". An address counts when it is TENTATIVE
 // without DADFAILED (a failed DAD leaves it tentative for good) on a
-// device that is up with carrier, or on any device when DAD needs no
-// probes there (addrconf_dad_begin: a NOARP or loopback device, or
-// accept_dad below 1 for both all and the device), which then ends as
-// soon as its work runs: elsewhere DAD waits for the device (it needs
-// IF_READY) and the address stays tentative. Carrier, unlike
-// IFF_RUNNING, does not wait for linkwatch.
+// device that is up with carrier.
 //
 // maybe names an address that may be under DAD: tentative on a device
-// that is up without carrier and DAD with probes, or on one that is not
-// ready and DAD without. IF_READY, which does not show, decides the
-// first: a device that was ready once keeps it when its carrier goes and
-// runs DAD (a second or two); one never ready leaves the address
-// tentative. And an address whose DAD stopped for want of a ready device
-// stays tentative even where DAD would now need no probes.
+// that is up without carrier, or one the request adds on a device that
+// is down where DAD needs no probes (addrconf_dad_begin: a NOARP or
+// loopback device, or accept_dad below 1 for both all and the device),
+// which then ends as soon as its work runs: elsewhere DAD waits for the
+// device (it needs IF_READY) and the address stays tentative, as one a
+// down kept does (keep_addr_on_down). Carrier, unlike IFF_RUNNING, does
+// not wait for linkwatch. On a device up without carrier IF_READY, which
+// does not show, decides: a device that was ready once keeps it when its
+// carrier goes and runs DAD (a second or two); one never ready leaves
+// the address tentative. And an address whose DAD stopped for want of a
+// ready device stays tentative even where DAD would now need no probes.
 // syncLinkwatch waits for such an address a while only, and not again
 // (dadGaveUp).
 func (t *Target) dadPending(links []linkMsg, cache linkCache) (pending, maybe string, err error) {
@@ -285,7 +296,12 @@ func (t *Target) dadPending(links []linkMsg, cache linkCache) (pending, maybe st
 		case ready[a.index]:
 			return name, "", nil
 		case t.dadGaveUp[name] || maybe != "":
-		case up[a.index] || !probes(a.index):
+		case up[a.index]:
+			maybe = name
+		case a.local == t.adding6 && !probes(a.index):
+			// On a device that is down only an address being added
+			// can be under DAD; others tentative there are kept over
+			// a down (keep_addr_on_down) and wait for the device.
 			maybe = name
 		}
 	}

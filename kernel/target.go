@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -36,6 +37,15 @@ type Target struct {
 	// dadGaveUp holds the tentative addresses ("ADDR on DEV") whose
 	// DAD syncLinkwatch waited for as long as it might and saw no end.
 	dadGaveUp map[string]bool
+	// announceOwed holds the IPv6 addresses the current request brought
+	// up without their being tentative, each owed an RTM_NEWADDR by DAD
+	// work that runs after the request; keptNodad the nodad addresses
+	// kept over a down, which will be (keepaddr.go).
+	announceOwed map[addrKey]bool
+	keptNodad    map[addrKey]bool
+	// adding6 is the IPv6 address the current request adds, if any: on
+	// a device that is down, only such an address can be under DAD.
+	adding6   netip.Addr
 	names     map[int32]string // ifindex -> name, as the events told it
 	flags     map[int32]uint32 // ifindex -> ifi_flags, likewise
 	evDone    chan struct{}

@@ -244,6 +244,9 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 			pick(r, []string{"i0", "i0", "i1", "all", "default", "lo"}), r.IntN(2))
 	}
 	if ipv6 && r.IntN(6) == 0 {
+		return arKeepLine(r, bridged)
+	}
+	if ipv6 && r.IntN(6) == 0 {
 		return arAddr6Line(r, bridged)
 	}
 	if ipv6 && r.IntN(6) == 0 {
@@ -280,16 +283,80 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 	}
 }
 
+// arKeepLine makes a line of what keep_addr_on_down is about: the
+// sysctl, or a device going down, up or away (arLinkLine's are too rare
+// for addresses to meet them often).
+func arKeepLine(r *rand.Rand, bridged bool) string {
+	devs := []string{"i0", "i0", "i1", "i1", "lo"}
+	if bridged {
+		devs = append(devs, "br0", "v0")
+	}
+	switch r.IntN(10) {
+	case 0, 1, 2:
+		hit("keep: down")
+		return "link set " + pick(r, devs) + " down"
+	case 3, 4, 5:
+		hit("keep: up")
+		return "link set " + pick(r, devs) + " up"
+	case 6:
+		hit("keep: del")
+		return "link del " + pick(r, []string{"i1", "i1", "i0"})
+	}
+	return arKeepSysctl(r)
+}
+
+// arKeepSysctl writes keep_addr_on_down: a device's own, all's (which
+// overrides a device's unless 0) or default's (devices made later start
+// with it); values below, at and above 0.
+func arKeepSysctl(r *rand.Rand) string {
+	dev := pick(r, []string{"i0", "i0", "i0", "i1", "all", "all", "default", "lo", "br0"})
+	v := pick(r, []string{"1", "1", "1", "0", "-1", "2"})
+	switch {
+	case dev == "all":
+		hit("keep all")
+	case dev == "default":
+		hit("keep default")
+	default:
+		hit("keep device")
+	}
+	switch v {
+	case "0":
+		hit("keep 0")
+	case "-1":
+		hit("keep below 0")
+	default:
+		hit("keep above 0")
+	}
+	return fmt.Sprintf("sysctl net.ipv6.conf.%s.keep_addr_on_down=%s", dev, v)
+}
+
 // arPrologue is how a script starts: two ifb devices, i0 up with an
 // address, the loopback up or not, i0's promote_secondaries; one script in
 // four also has a bridge br0 (up) with the veth v0 as its port and an
 // address, which costs the kernel about 150 ms more. One script in two
 // keeps IPv6 on (ipv6; arIPv6Prologue): UP devices get link-local
-// addresses and routes, compared with the rest.
+// addresses and routes, compared with the rest; of those one in three
+// sets keep_addr_on_down first (default's, which the devices made next
+// take, or all's), sets i1 up too and gives i0 and i1 a global IPv6
+// address each (nodad at times), so that downs find addresses to keep.
 func arPrologue(r *rand.Rand) (lines []string, bridged, ipv6 bool) {
+	var keep []string
 	if ipv6 = r.IntN(2) == 0; ipv6 {
 		lines = append(lines, arIPv6Prologue...)
+		switch r.IntN(6) {
+		case 0:
+			hit("keep prologue default")
+			lines = append(lines, "sysctl net.ipv6.conf.default.keep_addr_on_down=1")
+		case 1:
+			hit("keep prologue all")
+			lines = append(lines, "sysctl net.ipv6.conf.all.keep_addr_on_down=1")
+		}
+		if len(lines) > len(arIPv6Prologue) {
+			keep = []string{"addr add 2001:db8::1/64 dev i0" + pick(r, []string{"", "", " nodad"}),
+				"link set i1 up", "addr add 2001:db8:1::1/64 dev i1" + pick(r, []string{"", "", " nodad"})}
+		}
 	}
+	defer func() { lines = append(lines, keep...) }()
 	lines = append(lines, "link add i0 type ifb", "link add i1 type ifb", "link set i0 up", "addr add 10.0.0.1/24 dev i0")
 	if r.IntN(2) == 0 {
 		lines = append(lines, "link set lo up")

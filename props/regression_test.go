@@ -17,9 +17,10 @@ import (
 // `rtnlsim diff [--ipv6]` does, the scripts that once found a difference
 // between the model and this kernel, and scripts written to check link
 // flags, address options and user IPv6 addresses where the properties do
-// not reach (DAD with probes, accept_dad per device) (props/testdata:
-// ipv6-* with IPv6 on, nhscope-*, reg-*, multipath-* and route-options-*
-// with it off) and the 56 IPv6 corner scripts of an
+// not reach (DAD with probes, accept_dad per device, keep_addr_on_down
+// with probes, namespaces and the up a nodad address must not wait for)
+// (props/testdata: ipv6-* with IPv6 on, nhscope-*, reg-*, multipath-* and
+// route-options-* with it off) and the 56 IPv6 corner scripts of an
 // adversarial pass (testdata/ipv6corners, IPv6 on: macvlan modes, vxlan,
 // bridge ports, MAC changes, renames, groups, list deletes, mtus around
 // 1280 and 68, lo, disable_ipv6, accept_dad, flushes; a list delete is the

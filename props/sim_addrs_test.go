@@ -42,9 +42,11 @@ import (
 // their link-local addresses and IPv6 routes on both sides (lo's ::1;
 // fe80::/64, ff00::/8 and the local route of the EUI-64 address), through
 // up, down, carrier changes of the veth and the bridge, mtu 1000 and back,
-// disable_ipv6 per device, all and default, and deletion; their addresses,
-// routes and notifications are compared with the rest. The other scripts
-// have IPv6 off on both sides.
+// disable_ipv6 per device, all and default, forwarding, keep_addr_on_down
+// (per device, all and default, with downs, ups and deletes of devices
+// holding global addresses: TestAddrScriptGenTakesEveryBranch) and
+// deletion; their addresses, routes and notifications are compared with
+// the rest. The other scripts have IPv6 off on both sides.
 //
 // What is compared, request by request (the first difference reported is
 // the earliest request's):

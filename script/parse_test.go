@@ -340,7 +340,7 @@ func TestParseErrors(t *testing.T) {
 		{"sysctl net.ipv4.conf.all.bootp_relay=1", "net.ipv4.conf.all.bootp_relay", "unknown sysctl key"},
 		{"sysctl net.ipv4.conf.all.rp_filter=loose", "loose", "an integer"},
 		{"sysctl net.ipv4.ip_forward=on", "on", "invalid value"},
-		{"sysctl net.ipv6.conf.all.promote_secondaries=1", "net.ipv6.conf.all.promote_secondaries", "unknown sysctl key (known: net.ipv6.conf.DEV.accept_dad, disable_ipv6, forwarding)"},
+		{"sysctl net.ipv6.conf.all.promote_secondaries=1", "net.ipv6.conf.all.promote_secondaries", "unknown sysctl key (known: net.ipv6.conf.DEV.accept_dad, disable_ipv6, forwarding, keep_addr_on_down)"},
 		{"sysctl net.ipv4.conf.a/b.promote_secondaries=1", "a/b", "invalid interface name"},
 		// names
 		{"link add 0123456789abcdef type dummy", "0123456789abcdef", "invalid interface name"},

@@ -39,6 +39,9 @@ var Conf6Keys = map[string][]string{
 	"disable_ipv6": {"0", "1"},
 	"accept_dad":   {"0", "1", "2"},
 	"forwarding":   nil, // anycast routes (sim/anycast6.go)
+	// keep_addr_on_down: user addresses kept over a down
+	// (sim/addrconf.go, addrconfIfdown)
+	"keep_addr_on_down": nil,
 }
 
 const (

@@ -20,8 +20,8 @@ import (
 // (fib6_ifdown, rt6_sync_up); props/TestSimAddrsRoutesMatchKernel's IPv6
 // scripts hold it against 6.18. The cost model's walks (ipv6cost.go) are
 // counted beside it from the same events. User IPv6 addresses are in
-// addrconf_user.go, user IPv6 routes in route6.go; keep_addr_on_down,
-// prefsrc, RA and temporary addresses are not modelled.
+// addrconf_user.go, user IPv6 routes in route6.go; prefsrc, RA and
+// temporary addresses are not modelled.
 
 // inet6Dev is a device's inet6_dev (dev->ip6_ptr).
 type inet6Dev struct {
@@ -34,6 +34,9 @@ type inet6Dev struct {
 	// its anycast addresses by prefix (anycast6.go).
 	forwarding bool
 	ac         map[netip.Addr]*acEntry
+	// keepAddr is the device's keep_addr_on_down (default's when made,
+	// then what was written for the device); addrconfIfdown reads it.
+	keepAddr int
 }
 
 // inet6Addr is an inet6_ifaddr.
@@ -48,6 +51,10 @@ type inet6Addr struct {
 	user       bool
 	metric     uint32
 	dadStopped bool
+	// predad: kept over a down (keep_addr_on_down), its DAD to start
+	// again when the device comes up (INET6_IFADDR_STATE_PREDAD, which
+	// fixup_permanent_addr looks for).
+	predad bool
 	// local is the address's local route (ifp->rt) once it is in the
 	// FIB: when DAD completes.
 	local *route6
@@ -413,11 +420,16 @@ func (n *Netns) restartDAD(d *Device) {
 }
 
 // addrconfIfdown is addrconf_ifdown: rt6_disable_ip deletes every route
-// through the device, in walk order, each with RTM_DELROUTE; then every
-// address goes with RTM_DELADDR (keep_addr_on_down is 0, and link-local
-// and loopback addresses are never kept). unregister (NETDEV_UNREGISTER,
-// an mtu below 1280) drops the inet6_dev too; otherwise it stays, no
-// longer IF_READY.
+// through the device, in walk order, each with RTM_DELROUTE (the local
+// routes of the addresses it keeps too); then, in addr_list order, every
+// address goes with RTM_DELADDR but those it keeps. It keeps none when
+// unregister (NETDEV_UNREGISTER, an mtu below 1280 but on the loopback)
+// or when the device's disable_ipv6 is set; otherwise keep_addr_on_down
+// decides (keepAddrOnDown), and then it keeps every permanent address
+// but link-local and loopback ones, silently: tentative again unless
+// nodad, their DAD work cancelled, to run DAD again when the device
+// comes up (predad). unregister drops the inet6_dev too; otherwise it
+// stays, no longer IF_READY.
 func (n *Netns) addrconfIfdown(d *Device, unregister bool) {
 	for _, r := range n.devRoutes6(d) {
 		n.del6(r)
@@ -425,15 +437,40 @@ func (n *Netns) addrconfIfdown(d *Device, unregister bool) {
 	if d.in6 == nil {
 		return
 	}
+	keep := !unregister && !d.v6Off && n.keepAddrOnDown(d)
+	var kept []*inet6Addr
 	for _, a := range d.in6.addrs {
+		if keep && a.flags&uapi.IFA_F_PERMANENT != 0 && !a.addr.IsLinkLocalUnicast() && !a.addr.IsLoopback() {
+			if a.flags&uapi.IFA_F_NODAD == 0 {
+				a.flags |= uapi.IFA_F_TENTATIVE
+			}
+			a.predad, a.dadStopped = true, false
+			kept = append(kept, a)
+			continue
+		}
 		n.addrEvent6("RTM_DELADDR", !n.v6.inBatch, d, a)
 	}
-	d.in6.addrs = nil
+	if len(kept) > 0 {
+		// addrconf_del_dad_work: a kept address's DAD starts afresh.
+		n.fib6.dad = slices.DeleteFunc(n.fib6.dad, func(w dadWork) bool { return w.d == d })
+	}
+	d.in6.addrs = kept
 	d.in6.ac = nil // rt6_disable_ip took their routes
 	d.in6.ready = false
 	if unregister {
 		d.in6 = nil
 	}
+}
+
+// keepAddrOnDown is addrconf_ifdown's reading of keep_addr_on_down: all's
+// value unless it is 0, then the device's; above 0 keeps (so all at -1
+// keeps nothing, whatever the device says).
+func (n *Netns) keepAddrOnDown(d *Device) bool {
+	v := n.conf6Int("all", "keep_addr_on_down", 0)
+	if v == 0 {
+		v = d.in6.keepAddr
+	}
+	return v > 0
 }
 
 // delAddr6 is RTM_DELADDR of one of the device's IPv6 addresses

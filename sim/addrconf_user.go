@@ -109,7 +109,9 @@ func (n *Netns) prefixRoute6(d *Device, a *inet6Addr) {
 
 // fixupPermanent is addrconf_permanent_addr at NETDEV_UP, ready or not:
 // each user address gets its prefix route back (fixup_permanent_addr),
-// in addr_list order.
+// in addr_list order, and one kept over a down starts DAD again
+// (addrconf_dad_start), which announces it and puts its local route back
+// when it ends.
 func (n *Netns) fixupPermanent(d *Device) {
 	if d.in6 == nil {
 		return
@@ -117,6 +119,10 @@ func (n *Netns) fixupPermanent(d *Device) {
 	for _, a := range d.in6.addrs {
 		if a.user {
 			n.prefixRoute6(d, a)
+			if a.predad {
+				a.predad = false
+				n.fib6.dad = append(n.fib6.dad, dadWork{d, a})
+			}
 		}
 	}
 }
@@ -145,21 +151,29 @@ func (n *Netns) dadNeedless(d *Device, a *inet6Addr) bool {
 // written, else the kernel's initial value (all 0, default 1). A
 // device's own is in its inet6_dev.
 func (n *Netns) acceptDAD(key string) int {
-	if v, ok := n.sysctls["net.ipv6.conf."+key+".accept_dad"]; ok {
+	def := 1
+	if key == "all" {
+		def = 0
+	}
+	return n.conf6Int(key, "accept_dad", def)
+}
+
+// conf6Int is net.ipv6.conf.KEY.NAME as written, else def.
+func (n *Netns) conf6Int(key, name string, def int) int {
+	if v, ok := n.sysctls["net.ipv6.conf."+key+"."+name]; ok {
 		if i, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
 			return i
 		}
 	}
-	if key == "all" {
-		return 0
-	}
-	return 1
+	return def
 }
 
 // newInet6Dev is ipv6_add_dev's inet6_dev: its conf copied from
-// default's (accept_dad is the part the model reads).
+// default's (accept_dad, forwarding and keep_addr_on_down are the parts
+// the model reads).
 func (n *Netns) newInet6Dev() *inet6Dev {
-	return &inet6Dev{acceptDAD: n.acceptDAD("default"), forwarding: n.fwd6Default}
+	return &inet6Dev{acceptDAD: n.acceptDAD("default"), forwarding: n.fwd6Default,
+		keepAddr: n.conf6Int("default", "keep_addr_on_down", 0)}
 }
 
 // addrDel6 is inet6_addr_del: ENODEV, ENXIO without an inet6_dev,

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,9 +57,11 @@ import (
 // counted), plus the fe80::/64 node of main: with U such devices, 2U+3
 // nodes and 3U+1 routes with lo up (6.18 agrees for U = 1, 2, 3, 10, 100,
 // 1000), 2U+2 and 3U with lo down (U = 1, 2, 10). Of the net.ipv6 sysctls
-// only disable_ipv6 is followed (sysctlIPv6). Not modelled: the others
-// (keep_addr_on_down, addr_gen_mode, ...: ENOENT), the walks of user IPv6
-// addresses and routes (their notifications are counted),
+// the estimate follows disable_ipv6 (sysctlIPv6); accept_dad, forwarding
+// and keep_addr_on_down change user addresses and their routes, which it
+// leaves out. Not modelled: the other keys (addr_gen_mode, ...: ENOENT),
+// the walks of user IPv6 addresses and routes (their notifications are
+// counted),
 // IFF_NO_ADDRCONF slaves, L3 masters; walks are priced
 // per entry whether it is a node, a route or an address (the three cost
 // about the same per entry in the perf profile: a pointer chase and a
@@ -399,19 +402,25 @@ func (n *Netns) v6ChangeMTU(d *Device) {
 	n.v6.cleanAll() // rt6_sync_up(dev, RTNH_F_DEAD)
 }
 
-// sysctlIPv6 writes net.ipv6.conf.{all,default,DEV}.KEY for the two keys
-// the model knows. disable_ipv6 is followed as addrconf_disable_ipv6 does:
+// sysctlKeys6 are the net.ipv6.conf keys the model takes (the language's
+// script.Conf6Keys).
+var sysctlKeys6 = []string{"disable_ipv6", "accept_dad", "forwarding", "keep_addr_on_down"}
+
+// sysctlIPv6 writes net.ipv6.conf.{all,default,DEV}.KEY for the keys of
+// sysctlKeys6. disable_ipv6 is followed as addrconf_disable_ipv6 does:
 // default is what new devices take; all sets default and every device
 // that has an inet6_dev; a device's own key that device. A device whose
 // setting changes gets dev_disable_change: addrconf_ifdown when turned
 // off, the NETDEV_UP path when turned on (nothing unless it is up and
 // ready). accept_dad is stored: it decides only how long DAD takes
-// (runDAD), and the model has no wall clock. ENOENT for other keys and for
-// a device without an inet6_dev (mtu below 1280), EINVAL for a value that
-// is not a number.
+// (runDAD), and the model has no wall clock. forwarding is
+// addrconf_fixup_forwarding (anycast6.go); keep_addr_on_down a plain
+// integer, read when a device goes down (addrconfIfdown). ENOENT for
+// other keys and for a device without an inet6_dev (mtu below 1280),
+// EINVAL for a value that is not a number.
 func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	i := strings.LastIndex(rest, ".")
-	if i <= 0 || (rest[i+1:] != "disable_ipv6" && rest[i+1:] != "accept_dad" && rest[i+1:] != "forwarding") {
+	if i <= 0 || !slices.Contains(sysctlKeys6, rest[i+1:]) {
 		return &rtnl.Error{Errno: uapi.ENOENT, Msg: "sysctl " + op.Key}
 	}
 	dev := rest[:i]
@@ -434,6 +443,14 @@ func (n *Netns) sysctlIPv6(op rtnl.Sysctl, rest string) error {
 	}
 	if rest[i+1:] == "forwarding" {
 		n.forwardingSysctl(dev, d, v != 0)
+		return nil
+	}
+	if rest[i+1:] == "keep_addr_on_down" {
+		// proc_dointvec: all and default are only read (addrconfIfdown,
+		// newInet6Dev); a device's is its own.
+		if d != nil {
+			d.in6.keepAddr = v
+		}
 		return nil
 	}
 	off := v != 0
