@@ -36,6 +36,15 @@ type nlFlags6 struct{ create, excl, replace, append bool }
 // each verb (prepend is NLM_F_CREATE alone, which IPv6 treats as
 // append).
 func (n *Netns) route6(op rtnl.Op, r rtnl.Route) error {
+	// ip names every device by its index before it sends anything.
+	if r.Dev != "" && n.ByName(r.Dev) == nil {
+		return enodev(r.Dev)
+	}
+	for _, nh := range r.Nexthops {
+		if nh.Dev != "" && n.ByName(nh.Dev) == nil {
+			return enodev(nh.Dev)
+		}
+	}
 	var f nlFlags6
 	switch op.(type) {
 	case rtnl.RouteAdd:
@@ -217,9 +226,9 @@ func (n *Netns) insert6(rt *route6, f nlFlags6, notify bool) error {
 	return nil
 }
 
-// route6Multi is ip6_route_multipath_add: every nexthop made a route
-// first (its error refuses the request; one without a gateway is EINVAL,
-// two with the same nexthop EEXIST), then each inserted as a single
+// route6Multi is ip6_route_multipath_add: a nexthop without a gateway
+// is EINVAL before anything, then every nexthop is made a route (its
+// error refuses the request; two with the same nexthop are EEXIST), then each inserted as a single
 // route, the first with the request's flags, the others without
 // NLM_F_EXCL and NLM_F_REPLACE, so that they join the first as siblings.
 // One RTM_NEWROUTE follows (ip6_route_mpath_notify): from the first
@@ -228,6 +237,12 @@ func (n *Netns) insert6(rt *route6, f nlFlags6, notify bool) error {
 // route that went in is deleted again (ip6_route_del, by its gateway and
 // device: RTM_DELROUTE each).
 func (n *Netns) route6Multi(f nlFlags6, r rtnl.Route) error {
+	// rtm_to_fib6_multipath_config looks at every nexthop first.
+	for _, nh := range r.Nexthops {
+		if !nh.Via.IsValid() {
+			return rtnl.Errf(uapi.EINVAL, "Device only routes can not be added for IPv6 using the multipath API.")
+		}
+	}
 	var rts []*route6
 	var cfgs []rtnl.Route
 	for _, nh := range r.Nexthops {
