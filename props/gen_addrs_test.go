@@ -120,21 +120,28 @@ func arAddr6Line(r *rand.Rand, bridged bool) string {
 	return fmt.Sprintf("addr add %s/%s dev %s%s", addr, plen, dev, opts)
 }
 
-// arRoute6Line makes an IPv6 route add or del line: through a device,
-// via a link-local gateway with its device, via a global one the kernel
-// must reach (or cannot: EHOSTUNREACH; a local address: EINVAL), the
-// reject types, a metric, table 100, proto static.
+// arRoute6Line makes an IPv6 route line: add, replace, change, append or
+// prepend through a device, via a link-local gateway with its device, via
+// a global one the kernel must reach (or cannot: EHOSTUNREACH; a local
+// address: EINVAL), the reject types, a metric, table 100, proto static;
+// a multipath line now and then (arRoute6MpLine); or a delete.
 func arRoute6Line(r *rand.Rand) string {
 	dst := pick(r, []string{"2001:db8:5::/48", "2001:db8:5::/48", "2001:db8:6::/48", "2001:db8::/64", "default", "2001:db8:1::/64"})
+	if r.IntN(4) == 0 {
+		return arRoute6MpLine(r, dst)
+	}
 	nh := pick(r, []string{" dev i0", " dev i0", " dev i1", " via fe80::1 dev i0", " via 2001:db8::99", " via 2001:db8::1",
-		" via fe80::1", " via 2001:db8:1::5 dev i1", " via 2001:db8:5::1"})
+		" via fe80::1", " via 2001:db8:1::5 dev i1", " via 2001:db8:5::1", " via fe80::2 dev i0", " via fe80::1 dev i1"})
 	extra := pick(r, []string{"", "", " metric 10", " metric 256", " table 100", " proto static"})
 	if r.IntN(3) == 0 {
+		r6Hit("r6 del")
 		if r.IntN(2) == 0 {
 			nh = ""
 		}
 		return "route del " + dst + nh + extra
 	}
+	verb := pick(r, []string{"add", "add", "add", "replace", "change", "append", "append", "prepend"})
+	r6Hit("r6 " + verb)
 	typ := pick(r, []string{"", "", "", "", "blackhole ", "unreachable "})
 	if typ != "" {
 		// A reject route goes through lo whatever device is named
@@ -145,7 +152,66 @@ func arRoute6Line(r *rand.Rand) string {
 			dst = "2001:db8::/96"
 		}
 	}
-	return "route add " + typ + dst + nh + extra
+	return "route " + verb + " " + typ + dst + nh + extra
+}
+
+// arRoute6Nexthops are the nexthops of the multipath lines: link-local
+// gateways on their devices (always valid on an up device with IPv6),
+// global ones to reach, and odd ones (no gateway: EINVAL; a missing
+// device).
+var arRoute6Nexthops = []string{"via fe80::1 dev i0", "via fe80::1 dev i0", "via fe80::2 dev i0", "via fe80::1 dev i1",
+	"via fe80::1 dev i1", "via 2001:db8::99", "via 2001:db8:1::5 dev i1", "dev i0", "via fe80::1 dev nope"}
+
+// arRoute6MpLine makes an IPv6 multipath line (one to three nexthops,
+// weights at times) or a delete of a nexthop list, of one sibling by its
+// gateway, or of all of them by a device.
+func arRoute6MpLine(r *rand.Rand, dst string) string {
+	if dst == "default" {
+		// A nexthop may come without a gateway: ip takes default as IPv4.
+		return "-6 " + arRoute6MpLine(r, "::/0")
+	}
+	extra := pick(r, []string{"", "", "", " metric 10", " table 100"})
+	if r.IntN(4) == 0 {
+		switch r.IntN(3) {
+		case 0:
+			r6Hit("r6 mp del gateway")
+			return "route del " + dst + " via " + pick(r, []string{"fe80::1 dev i0", "fe80::1 dev i1", "fe80::2"}) + extra
+		case 1:
+			r6Hit("r6 mp del dev")
+			return "route del " + dst + " dev " + pick(r, []string{"i0", "i1"}) + extra
+		}
+		r6Hit("r6 mp del list")
+		return "route del " + dst + extra + " nexthop via fe80::1 dev i0 nexthop via fe80::1 dev i1"
+	}
+	verb := pick(r, []string{"add", "add", "replace", "change", "append", "prepend"})
+	r6Hit("r6 mp " + verb)
+	var b strings.Builder
+	b.WriteString("route " + verb + " " + dst + extra)
+	k := 1 + r.IntN(3)
+	r6Hit(fmt.Sprintf("r6 mp %d nexthops", k))
+	for range k {
+		nh := pick(r, arRoute6Nexthops[:7])
+		if r.IntN(8) == 0 {
+			r6Hit("r6 mp odd nexthop")
+			nh = pick(r, arRoute6Nexthops[7:])
+		}
+		b.WriteString(" nexthop " + nh)
+		if r.IntN(4) == 0 {
+			r6Hit("r6 mp weight")
+			b.WriteString(" weight " + pick(r, []string{"2", "3", "256"}))
+		}
+	}
+	return b.String()
+}
+
+// r6BranchHits counts arRoute6Line's branches while
+// TestRoute6GenTakesEveryBranch runs (nil otherwise).
+var r6BranchHits map[string]int
+
+func r6Hit(branch string) {
+	if r6BranchHits != nil {
+		r6BranchHits[branch]++
+	}
 }
 
 // arRouteLine makes a route add, replace, append, prepend, change or del line.

@@ -268,11 +268,11 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 			rt.Realms = uint32(r.Intn(256))<<16 | uint32(r.Intn(256))
 		}
 	}
-	if f == 4 && r.Intn(3) == 0 {
+	if r.Intn(3) == 0 {
 		for range 1 + r.Intn(3) {
 			var nh rtnl.Nexthop
 			if r.Intn(3) != 0 {
-				nh.Via = genAddr(r, 4)
+				nh.Via = genAddr(r, f)
 			}
 			if r.Intn(2) == 0 {
 				nh.Dev = genName(r)
@@ -280,7 +280,7 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 			if r.Intn(2) == 0 {
 				nh.Weight = 1 + r.Intn(256)
 			}
-			nh.Onlink = r.Intn(4) == 0
+			nh.Onlink = f == 4 && r.Intn(4) == 0 // IPv6: not supported
 			if nh == (rtnl.Nexthop{}) {
 				nh.Weight = 1 // a bare "nexthop" cannot end the line
 			}

@@ -347,14 +347,12 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	if fam == 6 && (r.Onlink || r.MTU != nil || r.Realms != 0) {
 		return r, errf(dstWord, "onlink, mtu and realms are not supported for IPv6 routes")
 	}
-	if len(r.Nexthops) > 0 {
-		if fam == 6 {
-			return r, errf("nexthop", "IPv6 multipath routes are not supported")
+	for _, nh := range r.Nexthops {
+		if nh.Via.IsValid() && familyOf(nh.Via) != fam {
+			return r, errf(nh.Via.String(), "nexthop gateway address family differs from the route's (IPv%d)", fam)
 		}
-		for _, nh := range r.Nexthops {
-			if nh.Via.IsValid() && familyOf(nh.Via) != fam {
-				return r, errf(nh.Via.String(), "IPv6 nexthops (multipath) are not supported")
-			}
+		if fam == 6 && nh.Onlink {
+			return r, errf("onlink", "onlink is not supported for IPv6 routes")
 		}
 	}
 	return r, nil

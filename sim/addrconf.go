@@ -73,6 +73,39 @@ type route6 struct {
 	user     bool
 	proto    uint8
 	gw       netip.Addr
+	// weight (1..256), dead (RTNH_F_DEAD) and sibs are a user route's
+	// nexthop in an ECMP group: sibs is the fib6_siblings list it shares
+	// with the routes of its node and metric (nil for none).
+	weight int
+	dead   bool
+	sibs   *sibs6
+}
+
+// sibs6 is a fib6_siblings list in list order, which is also the order
+// of its routes in their node: a sibling joins at the list's tail and at
+// the end of its metric's routes.
+type sibs6 struct{ rs []*route6 }
+
+// from is the list as rt6_fill_node walks it from r: r, then the rest
+// around the circle.
+func (s *sibs6) from(r *route6) []*route6 {
+	i := max(slices.Index(s.rs, r), 0)
+	return append(slices.Clone(s.rs[i:]), s.rs[:i]...)
+}
+
+// unlink6 takes r out of its sibling list (fib6_del_route); one left
+// alone is a plain route again.
+func unlink6(r *route6) {
+	s := r.sibs
+	if s == nil {
+		return
+	}
+	r.sibs = nil
+	s.rs = slices.DeleteFunc(s.rs, func(x *route6) bool { return x == r })
+	if len(s.rs) == 1 {
+		s.rs[0].sibs = nil
+		s.rs = nil
+	}
 }
 
 // fib6 is the namespace's IPv6 routes, kept by device: every route the
@@ -155,20 +188,30 @@ func (r *route6) protocol() uint8 {
 	return uapi.RTPROT_KERNEL
 }
 
-// del6 is fib6_del with its RTM_DELROUTE. An address whose local route
-// it was keeps none in the FIB (ifp->rt is not in a node).
+// del6 is fib6_del with its RTM_DELROUTE (a sibling leaves its list
+// first: the message has it alone).
 func (n *Netns) del6(r *route6) {
+	if n.drop6(r) {
+		n.send6("RTM_DELROUTE", true, func() any { return n.renderRoute6(r) })
+	}
+}
+
+// drop6 takes the route out of the FIB, silently; false when it was not
+// there. An address whose local route it was keeps none in the FIB
+// (ifp->rt is not in a node).
+func (n *Netns) drop6(r *route6) bool {
 	f := &n.fib6
 	rs := f.byDev[r.dev]
 	i := slices.Index(rs, r)
 	if i < 0 {
-		return
+		return false
 	}
 	if rs = slices.Delete(rs, i, i+1); len(rs) == 0 {
 		delete(f.byDev, r.dev)
 	} else {
 		f.byDev[r.dev] = rs
 	}
+	unlink6(r)
 	if r.dev.in6 != nil {
 		for _, a := range r.dev.in6.addrs {
 			if a.local == r {
@@ -176,7 +219,7 @@ func (n *Netns) del6(r *route6) {
 			}
 		}
 	}
-	n.send6("RTM_DELROUTE", true, func() any { return n.renderRoute6(r) })
+	return true
 }
 
 // devRoutes6 is d's routes in walk order.
@@ -195,11 +238,32 @@ func (n *Netns) send6(typ string, counted bool, obj func() any) {
 	n.logEvent(typ, "inet6", obj)
 }
 
-func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
+// nhFlags6 is the route's nexthop flags.
+func nhFlags6(r *route6) uint32 {
 	var flags uint32
+	if r.dead {
+		flags |= uapi.RTNH_F_DEAD
+	}
 	if r.linkdown {
 		flags |= uapi.RTNH_F_LINKDOWN
 	}
+	return flags
+}
+
+// renderRoute6 is rt6_fill_node: a route with siblings is one message
+// whose RTA_MULTIPATH holds them all, from r on, with no top-level
+// device, gateway or nexthop flags.
+func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
+	if r.sibs != nil {
+		out := n.renderRoute6(&route6{table: r.table, dst: r.dst, typ: r.typ, dev: r.dev, metric: r.metric, user: r.user, proto: r.proto})
+		out.Dev = ""
+		for _, x := range r.sibs.from(r) {
+			out.Nexthops = append(out.Nexthops, rtnl.NexthopEntry{Gateway: x.gw.String(), Dev: x.dev.name,
+				Weight: max(x.weight, 1), Flags: rtnl.RouteFlags(nhFlags6(x))})
+		}
+		return out
+	}
+	flags := nhFlags6(r)
 	out := rtnl.RouteEntry{Family: 6, Flags: rtnl.RouteFlags(flags), Dev: r.dev.name, Protocol: rtnl.ProtoName(uapi.RTPROT_KERNEL),
 		Pref: rtnl.RoutePref(0)}
 	if r.user {
@@ -251,10 +315,30 @@ func (n *Netns) addrEvent6(typ string, counted bool, d *Device, a *inet6Addr) {
 
 // Routes6 returns the IPv6 routes as the dump of every table shows them.
 func (n *Netns) Routes6() []rtnl.RouteEntry {
-	all := n.sortedRoutes6()
+	all := n.dumped6()
 	out := make([]rtnl.RouteEntry, 0, len(all))
 	for _, r := range all {
 		out = append(out, n.renderRoute6(r))
+	}
+	return out
+}
+
+// dumped6 is the routes the dump shows, in its order (fib6_dump_node):
+// a route with siblings stands for them all, and the walk goes on from
+// the last of its list, so that a route of the same node and metric
+// between siblings does not show.
+func (n *Netns) dumped6() []*route6 {
+	all := n.sortedRoutes6()
+	out := make([]*route6, 0, len(all))
+	for i := 0; i < len(all); i++ {
+		r := all[i]
+		out = append(out, r)
+		if r.sibs != nil {
+			from := r.sibs.from(r)
+			if j := slices.Index(all, from[len(from)-1]); j > i {
+				i = j
+			}
+		}
 	}
 	return out
 }
@@ -431,7 +515,7 @@ func (n *Netns) restartDAD(d *Device) {
 // comes up (predad). unregister drops the inet6_dev too; otherwise it
 // stays, no longer IF_READY.
 func (n *Netns) addrconfIfdown(d *Device, unregister bool) {
-	for _, r := range n.devRoutes6(d) {
+	for _, r := range n.ifdownRoutes6(d, unregister) {
 		n.del6(r)
 	}
 	if d.in6 == nil {
@@ -473,6 +557,37 @@ func (n *Netns) keepAddrOnDown(d *Device) bool {
 	return v > 0
 }
 
+// ifdownRoutes6 is the routes rt6_sync_down_dev (fib6_ifdown) deletes,
+// in walk order: those through the device, but on NETDEV_DOWN a route
+// with siblings goes, all of them with it, only when every sibling is on
+// the device or dead; otherwise the device's nexthops are marked dead and
+// linkdown, silently.
+func (n *Netns) ifdownRoutes6(d *Device, unregister bool) []*route6 {
+	own := n.devRoutes6(d)
+	if unregister || !slices.ContainsFunc(own, func(r *route6) bool { return r.sibs != nil }) {
+		return own
+	}
+	var out []*route6
+	for _, r := range own {
+		if r.sibs == nil {
+			out = append(out, r)
+			continue
+		}
+		rs := r.sibs.rs
+		if !slices.ContainsFunc(rs, func(x *route6) bool { return x.dev != d && !x.dead }) {
+			out = append(out, rs...)
+			continue
+		}
+		for _, x := range rs {
+			if x.dev == d {
+				x.dead, x.linkdown = true, true
+			}
+		}
+	}
+	slices.SortFunc(out, fib6Less)
+	return slices.Compact(out)
+}
+
 // delAddr6 is RTM_DELADDR of one of the device's IPv6 addresses
 // (inet6_addr_del, ipv6_del_addr): out of the list, RTM_DELADDR and its
 // local route (__ipv6_ifa_notify), then its prefix route when no other
@@ -512,12 +627,13 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 	}
 }
 
-// flushMatch6 is `ip route flush`'s filter over the IPv6 routes, in dump
-// order.
+// flushMatch6 is `ip route flush`'s filter over the IPv6 routes the dump
+// shows, in its order.
 func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6 {
 	var out []*route6
-	for _, r := range n.sortedRoutes6() {
+	for _, r := range n.dumped6() {
 		switch {
+		case oif != 0 && r.sibs != nil: // no RTA_OIF in the message: ip's filter passes it over
 		case table != rtnl.TableAll && r.table != table:
 		case op.Proto != nil && *op.Proto != r.protocol():
 		case op.Scope != nil && *op.Scope != uapi.RT_SCOPE_UNIVERSE: // rt6_fill_node: always universe
@@ -560,9 +676,10 @@ func (n *Netns) linkDown6(d *Device) {
 	}
 }
 
-// syncUp6 is rt6_sync_up: the device's routes lose linkdown.
+// syncUp6 is rt6_sync_up: the device's routes lose linkdown, and a
+// nexthop of an ECMP group its dead flag.
 func (n *Netns) syncUp6(d *Device) {
 	for _, r := range n.fib6.byDev[d] {
-		r.linkdown = false
+		r.linkdown, r.dead = false, false
 	}
 }

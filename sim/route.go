@@ -28,9 +28,6 @@ func (n *Netns) route(op rtnl.Op) error {
 	if !ok {
 		return rtnl.Errf(uapi.EINVAL, "not a route request: %s", op.Verb())
 	}
-	if len(r.Nexthops) > 0 && !r.Dst.Addr().Is4() {
-		return fmt.Errorf("%w: IPv6 multipath routes", ErrNotModelled)
-	}
 	if r.Dst.Addr().Is6() {
 		return n.route6(op, r)
 	}
@@ -594,7 +591,15 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 		}
 		for _, r := range dels6 {
 			n.inetCount.Requests++
-			n.del6(r)
+			if r.sibs == nil {
+				n.del6(r)
+				continue
+			}
+			// The dumped RTA_MULTIPATH as a delete: one nexthop at
+			// a time (ip6_route_multipath_del).
+			for _, x := range r.sibs.from(r) {
+				n.del6(x)
+			}
 		}
 	}
 }

@@ -9,14 +9,16 @@ import (
 	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
-// IPv6 routes of the user: `route add|del PREFIX [via GW] [dev X]
-// [metric N] [table T] [proto P]` and the reject types (blackhole,
-// unreachable, prohibit), read in Linux ~6.17 net/ipv6/route.c
-// (ip6_route_add, ip6_route_info_create, fib6_nh_init, ip6_validate_gw,
+// IPv6 routes of the user: `route add|del|replace|change|append|prepend
+// PREFIX [via GW] [dev X] [metric N] [table T] [proto P]`, the reject
+// types (blackhole, unreachable, prohibit) and multipath (`nexthop`
+// groups: ECMP siblings), read in Linux ~6.17 net/ipv6/route.c
+// (ip6_route_add, ip6_route_multipath_add, ip6_route_multipath_del,
+// ip6_route_info_create, fib6_nh_init, ip6_validate_gw,
 // ip6_route_check_nh, ip6_route_del) and ip6_fib.c (fib6_add_rt2node).
-// Not modelled: replace, append, prepend (multipath), a source prefix,
-// expiry, `pref`, routes through the loopback that the kernel turns into
-// reject routes, metrics other than the priority.
+// Not modelled: a source prefix, expiry, `pref`, routes through the
+// loopback that the kernel turns into reject routes, metrics other than
+// the priority, nexthop objects.
 
 // reject6 says whether a route type is one the kernel makes a reject
 // route of (RTF_REJECT).
@@ -27,34 +29,67 @@ func reject6(typ uint8) bool {
 // ip6RtPrioUser is IP6_RT_PRIO_USER, the metric of a user route without one.
 const ip6RtPrioUser = 1024
 
-var errRoute6VerbNotModelled = fmt.Errorf("%w: IPv6 route replace, change, append and prepend", ErrNotModelled)
+// nlFlags6 is the request's NLM_F_ flags fib6_add_rt2node looks at.
+type nlFlags6 struct{ create, excl, replace, append bool }
 
-// route6 is an IPv6 route request.
+// route6 is an IPv6 route request, with the flags iproute2 sends for
+// each verb (prepend is NLM_F_CREATE alone, which IPv6 treats as
+// append).
 func (n *Netns) route6(op rtnl.Op, r rtnl.Route) error {
+	// ip names every device by its index before it sends anything.
+	if r.Dev != "" && n.ByName(r.Dev) == nil {
+		return enodev(r.Dev)
+	}
+	for _, nh := range r.Nexthops {
+		if nh.Dev != "" && n.ByName(nh.Dev) == nil {
+			return enodev(nh.Dev)
+		}
+	}
+	var f nlFlags6
 	switch op.(type) {
 	case rtnl.RouteAdd:
-		return n.route6Add(r)
+		f = nlFlags6{create: true, excl: true}
 	case rtnl.RouteDel:
+		if len(r.Nexthops) > 0 {
+			return n.route6MultiDel(r)
+		}
 		return n.route6Del(r)
+	case rtnl.RouteReplace:
+		f = nlFlags6{create: true, replace: true}
+	case rtnl.RouteChange:
+		f = nlFlags6{replace: true}
+	case rtnl.RouteAppend:
+		f = nlFlags6{create: true, append: true}
+	case rtnl.RoutePrepend:
+		f = nlFlags6{create: true}
+	default:
+		return rtnl.Errf(uapi.EINVAL, "not a route request: %s", op.Verb())
 	}
-	return errRoute6VerbNotModelled
-}
-
-// route6Add is ip6_route_add under NLM_F_CREATE|NLM_F_EXCL: the device
-// (ENODEV, and without an inet6_dev), the gateway (ip6_validate_gw),
-// disable_ipv6 (EACCES), a device that is down (ENETDOWN; reject routes
-// go through the loopback, up or not), then the route into its table's
-// node: EEXIST when the node has a route of the same metric.
-func (n *Netns) route6Add(r rtnl.Route) error {
-	h, err := r.Header(false)
+	if len(r.Nexthops) > 0 {
+		return n.route6Multi(f, r)
+	}
+	rt, err := n.route6Info(r)
 	if err != nil {
 		return err
 	}
+	return n.insert6(rt, f, true)
+}
+
+// route6Info is ip6_route_info_create with fib6_nh_init: the route a
+// request makes, or its error: the device (ENODEV, and without an
+// inet6_dev), the gateway (ip6_validate_gw), disable_ipv6 (EACCES), a
+// device that is down (ENETDOWN; reject routes go through the loopback,
+// up or not).
+func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
+	h, err := r.Header(false)
+	if err != nil {
+		return nil, err
+	}
 	if r.Src.IsValid() {
-		return fmt.Errorf("%w: an IPv6 route with a preferred source", ErrNotModelled)
+		return nil, fmt.Errorf("%w: an IPv6 route with a preferred source", ErrNotModelled)
 	}
 	r.Dst = r.Dst.Masked() // ip6_route_info_create: ipv6_addr_prefix
-	rt := &route6{table: h.Table, dst: r.Dst, typ: h.Type, user: true, proto: h.Proto, metric: ip6RtPrioUser}
+	rt := &route6{table: h.Table, dst: r.Dst, typ: h.Type, user: true, proto: h.Proto, metric: ip6RtPrioUser, weight: 1}
 	if rt.proto == uapi.RTPROT_UNSPEC {
 		rt.proto = uapi.RTPROT_BOOT // ip6_route_info_create
 	}
@@ -67,57 +102,215 @@ func (n *Netns) route6Add(r rtnl.Route) error {
 	var dev *Device
 	if r.Dev != "" {
 		if dev = n.ByName(r.Dev); dev == nil {
-			return enodev(r.Dev)
+			return nil, enodev(r.Dev)
 		}
 		if dev.in6 == nil {
-			return rtnl.Errf(uapi.ENODEV, "") // fib6_nh_init: no inet6_dev
+			return nil, rtnl.Errf(uapi.ENODEV, "") // fib6_nh_init: no inet6_dev
 		}
 		if dev == n.lo && r.Dst != netip.PrefixFrom(netip.IPv6Loopback(), 128) {
-			return fmt.Errorf("%w: an IPv6 route through the loopback (a reject route to the kernel)", ErrNotModelled)
+			return nil, fmt.Errorf("%w: an IPv6 route through the loopback (a reject route to the kernel)", ErrNotModelled)
 		}
 	}
 	switch {
 	case reject6(rt.typ):
 		// fib6_is_reject: through the loopback, whatever was named.
 		rt.dev = n.lo
-		return n.insert6(rt)
+		return rt, nil
 	case rt.typ == uapi.RTN_UNICAST:
 	default:
-		return fmt.Errorf("%w: IPv6 route type %s", ErrNotModelled, rtnl.RouteTypeName(rt.typ))
+		return nil, fmt.Errorf("%w: IPv6 route type %s", ErrNotModelled, rtnl.RouteTypeName(rt.typ))
 	}
 	if r.Via.IsValid() {
 		gwDev, err := n.validateGW6(r.Via, dev, r.Table)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		dev, rt.gw = gwDev, r.Via
 	}
 	if dev == nil || dev.in6 == nil {
-		return rtnl.Errf(uapi.ENODEV, "")
+		return nil, rtnl.Errf(uapi.ENODEV, "")
 	}
 	if dev.v6Off {
-		return rtnl.Errf(uapi.EACCES, "IPv6 is disabled on nexthop device")
+		return nil, rtnl.Errf(uapi.EACCES, "IPv6 is disabled on nexthop device")
 	}
 	if !dev.Up() {
-		return rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
+		return nil, rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
 	}
 	rt.dev = dev
-	return n.insert6(rt)
+	return rt, nil
 }
 
-// insert6 is fib6_add for a user route: EEXIST when its table has a route
-// for the same prefix at the same metric (NLM_F_EXCL), else the route
-// goes in (add6: linkdown without carrier, RTM_NEWROUTE).
-func (n *Netns) insert6(rt *route6) error {
-	for _, rs := range n.fib6.byDev {
-		for _, x := range rs {
-			if x.table == rt.table && x.dst == rt.dst && x.metric == rt.metric {
-				return rtnl.Errf(uapi.EEXIST, "")
-			}
+// ecmp6 is rt6_qualify_for_ecmp: a user route with a gateway (the
+// model's kernel routes have none).
+func ecmp6(r *route6) bool { return r.user && r.gw.IsValid() }
+
+// sameNexthop6 is rt6_duplicate_nexthop: the same device and gateway.
+func sameNexthop6(a, b *route6) bool { return a.dev == b.dev && a.gw == b.gw }
+
+// insert6 is fib6_add_rt2node for a user route, over the routes of its
+// node with its metric, in the node's order. NLM_F_EXCL: EEXIST for any.
+// NLM_F_REPLACE: the first whose ECMP qualification is the new route's,
+// else the first, is replaced in place, its siblings removed with it,
+// silently; none is ENOENT without NLM_F_CREATE. Otherwise a route with
+// the same nexthop is EEXIST, and a route that qualifies for ECMP joins
+// the sibling list of those that do (the first such route's list), at
+// its tail; the route goes after the others of its metric. notify:
+// RTM_NEWROUTE of the new route (with its siblings).
+func (n *Netns) insert6(rt *route6, f nlFlags6, notify bool) error {
+	var same []*route6
+	for _, x := range n.sortedRoutes6() {
+		if x.table == rt.table && x.dst == rt.dst && x.metric == rt.metric {
+			same = append(same, x)
 		}
 	}
-	n.add6(rt)
+	var found, fallback, join *route6
+	for _, x := range same {
+		if f.excl {
+			return rtnl.Errf(uapi.EEXIST, "")
+		}
+		if f.replace {
+			if ecmp6(x) == ecmp6(rt) {
+				found = x
+				break
+			}
+			if fallback == nil {
+				fallback = x
+			}
+			continue
+		}
+		if sameNexthop6(x, rt) {
+			return rtnl.Errf(uapi.EEXIST, "")
+		}
+		if join == nil && ecmp6(rt) && ecmp6(x) {
+			join = x
+		}
+	}
+	if found == nil {
+		found = fallback
+	}
+	f6 := &n.fib6
+	switch {
+	case f.replace && found != nil:
+		// The new route takes the old one's place in the node.
+		rt.seq = found.seq
+		gone := []*route6{found}
+		if found.sibs != nil {
+			gone = slices.Clone(found.sibs.rs)
+		}
+		for _, x := range gone {
+			n.drop6(x)
+		}
+	case f.replace && !f.create:
+		return rtnl.Errf(uapi.ENOENT, "Can not replace route - no match found")
+	default:
+		f6.seq++
+		rt.seq = f6.seq
+		if join != nil {
+			if join.sibs == nil {
+				join.sibs = &sibs6{rs: []*route6{join}}
+			}
+			join.sibs.rs = append(join.sibs.rs, rt)
+			rt.sibs = join.sibs
+		}
+	}
+	if f6.byDev == nil {
+		f6.byDev = map[*Device][]*route6{}
+	}
+	// fib6_nh_init: a route through a device without carrier starts
+	// linkdown.
+	rt.linkdown = !rt.dev.carrier
+	f6.byDev[rt.dev] = append(f6.byDev[rt.dev], rt)
+	if notify {
+		n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(rt) })
+	}
 	return nil
+}
+
+// route6Multi is ip6_route_multipath_add: a nexthop without a gateway
+// is EINVAL before anything, then every nexthop is made a route (its
+// error refuses the request; two with the same nexthop are EEXIST), then each inserted as a single
+// route, the first with the request's flags, the others without
+// NLM_F_EXCL and NLM_F_REPLACE, so that they join the first as siblings.
+// One RTM_NEWROUTE follows (ip6_route_mpath_notify): from the first
+// inserted route, or for append from the head of its list. When an
+// insert fails, that notification goes out for what went in, then each
+// route that went in is deleted again (ip6_route_del, by its gateway and
+// device: RTM_DELROUTE each).
+func (n *Netns) route6Multi(f nlFlags6, r rtnl.Route) error {
+	// rtm_to_fib6_multipath_config looks at every nexthop first.
+	for _, nh := range r.Nexthops {
+		if !nh.Via.IsValid() {
+			return rtnl.Errf(uapi.EINVAL, "Device only routes can not be added for IPv6 using the multipath API.")
+		}
+	}
+	var rts []*route6
+	var cfgs []rtnl.Route
+	for _, nh := range r.Nexthops {
+		c := r
+		c.Nexthops, c.Dev = nil, nh.Dev
+		if nh.Via.IsValid() {
+			c.Via = nh.Via
+		}
+		rt, err := n.route6Info(c)
+		if err != nil {
+			return err
+		}
+		if !ecmp6(rt) {
+			return rtnl.Errf(uapi.EINVAL, "Device only routes can not be added for IPv6 using the multipath API.")
+		}
+		if nh.Weight > 0 {
+			rt.weight = nh.Weight
+		}
+		if slices.ContainsFunc(rts, func(x *route6) bool { return sameNexthop6(x, rt) }) {
+			return rtnl.Errf(uapi.EEXIST, "")
+		}
+		rts, cfgs = append(rts, rt), append(cfgs, c)
+	}
+	var notif, last *route6
+	fl := f
+	for i, rt := range rts {
+		if err := n.insert6(rt, fl, false); err != nil {
+			if notif != nil {
+				n.mpathNotify6(notif, last, f.append)
+			}
+			for _, c := range cfgs[:i] {
+				_ = n.route6Del(c)
+			}
+			return err
+		}
+		last = rt
+		if notif == nil {
+			notif = rt
+		}
+		fl.excl, fl.replace = false, false
+	}
+	n.mpathNotify6(notif, last, f.append)
+	return nil
+}
+
+// mpathNotify6 is ip6_route_mpath_notify.
+func (n *Netns) mpathNotify6(rt, last *route6, appended bool) {
+	if appended && last.sibs != nil {
+		rt = last.sibs.rs[0]
+	}
+	n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(rt) })
+}
+
+// route6MultiDel is ip6_route_multipath_del: each nexthop deleted as a
+// route of its own (its gateway and device), all tried; the last error.
+func (n *Netns) route6MultiDel(r rtnl.Route) error {
+	var last error
+	for _, nh := range r.Nexthops {
+		c := r
+		c.Nexthops, c.Dev = nil, nh.Dev
+		if nh.Via.IsValid() {
+			c.Via = nh.Via
+		}
+		if err := n.route6Del(c); err != nil {
+			last = err
+		}
+	}
+	return last
 }
 
 // validateGW6 is ip6_validate_gw: not one of the host's addresses
@@ -217,6 +410,7 @@ func (n *Netns) lookup6(addr netip.Addr, table uint32, oif *Device) *route6 {
 // route6Del is ip6_route_del: the table (ESRCH when it has none), the
 // route for exactly the prefix, the first in the node's order that
 // matches the device, gateway, metric and protocol given; ESRCH for none.
+// Without a gateway a route with siblings goes with all of them.
 func (n *Netns) route6Del(r rtnl.Route) error {
 	h, err := r.Header(true)
 	if err != nil {
@@ -240,8 +434,18 @@ func (n *Netns) route6Del(r rtnl.Route) error {
 		case r.Via.IsValid() && x.gw != r.Via:
 		case r.Metric != nil && *r.Metric != 0 && *r.Metric != x.metric:
 		case r.Proto != nil && *r.Proto != 0 && *r.Proto != x.protocol():
-		default:
+		case r.Via.IsValid() || x.sibs == nil:
+			// With a gateway only the one nexthop goes.
 			n.del6(x)
+			return nil
+		default:
+			// __ip6_del_rt_siblings: the route and every sibling, in
+			// one RTM_DELROUTE from the route matched.
+			ev := n.renderRoute6(x)
+			for _, y := range x.sibs.from(x) {
+				n.drop6(y)
+			}
+			n.send6("RTM_DELROUTE", true, func() any { return ev })
 			return nil
 		}
 	}
