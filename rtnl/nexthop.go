@@ -85,14 +85,14 @@ func (e NexthopEntryObj) MarshalJSON() ([]byte, error) {
 	if e.Gateway != "" {
 		fmt.Fprintf(&b, `,"gateway":%q`, e.Gateway)
 	}
-	if e.Blackhole {
-		b.WriteString(`,"blackhole":null`)
-	}
 	if e.Dev != "" {
 		fmt.Fprintf(&b, `,"dev":%q`, e.Dev)
 	}
 	if e.Scope != "" {
 		fmt.Fprintf(&b, `,"scope":%q`, e.Scope)
+	}
+	if e.Blackhole {
+		b.WriteString(`,"blackhole":null`)
 	}
 	b.WriteString(`,"flags":[`)
 	for i, f := range e.Flags {
@@ -122,14 +122,14 @@ func NexthopObjText(e NexthopEntryObj) string {
 	if e.Gateway != "" {
 		p = append(p, "via", e.Gateway)
 	}
-	if e.Blackhole {
-		p = append(p, "blackhole")
-	}
 	if e.Dev != "" {
 		p = append(p, "dev", e.Dev)
 	}
 	if e.Scope != "" {
 		p = append(p, "scope", e.Scope)
+	}
+	if e.Blackhole {
+		p = append(p, "blackhole")
 	}
 	p = append(p, e.Flags...)
 	return strings.Join(p, " ")

@@ -192,6 +192,9 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 		}
 		return ans, rtnl.Errf(errno, "")
 	}
+	if res.NhID() != 0 {
+		return ans, fmt.Errorf("%w: route get through a route with nhid", ErrNotModelled)
+	}
 	nh := max(res.GoodNexthopFlow(fl.Flow), 0) // error routes have no nexthop
 	ans.res, ans.nh, ans.table, ans.typ = res, nh, table, res.Type
 	if res.Type == fibtrie.TypeLocal {
