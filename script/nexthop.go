@@ -24,11 +24,12 @@ func parseNexthopCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	if family == 6 {
 		return nil, errf("-6", "IPv6 nexthops are not supported")
 	}
+	if family == 4 {
+		// -4 would make a group's request AF_INET (EINVAL).
+		return nil, errf("-4", "not supported with nexthop")
+	}
 	switch v {
 	case "flush", "show":
-		if family != 0 {
-			return nil, noFamily(family, p.ctx)
-		}
 		if p.more() {
 			return nil, p.unsupported(p.peek())
 		}
@@ -37,9 +38,6 @@ func parseNexthopCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 		}
 		return rtnl.NexthopFlush{}, nil
 	case "del":
-		if family != 0 {
-			return nil, noFamily(family, p.ctx)
-		}
 		if !p.more() || p.peek() != "id" {
 			return nil, errf(p.ctx, `"id ID" is expected`)
 		}
