@@ -26,7 +26,8 @@ import (
 // gateway, an unknown device, nested groups, members twice or missing, a
 // blackhole among others), `nexthop del` and `nexthop flush`, mixed with
 // routes that use them (`nhid`, in main and another table, with a metric,
-// a scope, or a device too) and their deletes, and with devices going
+// a scope, or a device too; add, replace, append, prepend, change), plain
+// routes beside them, their deletes, and with devices going
 // down, up, losing their carrier (a veth whose peer goes down), deleted
 // and made again, run with `rtnlsim diff`'s comparison (differ.Run, IPv6
 // off): every line's errno, the routes and `ip -j nexthop`, fib_trie and
@@ -61,13 +62,17 @@ var (
 		"route add 198.51.100.0/24 nhid 12 metric 7", "route add 198.51.102.0/24 nhid 3 scope link",
 		"route add 198.51.103.0/24 nhid 4", "route add 198.51.104.0/24 nhid 5", "route add 198.51.100.0/24 nhid 2 dev i0",
 		"route add 198.51.105.0/24 nhid 99", "route replace 203.0.113.0/24 nhid 10 table 100",
-		"route add 198.51.106.0/24 nhid 11 scope host"}
+		"route add 198.51.106.0/24 nhid 11 scope host", "route append 198.51.100.0/24 nhid 2",
+		"route prepend 198.51.100.0/24 nhid 3", "route change 198.51.100.0/24 nhid 1",
+		"route add 198.51.100.0/24 via 10.0.0.2 metric 7", "route append 198.51.101.0/24 nhid 10"}
 	nhRouteDels = []string{"route del 198.51.100.0/24", "route del 198.51.100.0/24 nhid 1", "route del 198.51.101.0/24 nhid 11",
 		"route del 198.51.101.0/24 dev i0", "route del 203.0.113.0/24 table 100", "route del 198.51.100.0/24 nhid 99",
-		"route show", "route show table 100", "nexthop show", "route add 10.5.0.0/16 via 10.0.0.2"}
+		"route show", "route show table 100", "nexthop show", "route add 10.5.0.0/16 via 10.0.0.2",
+		"route del 198.51.100.0/24 via 10.0.0.2", "route del 198.51.100.0/24 metric 7"}
 	nhLinks = []string{"link set i0 down", "link set i0 up", "link set i1 down", "link set i1 up", "link set v1 down",
 		"link set v1 up", "link del i1", "link add i1 type ifb", "addr add 10.1.0.1/24 dev i1", "addr del 10.0.0.1/24 dev i0",
-		"addr add 10.0.0.1/24 dev i0", "link set lo down", "link set lo up"}
+		"addr add 10.0.0.1/24 dev i0", "link set lo down", "link set lo up", "link set v0 down", "link set v0 up",
+		"link del v0", "link add v0 type veth peer name v1", "addr add 10.2.0.1/24 dev v0"}
 )
 
 // nexthopGenLine is one nexthop line from r, or a route, a delete or a
