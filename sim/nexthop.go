@@ -469,3 +469,22 @@ func (n *Netns) nhResolved(r fibtrie.Route) fibtrie.Route {
 	r.SetNexthops(hops)
 	return r
 }
+
+// nhRouteCovers reports whether a route with nhid, in any table, has a
+// prefix that holds addr: lookups through such routes (gateway checks,
+// route get) are not modelled.
+func (n *Netns) nhRouteCovers(addr uint32) bool {
+	if n.nh == nil || len(n.nh.byID) == 0 {
+		return false
+	}
+	found := false
+	for _, tid := range n.fib.TableIDs() {
+		n.fib.Walk(tid, func(a *fibtrie.Alias) bool {
+			if a.NhID() != 0 && (a.Len == 0 || (addr^a.Dst)>>(32-a.Len) == 0) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}

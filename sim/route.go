@@ -372,6 +372,10 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 	if scope < fibtrie.ScopeLink {
 		scope = fibtrie.ScopeLink
 	}
+	if n.nhRouteCovers(c.Gateway) {
+		// Its paths are not in the FIB, so a lookup could pass it over.
+		return fmt.Errorf("%w: a gateway a route with nhid covers", ErrNotModelled)
+	}
 	fl := fibtrie.Flow{Dst: c.Gateway, Scope: scope, OIF: c.OIF}
 	var res *fibtrie.Alias
 	errno := uapi.EAGAIN
@@ -387,9 +391,6 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 	}
 	if errno != 0 {
 		return rtnl.Errf(errno, "Nexthop has invalid gateway")
-	}
-	if res.NhID() != 0 {
-		return fmt.Errorf("%w: a gateway resolved through a route with nhid", ErrNotModelled)
 	}
 	if res.Type != fibtrie.TypeUnicast && res.Type != fibtrie.TypeLocal {
 		return rtnl.Errf(uapi.EINVAL, "Nexthop has invalid gateway")

@@ -62,6 +62,9 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 		fl.OIF = int(oif.ifindex)
 	}
 	fl.SkipLinkDown = func(oif int) bool { return n.ignoreLinkdown(n.ByIndex(uint32(oif))) }
+	if n.nhRouteCovers(fl.Dst) {
+		return rtnl.RouteEntry{}, fmt.Errorf("%w: route get where a route with nhid covers the destination", ErrNotModelled)
+	}
 	src := fl.src
 	ans, err := n.outputRoute(&fl)
 	if err != nil {
