@@ -854,6 +854,7 @@ func (t *trie) delete(r *Route) (*Alias, error) {
 			(r.PrefSrc == 0 || fa.PrefSrc == r.PrefSrc) &&
 			(r.Protocol == 0 || fa.Protocol == r.Protocol) &&
 			(r.Priority == 0 || fa.Priority == r.Priority) &&
+			nhIDMatch(&fa.Route, r) &&
 			(r.OIF == 0 || fa.OIF == r.OIF) &&
 			(r.Gateway == 0 || fa.Gateway == r.Gateway) &&
 			(r.Realms() == 0 || (r.OIF == 0 && r.Gateway == 0) || fa.Realms() == r.Realms()) &&
@@ -864,6 +865,17 @@ func (t *trie) delete(r *Route) (*Alias, error) {
 		}
 	}
 	return nil, uapi.ESRCH
+}
+
+// nhIDMatch is fib_nh_match's part for nexthop objects: a request with
+// RTA_NH_ID matches only a route using that nexthop; a route using one
+// is matched only by a request without a device, gateway or nexthop
+// list.
+func nhIDMatch(fa, r *Route) bool {
+	if id := r.NhID(); id != 0 {
+		return fa.NhID() == id
+	}
+	return fa.NhID() == 0 || (r.OIF == 0 && r.Gateway == 0 && r.Nexthops() == nil)
 }
 
 // metricsMatch is fib_metrics_match: the metrics a delete request

@@ -174,6 +174,12 @@ type Extra struct {
 	MTU      uint32
 	MTULock  bool
 	MTUGiven bool
+	// NhID is RTA_NH_ID: the route uses that nexthop object, whose
+	// paths the FIB does not hold (Gateway, OIF and Multi stay empty);
+	// 0 for none. Part of the identity; a delete that gives it matches
+	// only a route using that nexthop, one that does not matches such a
+	// route only without a device, gateway or nexthop list.
+	NhID uint32
 }
 
 // Nexthop is one fib_nh of a multipath route.
@@ -208,6 +214,14 @@ func (r *Route) Realms() uint32 {
 	return r.Extra.Realms
 }
 
+// NhID is r's nexthop object (Extra.NhID), 0 for none.
+func (r *Route) NhID() uint32 {
+	if r.Extra == nil {
+		return 0
+	}
+	return r.Extra.NhID
+}
+
 // MTU is r's RTAX_MTU and whether it is locked (Extra.MTU, MTULock).
 func (r *Route) MTU() (mtu uint32, lock bool) {
 	if r.Extra == nil {
@@ -231,7 +245,7 @@ func (r *Route) SetNexthops(nhs []Nexthop) {
 // SetExtra gives r a copy of x (its nexthop list shared), or no Extra
 // when x has nothing.
 func (r *Route) SetExtra(x Extra) {
-	if x.Multi == nil && x.Realms == 0 && x.MTU == 0 && !x.MTULock && !x.MTUGiven {
+	if x.Multi == nil && x.Realms == 0 && x.MTU == 0 && !x.MTULock && !x.MTUGiven && x.NhID == 0 {
 		r.Extra = nil
 		return
 	}
@@ -314,7 +328,7 @@ func sameInfo(a *Alias, r *Route) bool {
 	return a.Type == r.Type && a.Scope == r.Scope && a.Priority == r.Priority &&
 		a.Protocol == r.Protocol && a.PrefSrc == r.PrefSrc && a.Gateway == r.Gateway &&
 		a.OIF == r.OIF && a.NhScope == r.NhScope && a.Table == r.Table && a.Onlink == r.Onlink &&
-		am == rm && al == rl && a.Realms() == r.Realms() &&
+		am == rm && al == rl && a.Realms() == r.Realms() && a.NhID() == r.NhID() &&
 		(a.Nexthops() == nil && r.Nexthops() == nil || sameNexthops(&a.Route, r))
 }
 

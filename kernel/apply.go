@@ -151,6 +151,12 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 		return t.ruleModify(unix.RTM_DELRULE, op.Rule)
 	case rtnl.RuleFlush:
 		return t.ruleFlush(op)
+	case rtnl.NexthopAdd:
+		return t.nexthopModify(op)
+	case rtnl.NexthopDel:
+		return t.nexthopDel(op.ID)
+	case rtnl.NexthopFlush:
+		return t.nexthopFlush()
 	case rtnl.Sysctl:
 		return t.sysctl(op)
 	}
@@ -728,6 +734,9 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 // RTA_METRICS with RTAX_MTU (0 too), then RTAX_LOCK when locked.
 func routeOptions(r rtnl.Route) ([]byte, error) {
 	ae := netlink.NewAttributeEncoder()
+	if r.NhID != 0 {
+		ae.Uint32(rtaNhID, r.NhID)
+	}
 	if r.Realms != 0 {
 		ae.Uint32(unix.RTA_FLOW, r.Realms)
 	}

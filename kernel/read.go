@@ -351,6 +351,9 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	if r.hdr.Tos != 0 {
 		out.Tos = rtnl.DSFieldName(r.hdr.Tos)
 	}
+	if id, ok := r.attrs.u32(rtaNhID); ok {
+		out.NhID = &id
+	}
 	if g, ok := r.attrs.addr(unix.RTA_GATEWAY); ok {
 		out.Gateway = g.String()
 	}
@@ -477,6 +480,9 @@ func (t *Target) State(ctx context.Context, show rtnl.Show) (rtnl.State, error) 
 				}
 			}
 		}
+		if st.Nexthops, err = t.nexthops(cache); err != nil {
+			return st, err
+		}
 	}
 	if show.Rules {
 		if st.Rules, err = t.rules(); err != nil {
@@ -544,6 +550,13 @@ func (t *Target) decodeEvent(m netlink.Message) (rtnl.Event, bool) {
 			return ev, false
 		}
 		ev.Family = rtnl.FamilyName(int(r.hdr.Family))
+		ev.Object = e
+	case unix.RTM_NEWNEXTHOP, unix.RTM_DELNEXTHOP:
+		e, ok := parseNexthop(m, cache)
+		if !ok {
+			return ev, false
+		}
+		ev.Family = "nexthop"
 		ev.Object = e
 	case unix.RTM_NEWRULE, unix.RTM_DELRULE:
 		e, ok := parseRule(m)

@@ -105,6 +105,10 @@ func newTarget(opts Options, fresh bool) (*Target, error) {
 	if err != nil {
 		return fail(fmt.Errorf("kernel target: event socket: %w", err))
 	}
+	// The nexthop group is past the legacy bitmask's 32 bits.
+	if err := t.ev.JoinGroup(unix.RTNLGRP_NEXTHOP); err != nil {
+		return fail(fmt.Errorf("kernel target: event socket: nexthop group: %w", err))
+	}
 	t.req, err = netlink.Dial(unix.NETLINK_ROUTE, &netlink.Config{NetNS: ns.fd})
 	if err != nil {
 		return fail(fmt.Errorf("kernel target: request socket: %w", err))

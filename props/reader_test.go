@@ -91,6 +91,25 @@ link set q1 txqlen 0
 link add v0 txqlen 0 type veth peer name v1
 link add br0 type bridge
 link set br0 txqlen 0`,
+	// Nexthop objects and routes that use them: a gateway (scope link),
+	// a device alone (scope host), onlink, a blackhole, groups with
+	// weights and of one blackhole.
+	`link set lo up
+link add d0 type ifb
+link set d0 up
+addr add 192.0.2.1/24 dev d0
+nexthop add id 1 via 192.0.2.2 dev d0
+nexthop add id 2 dev d0
+nexthop add id 3 via 10.9.9.9 dev d0 onlink
+nexthop add id 4 blackhole
+nexthop add id 10 group 1/2,3/3,256
+nexthop add id 11 group 4
+nexthop add id 12 group 3
+route add 10.0.0.0/16 nhid 1
+route add 10.1.0.0/16 nhid 10 table 100 metric 5
+route add 10.2.0.0/16 nhid 11
+route add 10.3.0.0/16 nhid 12
+route add 10.4.0.0/16 nhid 2 proto static`,
 }
 
 func readerCase(src string, seen map[string]int) string {
@@ -141,7 +160,10 @@ func readerCase(src string, seen map[string]int) string {
 		if err := json.Unmarshal(after, &ours); err != nil {
 			return err.Error()
 		}
-		for _, k := range []string{"links", "addrs", "routes"} {
+		if ours["nexthops"] == nil {
+			ours["nexthops"] = json.RawMessage("[]") // printed only when there are some
+		}
+		for _, k := range []string{"links", "addrs", "routes", "nexthops"} {
 			var a bytes.Buffer
 			if err := json.Compact(&a, ours[k]); err != nil {
 				return err.Error()
@@ -168,9 +190,10 @@ func runJSON(ctx context.Context, tg rtnl.Target, show rtnl.Show) ([]byte, error
 func iproute2(netns string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for k, args := range map[string][]string{
-		"links":  {"link", "show"},
-		"addrs":  {"addr", "show"},
-		"routes": {"route", "show", "table", "all"},
+		"links":    {"link", "show"},
+		"addrs":    {"addr", "show"},
+		"routes":   {"route", "show", "table", "all"},
+		"nexthops": {"nexthop", "show"},
 	} {
 		b, err := exec.Command("nsenter", append([]string{"--net=" + netns, "ip", "-j"}, args...)...).Output()
 		if err != nil {

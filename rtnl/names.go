@@ -318,6 +318,10 @@ func MsgTypeName(t uint16) string {
 		return "RTM_NEWRULE"
 	case uapi.RTM_DELRULE:
 		return "RTM_DELRULE"
+	case 0x68:
+		return "RTM_NEWNEXTHOP"
+	case 0x69:
+		return "RTM_DELNEXTHOP"
 	}
 	return fmt.Sprintf("RTM_%d", t)
 }

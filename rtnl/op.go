@@ -218,6 +218,9 @@ type Route struct {
 	// Nexthops are the `nexthop` groups (RTA_MULTIPATH), in order; nil
 	// for a route without them.
 	Nexthops []Nexthop
+	// NhID is `nhid N`, RTA_NH_ID: the route uses nexthop object N; 0
+	// for none.
+	NhID uint32
 }
 
 // Nexthop is one `nexthop via ADDR dev NAME weight N onlink` group.
@@ -297,7 +300,7 @@ type RouteGet struct {
 // [table ID|all]` or `rule show`: nothing changes; the run keeps what a
 // dump shows at that point (Result.Shown).
 type ShowOp struct {
-	Object string // link, addr, route, rule
+	Object string // link, addr, route, rule, nexthop
 	Family int    // 4 or 6 (-4/-6); 0: both for link and addr, 4 for route and rule
 	Dev    string // link and addr: one device
 	Table  uint32 // route: 0 is main; TableAll every table

@@ -54,7 +54,7 @@ func (r Route) Header(del bool) (RouteHeader, error) {
 	case h.Type == uapi.RTN_UNICAST || h.Type == uapi.RTN_UNSPEC:
 		if del {
 			h.Scope = uapi.RT_SCOPE_NOWHERE
-		} else if !r.Via.IsValid() && len(r.Nexthops) == 0 {
+		} else if !r.Via.IsValid() && len(r.Nexthops) == 0 && r.NhID == 0 {
 			h.Scope = uapi.RT_SCOPE_LINK
 		}
 	}

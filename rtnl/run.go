@@ -141,7 +141,7 @@ func (s netnsShow) show() Show {
 		return Show{Links: true}
 	case "addr":
 		return Show{Addrs: true}
-	case "route":
+	case "route", "nexthop":
 		return Show{Routes: true}
 	}
 	return Show{Rules: true}
@@ -165,6 +165,10 @@ func shownState(ctx context.Context, t Target, s netnsShow) (State, error) {
 	}
 	st.Netns = nil
 	out := State{}
+	if s.Object == "nexthop" {
+		out.Nexthops = st.Nexthops
+		return out, nil
+	}
 	named := func(l Link) bool { // iproute2 finds a device by any of its names
 		return s.Dev == "" || l.Ifname == s.Dev || slices.Contains(l.Altnames, s.Dev)
 	}
@@ -259,6 +263,7 @@ func (r Result) JSON(show Show) ([]byte, error) {
 		{show.Addrs, "addrs", orEmpty(len(r.Addrs), r.Addrs)},
 		{show.Routes, "routes", orEmpty(len(r.Routes), r.Routes)},
 		{show.Rules, "rules", orEmpty(len(r.Rules), r.Rules)},
+		{show.Routes && len(r.Nexthops) > 0, "nexthops", r.Nexthops},
 		{show.FibTrie, "fibtrie", r.FibTrie},
 		{show.FibTrie, "fibtriestat", r.FibTrieStat},
 		{len(r.Netns) > 0, "netns", r.Netns},

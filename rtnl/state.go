@@ -78,6 +78,8 @@ type AddrInfo struct {
 type RouteEntry struct {
 	Type string `json:"type,omitempty"` // omitted for unicast
 	Dst  string `json:"dst"`
+	// NhID is RTA_NH_ID: the nexthop object the route uses.
+	NhID *uint32 `json:"nhid,omitempty"`
 	// From is RTA_SRC of a route get's answer (the flow's source).
 	From     string   `json:"from,omitempty"`
 	Tos      string   `json:"tos,omitempty"` // rtm_tos, printed only when not 0
@@ -139,12 +141,14 @@ type NetnsState struct {
 // State is what a target reads back after a script. Any part may be left
 // empty when it was not asked for.
 type State struct {
-	Links       []Link       `json:"links,omitempty"`
-	Addrs       []LinkAddrs  `json:"addrs,omitempty"`
-	Routes      []RouteEntry `json:"routes,omitempty"`
-	Rules       []RuleEntry  `json:"rules,omitempty"` // IPv4, then IPv6
-	FibTrie     string       `json:"fibtrie,omitempty"`
-	FibTrieStat string       `json:"fibtriestat,omitempty"`
+	Links  []Link       `json:"links,omitempty"`
+	Addrs  []LinkAddrs  `json:"addrs,omitempty"`
+	Routes []RouteEntry `json:"routes,omitempty"`
+	Rules  []RuleEntry  `json:"rules,omitempty"` // IPv4, then IPv6
+	// Nexthops are `ip -j nexthop show`'s, read along with the routes.
+	Nexthops    []NexthopEntryObj `json:"nexthops,omitempty"`
+	FibTrie     string            `json:"fibtrie,omitempty"`
+	FibTrieStat string            `json:"fibtriestat,omitempty"`
 	// Netns are the namespaces the script made, in the order it made
 	// them, each with the same parts.
 	Netns []NetnsState `json:"netns,omitempty"`

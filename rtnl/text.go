@@ -50,6 +50,11 @@ func (r Result) writeState(w io.Writer, show Show) {
 			fmt.Fprintln(w, RuleText(rl))
 		}
 	}
+	if show.Routes {
+		for _, nh := range r.Nexthops {
+			fmt.Fprintln(w, NexthopObjText(nh))
+		}
+	}
 	if show.FibTrie {
 		fmt.Fprint(w, r.FibTrie)
 		fmt.Fprint(w, r.FibTrieStat)
@@ -167,6 +172,9 @@ func RouteText(r RouteEntry) string {
 	}
 	add("", r.Type)
 	add("", r.Dst)
+	if r.NhID != nil {
+		add("nhid", fmt.Sprint(*r.NhID))
+	}
 	add("from", r.From)
 	add("tos", r.Tos)
 	add("via", r.Gateway)
@@ -252,6 +260,8 @@ func EventText(e Event) string {
 		return RouteText(o)
 	case RuleEntry:
 		return RuleText(o)
+	case NexthopEntryObj:
+		return NexthopObjText(o)
 	}
 	return fmt.Sprint(e.Object)
 }

@@ -240,6 +240,12 @@ func Format(op rtnl.Op) string {
 		b.rule("add", o.Rule)
 	case rtnl.RuleDel:
 		b.rule("del", o.Rule)
+	case rtnl.NexthopAdd:
+		b.nexthop(o)
+	case rtnl.NexthopDel:
+		b.add("nexthop", "del", "id", strconv.FormatUint(uint64(o.ID), 10))
+	case rtnl.NexthopFlush:
+		b.add("nexthop", "flush")
 	case rtnl.RuleFlush:
 		if o.Family == 6 {
 			b.add("-6")
@@ -420,6 +426,9 @@ func (l *line) route(r rtnl.Route) {
 	}
 	if r.Realms != 0 {
 		l.add(formatRealms(r.Realms))
+	}
+	if r.NhID != 0 {
+		l.add("nhid", strconv.FormatUint(uint64(r.NhID), 10))
 	}
 	// The nexthop groups last: iproute2 reads nothing else after them.
 	for _, nh := range r.Nexthops {

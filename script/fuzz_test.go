@@ -45,6 +45,14 @@ var fuzzSeeds = []string{
 	"route del 10.9.0.0/16 mtu 0 realm 70000",
 	"route del default nexthop nexthop via inet 10.0.0.2",
 	"route add 10.9.0.0/16 nexthop via 10.0.0.2 metric 5",
+	"nexthop add id 1 via 10.0.0.2 dev i0 onlink",
+	"nexthop replace id 10 group 1/2,256/3",
+	"nexthop add id 3 blackhole",
+	"nexthop del id 4294967295",
+	"nexthop flush",
+	"nexthop add id 5 group 1,0/2 type resilient",
+	"route add 10.9.0.0/16 nhid 10 table 100 metric 3",
+	"route del 10.9.0.0/16 nhid 0",
 }
 
 func FuzzParse(f *testing.F) {

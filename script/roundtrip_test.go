@@ -287,7 +287,42 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 			rt.Nexthops = append(rt.Nexthops, nh)
 		}
 	}
+	if f == 4 && r.Intn(4) == 0 {
+		// nhid goes with no type, src, onlink, mtu or realms
+		rt.Type, rt.Src, rt.Onlink, rt.MTU, rt.MTULock, rt.Realms = "", netip.Addr{}, false, nil, false, 0
+		rt.NhID = 1 + genU32(r)%0xfffffffe
+	}
 	return rt
+}
+
+// genNexthopOp is a nexthop request the language can write.
+func genNexthopOp(r *rand.Rand) rtnl.Op {
+	switch r.Intn(4) {
+	case 0:
+		return rtnl.NexthopDel{ID: 1 + uint32(r.Intn(1000))}
+	case 1:
+		return rtnl.NexthopFlush{}
+	}
+	nh := rtnl.NexthopObj{ID: 1 + genU32(r)%0xfffffffe}
+	switch r.Intn(3) {
+	case 0:
+		nh.Blackhole = true
+	case 1:
+		for range 1 + r.Intn(3) {
+			m := rtnl.NexthopGrpMember{ID: genU32(r)}
+			if r.Intn(2) == 0 {
+				m.Weight = 1 + r.Intn(256)
+			}
+			nh.Group = append(nh.Group, m)
+		}
+	default:
+		if r.Intn(3) != 0 {
+			nh.Via = genAddr(r, 4)
+		}
+		nh.Dev = genName(r)
+		nh.Onlink = r.Intn(3) == 0
+	}
+	return rtnl.NexthopAdd{NexthopObj: nh, Replace: r.Intn(2) == 0}
 }
 
 // genOp draws one Op of any type.
@@ -341,9 +376,11 @@ func genRule(r *rand.Rand) rtnl.Rule {
 }
 
 func genOp(r *rand.Rand) rtnl.Op {
-	switch r.Intn(19) {
+	switch r.Intn(20) {
+	case 19:
+		return genNexthopOp(r)
 	case 18:
-		op := rtnl.ShowOp{Object: []string{"link", "addr", "route", "rule"}[r.Intn(4)]}
+		op := rtnl.ShowOp{Object: []string{"link", "addr", "route", "rule", "nexthop"}[r.Intn(5)]}
 		switch op.Object {
 		case "link":
 			if r.Intn(2) == 0 {

@@ -60,7 +60,7 @@ var routeKeywords = newKwTable([]kw{
 	{"reordering", true, ""}, {"rtt", false, ""}, {"rto_min", true, ""}, {"window", false, ""},
 	{"cwnd", false, ""}, {"initcwnd", false, ""}, {"initrwnd", false, ""}, {"features", false, ""},
 	{"quickack", false, ""}, {"congctl", false, ""}, {"rttvar", false, ""}, {"ssthresh", false, ""},
-	{"realms", true, "realms"}, {"onlink", false, "onlink"}, {"nexthop", false, "nexthop"}, {"nhid", false, ""},
+	{"realms", true, "realms"}, {"onlink", false, "onlink"}, {"nexthop", false, "nexthop"}, {"nhid", false, "nhid"},
 	{"protocol", true, "proto"}, {"table", true, "table"}, {"vrf", true, ""},
 	{"dev", false, "dev"}, {"oif", false, "dev"}, {"pref", false, ""}, {"encap", false, ""},
 	{"ttl-propagate", false, ""}, {"fastopen_no_cookie", false, ""}, {"lock", false, ""},
@@ -254,6 +254,12 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			r.Realms = v
 		case ok && k.id == "onlink":
 			r.Onlink = true
+		case ok && k.id == "nhid":
+			v, err := p.numberOnce(w, 1, 0xffffffff, once)
+			if err != nil {
+				return r, err
+			}
+			r.NhID = uint32(v)
 		case ok && k.id == "nexthop":
 			// The nexthop groups end the line: iproute2 reads no route
 			// option after them.
@@ -346,6 +352,9 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	}
 	if fam == 6 && (r.Onlink || r.MTU != nil || r.Realms != 0) {
 		return r, errf(dstWord, "onlink, mtu and realms are not supported for IPv6 routes")
+	}
+	if r.NhID != 0 && (fam == 6 || r.Type != "" || r.Src.IsValid() || r.Onlink || r.MTU != nil || r.Realms != 0) {
+		return r, errf("nhid", "nhid on an IPv6 route, with a route type, src, onlink, mtu or realms is not supported")
 	}
 	for _, nh := range r.Nexthops {
 		if nh.Via.IsValid() && familyOf(nh.Via) != fam {

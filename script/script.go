@@ -324,7 +324,7 @@ var objects = []struct{ name, canon string }{
 	// "r" route, "l" link.
 	{"address", "addr"}, {"addrlabel", ""}, {"maddress", ""}, {"route", "route"},
 	{"rule", "rule"}, {"neighbor", ""}, {"neighbour", ""}, {"ntable", ""}, {"ntbl", ""},
-	{"link", "link"}, {"netns", "netns"},
+	{"link", "link"}, {"netns", "netns"}, {"nexthop", "nexthop"},
 }
 
 func parseWords(w []string) (rtnl.Op, *LineError) {
@@ -353,7 +353,7 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		family = f
 	}
 	if !p.more() {
-		return nil, errf(strings.Join(w, " "), "missing object (link, addr, route, rule, netns, sysctl)")
+		return nil, errf(strings.Join(w, " "), "missing object (link, addr, route, rule, nexthop, netns, sysctl)")
 	}
 	obj := p.take()
 	if obj == "sysctl" {
@@ -367,13 +367,13 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		if matches(obj, o.name) {
 			canon = o.canon
 			if canon == "" {
-				return nil, errf(obj, "object %q is not supported (link, addr, route, rule, netns, sysctl)", o.name)
+				return nil, errf(obj, "object %q is not supported (link, addr, route, rule, nexthop, netns, sysctl)", o.name)
 			}
 			break
 		}
 	}
 	if canon == "" {
-		return nil, errf(obj, "unknown object (link, addr, route, rule, netns, sysctl)")
+		return nil, errf(obj, "unknown object (link, addr, route, rule, nexthop, netns, sysctl)")
 	}
 	if !p.more() {
 		return nil, errf(obj, "missing command")
@@ -386,6 +386,8 @@ func parseWords(w []string) (rtnl.Op, *LineError) {
 		return parseAddrCmd(p, verb, family)
 	case "rule":
 		return parseRuleCmd(p, verb, family)
+	case "nexthop":
+		return parseNexthopCmd(p, verb, family)
 	case "netns":
 		if err := noFamily(family, "netns"); err != nil {
 			return nil, err

@@ -388,6 +388,11 @@ func (n *Netns) devName(oif int) string {
 // RTA_MULTIPATH has each nexthop's gateway, device, weight and flags; a
 // route of one nexthop has that nexthop's flags and no weight.
 func (n *Netns) renderRouteDead(r fibtrie.Route, dead bool) rtnl.RouteEntry {
+	if id := r.NhID(); id != 0 {
+		out := n.renderRouteDead(n.nhResolved(r), dead)
+		out.NhID = &id
+		return out
+	}
 	var flags uint32
 	if r.LinkDown {
 		flags |= uapi.RTNH_F_LINKDOWN

@@ -948,8 +948,9 @@ func (n *Netns) unregisterBatch(list []*Device) {
 		dn.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 		dn.inetdevDestroy(d)
 		dn.fibDisableIPUnregister(d)
-		dn.rulesDetach(d)  // fib_rules_event
-		dn.v6Unregister(d) // addrconf_notify (cost estimate)
+		dn.nexthopFlushDev(d, true) // nh_netdev_event
+		dn.rulesDetach(d)           // fib_rules_event
+		dn.v6Unregister(d)          // addrconf_notify (cost estimate)
 		if br := d.master; br != nil {
 			dn.brDelIf(br, d)
 		}

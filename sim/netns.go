@@ -70,6 +70,9 @@ type Netns struct {
 	// rules4 and rules6 are the policy routing rules (rules.go), made
 	// with the default rules when first needed.
 	rules4, rules6 *ruleList
+	// nh are the nexthop objects (nexthop.go), by id; nil until the
+	// first.
+	nh *nexthops
 	// literalWalks makes the address lists walk step by step instead of
 	// counting from their indexes (the tests' oracle for the counts).
 	literalWalks bool
@@ -464,8 +467,9 @@ func (n *Netns) notifyUp(d *Device) {
 // notifyDown is NETDEV_DOWN.
 func (n *Netns) notifyDown(d *Device) {
 	n.ev.trace.netdev(d, "NETDEV_DOWN")
-	n.fibDisableIP(d, false) // fib_netdev_event
-	n.v6Down(d)              // addrconf_notify (cost estimate)
+	n.fibDisableIP(d, false)    // fib_netdev_event
+	n.nexthopFlushDev(d, false) // nh_netdev_event
+	n.v6Down(d)                 // addrconf_notify (cost estimate)
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {
 		if br.Up() {
@@ -491,7 +495,10 @@ func (n *Netns) notifyChange(d *Device) {
 // device flags __dev_notify_flags saw change (0 from netif_state_change).
 func (n *Netns) netdevChange(d *Device, flagsChanged uint32) {
 	n.ev.trace.netdev(d, "NETDEV_CHANGE")
-	n.fibNetdevChange(d)                            // fib_netdev_event
+	n.fibNetdevChange(d) // fib_netdev_event
+	if !d.carrier {
+		n.nexthopFlushDev(d, false) // nh_netdev_event
+	}
 	n.v6Change(d, flagsChanged&uapi.IFF_NOARP != 0) // addrconf_notify
 	n.macvlanTransfer(d)
 	if br := d.master; br != nil {

@@ -180,6 +180,7 @@ func (n *Netns) linkMove(d *Device, dst *Netns) error {
 	n.ev.trace.netdev(d, "NETDEV_UNREGISTER")
 	n.inetdevDestroy(d)
 	n.fibDisableIPUnregister(d)
+	n.nexthopFlushDev(d, true)
 	n.rulesDetach(d)
 	n.v6Unregister(d)
 	d.in6 = nil // addrconf_ifdown frees the inet6_dev on unregister

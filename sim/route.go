@@ -97,6 +97,9 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 	if err != nil {
 		return fibConfig{}, err
 	}
+	if r.NhID != 0 && (oif != 0 || r.Via.IsValid() || r.Nexthops != nil) {
+		return fibConfig{}, rtnl.Errf(uapi.EINVAL, "Nexthop specification and nexthop id are mutually exclusive")
+	}
 	c.Route = fr
 	if del && c.nhs != nil {
 		c.SetNexthops(c.nhs)
@@ -145,7 +148,7 @@ func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
 		c.PrefSrc = u32Of(r.Src)
 	}
 	c.Onlink = r.Onlink
-	x := fibtrie.Extra{Realms: r.Realms}
+	x := fibtrie.Extra{Realms: r.Realms, NhID: r.NhID}
 	if r.MTU != nil {
 		x.MTU, x.MTULock = *r.MTU, r.MTULock
 		if del {
@@ -190,6 +193,13 @@ func (n *Netns) routeNew(r rtnl.Route, flags fibtrie.Flags) error {
 	c, err := n.routeConfig(r, false)
 	if err != nil {
 		return err
+	}
+	if c.NhID() != 0 {
+		if err := n.routeNewNh(&c); err != nil {
+			return err
+		}
+		n.fib.NewTable(c.Table)
+		return n.fibInsert(c.Route, flags)
 	}
 	n.fib.NewTable(c.Table)
 	if err := n.fibCreateInfo(&c); err != nil {
@@ -359,6 +369,10 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 	if scope < fibtrie.ScopeLink {
 		scope = fibtrie.ScopeLink
 	}
+	if n.nhRouteCovers(c.Gateway) {
+		// Its paths are not in the FIB, so a lookup could pass it over.
+		return fmt.Errorf("%w: a gateway a route with nhid covers", ErrNotModelled)
+	}
 	fl := fibtrie.Flow{Dst: c.Gateway, Scope: scope, OIF: c.OIF}
 	var res *fibtrie.Alias
 	errno := uapi.EAGAIN
@@ -506,6 +520,9 @@ func (n *Netns) routeDel(r rtnl.Route) error {
 	if err != nil {
 		return err
 	}
+	if r.NhID != 0 && n.nhTable().byID[r.NhID] == nil {
+		return rtnl.Errf(uapi.EINVAL, "Nexthop id does not exist")
+	}
 	if !n.fib.HasTable(c.Table) {
 		return rtnl.Errf(uapi.ESRCH, "FIB table does not exist")
 	}
@@ -545,17 +562,24 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	}
 	for round := 0; ; round++ {
 		var dels []fibtrie.Route
+		usesNh := false
 		n.inetCount.Requests++ // the dump (a request of its own, for the cost model)
 		for _, id := range n.fib.TableIDs() {
 			if !v4 {
 				break
 			}
 			n.fib.Walk(id, func(a *fibtrie.Alias) bool {
+				if a.NhID() != 0 {
+					usesNh = true
+				}
 				if flushMatch(op, table, oif, &a.Route) {
 					dels = append(dels, a.Route)
 				}
 				return true
 			})
+		}
+		if usesNh {
+			return fmt.Errorf("%w: route flush with routes using nexthop objects", ErrNotModelled)
 		}
 		var dels6 []*route6
 		if v6 {

@@ -66,6 +66,9 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 		fl.OIF = int(oif.ifindex)
 	}
 	fl.SkipLinkDown = func(oif int) bool { return n.ignoreLinkdown(n.ByIndex(uint32(oif))) }
+	if n.nhRouteCovers(fl.Dst) {
+		return rtnl.RouteEntry{}, fmt.Errorf("%w: route get where a route with nhid covers the destination", ErrNotModelled)
+	}
 	src := fl.src
 	ans, err := n.outputRoute(&fl)
 	if err != nil {
@@ -201,6 +204,9 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 			return n.mkrouteOutput(fl, ans)
 		}
 		return ans, rtnl.Errf(errno, "")
+	}
+	if res.NhID() != 0 {
+		return ans, fmt.Errorf("%w: route get through a route with nhid", ErrNotModelled)
 	}
 	nh := max(res.GoodNexthopFlow(fl.Flow), 0) // error routes have no nexthop
 	ans.res, ans.nh, ans.table, ans.typ, ans.tos = res, nh, table, res.Type, res.TOS

@@ -247,6 +247,8 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		err = n.ruleAdd(op.Rule)
 	case rtnl.RuleDel:
 		err = n.ruleDel(op.Rule)
+	case rtnl.NexthopAdd, rtnl.NexthopDel, rtnl.NexthopFlush:
+		err = n.nexthopOp(op)
 	case rtnl.RuleFlush:
 		err = n.ruleFlush(op)
 	default:
@@ -531,6 +533,9 @@ func (n *Netns) state(show rtnl.Show) rtnl.State {
 	}
 	if show.Rules {
 		st.Rules = n.Rules()
+	}
+	if show.Routes {
+		st.Nexthops = n.Nexthops()
 	}
 	if show.FibTrie {
 		st.FibTrie = n.fib.Render()

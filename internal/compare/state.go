@@ -57,6 +57,20 @@ func Rules(sim, kern []rtnl.RuleEntry) string {
 	return Lines("rules", lines(sim), lines(kern))
 }
 
+// Nexthops compares two `ip -j nexthop show` lists exactly, in order,
+// one nexthop per line in its JSON (none and an empty list alike). ""
+// when equal.
+func Nexthops(sim, kern []rtnl.NexthopEntryObj) string {
+	lines := func(ns []rtnl.NexthopEntryObj) []string {
+		out := make([]string, 0, len(ns))
+		for _, e := range ns {
+			out = append(out, jsonLine(e))
+		}
+		return out
+	}
+	return Lines("nexthops", lines(sim), lines(kern))
+}
+
 // canonRoutes6 sorts each run of IPv6 routes of one fib6 node list by
 // device, in a copy.
 func canonRoutes6(rs []rtnl.RouteEntry) []rtnl.RouteEntry {

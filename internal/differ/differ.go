@@ -513,6 +513,9 @@ func nsStateDiff(what What, s, k rtnl.State) string {
 		if d := compare.Routes(s.Routes, k.Routes); d != "" {
 			return d
 		}
+		if d := compare.Nexthops(s.Nexthops, k.Nexthops); d != "" {
+			return d
+		}
 	}
 	if what.Rules {
 		if d := compare.Rules(s.Rules, k.Rules); d != "" {

@@ -1,0 +1,200 @@
+package props
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/leanovate/gopter"
+	"github.com/leanovate/gopter/gen"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rtnlsim/rtnlsim/internal/differ"
+	"github.com/rtnlsim/rtnlsim/internal/testseed"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
+)
+
+// TestSimNexthopsMatchKernel is the differential property of nexthop
+// objects (sim/nexthop.go): random scripts of `nexthop add|replace` (a
+// gateway through a device, a device alone, onlink, a blackhole, mpath
+// groups with weights, and the refused kinds: no device, an unreachable
+// gateway, an unknown device, nested groups, members twice or missing, a
+// blackhole among others), `nexthop del` and `nexthop flush`, mixed with
+// routes that use them (`nhid`, in main and another table, with a metric,
+// a scope, or a device too; add, replace, append, prepend, change), plain
+// routes beside them, their deletes, and with devices going
+// down, up, losing their carrier (a veth whose peer goes down), deleted
+// and made again, run with `rtnlsim diff`'s comparison (differ.Run, IPv6
+// off): every line's errno, the routes and `ip -j nexthop`, fib_trie and
+// every notification, request by request.
+// TestNexthopScriptGenTakesEveryBranch checks the generator's branches.
+// A failure is shrunk and written to a file that `rtnlsim diff` replays.
+// RTNLSIM_SIM_NEXTHOPS_BATCHES sets the number of batches.
+func TestSimNexthopsMatchKernel(t *testing.T) {
+	diffProperty(t, "sim and kernel agree on errnos, nexthops, routes, fib_trie and notifications", "RTNLSIM_SIM_NEXTHOPS_BATCHES", 16,
+		nexthopScriptGen(10, 28), "rtnlsim-nexthops-counterexample-*.ip", nexthopsCase)
+}
+
+// nexthopsPrologue makes the devices the nexthops go through: two ifb
+// devices and a veth whose peer gives it its carrier.
+var nexthopsPrologue = []string{
+	"link set lo up", "link add i0 type ifb", "link add i1 type ifb", "link add v0 type veth peer name v1",
+	"link set i0 up", "link set i1 up", "link set v1 up", "link set v0 up",
+	"addr add 10.0.0.1/24 dev i0", "addr add 10.1.0.1/24 dev i1", "addr add 10.2.0.1/24 dev v0",
+}
+
+// Pools the nexthop lines draw from, so that requests meet.
+var (
+	nhSingleIDs = []string{"1", "2", "3", "4", "5"}
+	nhGroupIDs  = []string{"10", "11", "12"}
+	nhSingles   = []string{"via 10.0.0.2 dev i0", "via 10.1.0.2 dev i1", "dev i0", "dev i1", "via 10.2.0.2 dev v0",
+		"via 10.9.0.2 dev i1 onlink", "blackhole", "via 10.0.0.3 dev i0", "dev v0"}
+	nhBad    = []string{"via 10.0.0.2", "via 10.9.0.2 dev i0", "dev i0 onlink", "dev gone", "via 10.1.0.2 dev i0"}
+	nhGroups = []string{"group 1/2", "group 1,3/2,5", "group 2/3/4", "group 5", "group 1/4,2", "group 3/5"}
+	nhBadGrp = []string{"group 1/1", "group 10", "group 99", "group 1/10"}
+	nhRoutes = []string{"route add 198.51.100.0/24 nhid 1", "route add 198.51.101.0/24 nhid 10",
+		"route replace 198.51.100.0/24 nhid 11", "route add 203.0.113.0/24 nhid 2 table 100",
+		"route add 198.51.100.0/24 nhid 12 metric 7", "route add 198.51.102.0/24 nhid 3 scope link",
+		"route add 198.51.103.0/24 nhid 4", "route add 198.51.104.0/24 nhid 5", "route add 198.51.100.0/24 nhid 2 dev i0",
+		"route add 198.51.105.0/24 nhid 99", "route replace 203.0.113.0/24 nhid 10 table 100",
+		"route add 198.51.106.0/24 nhid 11 scope host", "route append 198.51.100.0/24 nhid 2",
+		"route prepend 198.51.100.0/24 nhid 3", "route change 198.51.100.0/24 nhid 1",
+		"route add 198.51.100.0/24 via 10.0.0.2 metric 7", "route append 198.51.101.0/24 nhid 10"}
+	nhRouteDels = []string{"route del 198.51.100.0/24", "route del 198.51.100.0/24 nhid 1", "route del 198.51.101.0/24 nhid 11",
+		"route del 198.51.101.0/24 dev i0", "route del 203.0.113.0/24 table 100", "route del 198.51.100.0/24 nhid 99",
+		"route show", "route show table 100", "nexthop show", "route add 10.5.0.0/16 via 10.0.0.2",
+		"route del 198.51.100.0/24 via 10.0.0.2", "route del 198.51.100.0/24 metric 7"}
+	nhLinks = []string{"link set i0 down", "link set i0 up", "link set i1 down", "link set i1 up", "link set v1 down",
+		"link set v1 up", "link del i1", "link add i1 type ifb", "addr add 10.1.0.1/24 dev i1", "addr del 10.0.0.1/24 dev i0",
+		"addr add 10.0.0.1/24 dev i0", "link set lo down", "link set lo up", "link set v0 down", "link set v0 up",
+		"link del v0", "link add v0 type veth peer name v1", "addr add 10.2.0.1/24 dev v0"}
+)
+
+// nexthopGenLine is one nexthop line from r, or a route, a delete or a
+// link line; it calls hit with the branch it took.
+func nexthopGenLine(r *rand.Rand, hit func(string)) string {
+	verb := "add"
+	if r.IntN(4) == 0 {
+		hit("replace")
+		verb = "replace"
+	}
+	switch n := r.IntN(24); {
+	case n < 6:
+		hit("single")
+		return fmt.Sprintf("nexthop %s id %s %s", verb, pick(r, nhSingleIDs), pick(r, nhSingles))
+	case n < 7:
+		hit("bad")
+		return fmt.Sprintf("nexthop %s id %s %s", verb, pick(r, nhSingleIDs), pick(r, nhBad))
+	case n < 10:
+		hit("group")
+		return fmt.Sprintf("nexthop %s id %s %s", verb, pick(r, nhGroupIDs), pick(r, nhGroups))
+	case n < 11:
+		hit("bad group")
+		return fmt.Sprintf("nexthop %s id %s %s", verb, pick(r, nhGroupIDs), pick(r, nhBadGrp))
+	case n < 13:
+		hit("del")
+		return "nexthop del id " + pick(r, append(append([]string{}, nhSingleIDs...), nhGroupIDs...))
+	case n < 14:
+		hit("flush")
+		return "nexthop flush"
+	case n < 18:
+		hit("route")
+		return pick(r, nhRoutes)
+	case n < 20:
+		hit("route del")
+		return pick(r, nhRouteDels)
+	default:
+		hit("link")
+		return pick(r, nhLinks)
+	}
+}
+
+// nexthopGenBranches are the branches TestNexthopScriptGenTakesEveryBranch
+// wants taken.
+var nexthopGenBranches = []string{"replace", "single", "bad", "group", "bad group", "del", "flush", "route", "route del", "link"}
+
+func nexthopScriptGen(minLen, maxLen int) gopter.Gen {
+	line := gen.UInt64().Map(func(v uint64) string {
+		return nexthopGenLine(rand.New(rand.NewPCG(v, v>>9)), func(string) {})
+	})
+	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
+		return append(append([]string(nil), nexthopsPrologue...), l...)
+	})
+}
+
+// TestNexthopScriptGenTakesEveryBranch draws lines and requires every
+// branch of nexthopGenLine, and every line of each pool, to come up.
+func TestNexthopScriptGenTakesEveryBranch(t *testing.T) {
+	hits := map[string]int{}
+	lines := map[string]bool{}
+	r := rand.New(rand.NewPCG(uint64(testseed.Get(t, 20261202)), 5))
+	for range 20000 {
+		lines[nexthopGenLine(r, func(b string) { hits[b]++ })] = true
+	}
+	for _, b := range nexthopGenBranches {
+		require.Positive(t, hits[b], "branch %q never taken", b)
+	}
+	for _, pool := range [][]string{nhRoutes, nhRouteDels, nhLinks} {
+		for _, l := range pool {
+			require.True(t, lines[l], "line %q never drawn", l)
+		}
+	}
+	for _, pool := range [][]string{nhSingles, nhBad, nhGroups, nhBadGrp} {
+		for _, p := range pool {
+			found := false
+			for l := range lines {
+				found = found || strings.HasSuffix(l, " "+p)
+			}
+			require.True(t, found, "nexthop %q never drawn", p)
+		}
+	}
+	for l := range lines {
+		_, err := script.ParseString(l + "\n")
+		require.NoError(t, err, "generated line %q does not parse", l)
+	}
+}
+
+// nexthopsCase runs one script as `rtnlsim diff` does; "" when the model
+// and the kernel agree.
+func nexthopsCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
+	src := strings.Join(lines, "\n") + "\n"
+	fail := func(msg string) string { return fmt.Sprintf("%s\nscript:\n%s", msg, src) }
+	reqs, err := script.ParseString(src)
+	if err != nil {
+		return fail("generated script does not parse: " + err.Error())
+	}
+	what := differ.What{Routes: true, FibTrie: true, Events: true}
+	out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
+	if err != nil {
+		return fail(err.Error())
+	}
+	mu.Lock()
+	refused := map[int]bool{}
+	for _, e := range out.Kernel.Errors {
+		seen[e.Errno]++
+		refused[e.Line] = true
+	}
+	for _, r := range reqs {
+		if _, ok := r.Op.(rtnl.NexthopAdd); ok && !refused[r.Line] {
+			seen["nexthop add ok"]++
+		}
+		if ra, ok := r.Op.(rtnl.RouteAdd); ok && ra.NhID != 0 && !refused[r.Line] {
+			seen["route nhid ok"]++
+		}
+	}
+	for _, nh := range out.Kernel.Nexthops {
+		if nh.Group != nil {
+			seen["group left"]++
+		}
+	}
+	mu.Unlock()
+	if out.Diff != "" {
+		return fail(out.Diff)
+	}
+	return ""
+}
