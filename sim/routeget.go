@@ -85,10 +85,8 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	// rtm_flags carries the rtable's flags, which iproute2 prints with
 	// the route flags' names where they share a bit (RTCF_MULTICAST is
 	// RTM_F_OFFLOAD_FAILED).
-	out := rtnl.RouteEntry{Dst: fibtrie.FormatIP(fl.Dst), Flags: rtnl.RouteFlags(ans.flags), Family: 4}
-	if op.Dst.IsValid() {
-		out.Dst = op.Dst.String()
-	}
+	// RTA_DST is the request's destination (0.0.0.0 stays that).
+	out := rtnl.RouteEntry{Dst: op.Dst.String(), Flags: rtnl.RouteFlags(ans.flags), Family: 4}
 	if ans.typ != fibtrie.TypeUnicast {
 		out.Type = rtnl.RouteTypeName(uint8(ans.typ))
 	}
