@@ -95,9 +95,10 @@ func replayLines(t *testing.T, name string) []string {
 // scripts: each script goes through check (with the map of what it saw,
 // under mu), a failing one is shrunk line by line and written to a file
 // named by pattern that `rtnlsim diff` replays. envBatches sets the
-// number of batches (def by default).
+// number of batches (def by default). Each key of want must have been
+// seen at least once: what the scripts are there to reach.
 func diffProperty(t *testing.T, name, envBatches string, def int, scripts gopter.Gen, pattern string,
-	check func(lines []string, seen map[string]int, mu *sync.Mutex) string) {
+	check func(lines []string, seen map[string]int, mu *sync.Mutex) string, want ...string) {
 	testseed.NeedKernel(t)
 	params := gopterParams(t, envInt(t, envBatches, def, 0))
 	params.MaxShrinkCount = 0 // failures are shrunk line by line below
@@ -123,4 +124,9 @@ func diffProperty(t *testing.T, name, envBatches string, def int, scripts gopter
 	}, gen.SliceOfN(simLinksBatch, scripts)))
 	report(t, props)
 	t.Logf("%d scripts run on both targets; seen: %v", n, seen)
+	for _, k := range want {
+		if seen[k] == 0 {
+			t.Errorf("no script reached %q", k)
+		}
+	}
 }

@@ -37,7 +37,8 @@ import (
 // RTNLSIM_SIM_NEXTHOPS_BATCHES sets the number of batches.
 func TestSimNexthopsMatchKernel(t *testing.T) {
 	diffProperty(t, "sim and kernel agree on errnos, nexthops, routes, fib_trie and notifications", "RTNLSIM_SIM_NEXTHOPS_BATCHES", 16,
-		nexthopScriptGen(10, 28), "rtnlsim-nexthops-counterexample-*.ip", nexthopsCase)
+		nexthopScriptGen(10, 28), "rtnlsim-nexthops-counterexample-*.ip", nexthopsCase,
+		"nexthop add ok", "route nhid ok", "group left")
 }
 
 // nexthopsPrologue makes the devices the nexthops go through: two ifb

@@ -35,7 +35,7 @@ import (
 // RTNLSIM_SIM_RULES_BATCHES sets the number of batches.
 func TestSimRulesMatchKernel(t *testing.T) {
 	diffProperty(t, "sim and kernel agree on errnos, rules, routes, fib_trie and notifications", "RTNLSIM_SIM_RULES_BATCHES", 24, ruleScriptGen(10, 26),
-		"rtnlsim-rules-counterexample-*.ip", rulesCase)
+		"rtnlsim-rules-counterexample-*.ip", rulesCase, "rule add ok", "rule del ok", "detached", "unresolved")
 }
 
 // rulesPrologue makes the devices the rules and routes name.

@@ -431,7 +431,9 @@ func (n *Netns) Nexthops() []rtnl.NexthopEntryObj {
 
 // routeNewNh is fib_create_info for a route with RTA_NH_ID: the
 // nexthop must exist (EINVAL), the scope be at most host, and the
-// nexthop take the route's scope (fib_check_nexthop).
+// nexthop take the route's scope (fib_check_nexthop). The parser keeps
+// a route type and src out of an nhid line, so the prefsrc and type
+// checks fib_create_info also makes are not here.
 func (n *Netns) routeNewNh(c *fibConfig) error {
 	nh := n.nhTable().byID[c.NhID()]
 	if nh == nil {

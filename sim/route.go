@@ -458,18 +458,26 @@ func (n *Netns) fibTableLookup(table uint32, fl fibtrie.Flow) (*fibtrie.Alias, u
 // lookup with its error on this kernel (6.18), as the rules path does,
 // though the ~6.17 source read goes on to default after any error.
 func (n *Netns) fibLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
+	a, _, errno := n.fibLookupTable(fl)
+	return a, errno
+}
+
+// fibLookupTable is fibLookup with the table that answered (res->table).
+func (n *Netns) fibLookupTable(fl fibtrie.Flow) (*fibtrie.Alias, uint32, uapi.Errno) {
 	var a *fibtrie.Alias
 	errno := uapi.EAGAIN // no main table: default is looked at
+	table := fibtrie.TableMain
 	if n.fib.HasTable(fibtrie.TableMain) {
 		a, errno = n.fibTableLookup(fibtrie.TableMain, fl)
 	}
 	if errno == uapi.EAGAIN && n.fib.HasTable(fibtrie.TableDefault) {
+		table = fibtrie.TableDefault
 		a, errno = n.fibTableLookup(fibtrie.TableDefault, fl)
 	}
 	if errno == uapi.EAGAIN {
 		errno = uapi.ENETUNREACH
 	}
-	return a, errno
+	return a, table, errno
 }
 
 // inetAddrTypeTable is inet_addr_type_table: what the address is in a

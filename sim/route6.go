@@ -246,11 +246,7 @@ func (n *Netns) route6Multi(f nlFlags6, r rtnl.Route) error {
 	var rts []*route6
 	var cfgs []rtnl.Route
 	for _, nh := range r.Nexthops {
-		c := r
-		c.Nexthops, c.Dev = nil, nh.Dev
-		if nh.Via.IsValid() {
-			c.Via = nh.Via
-		}
+		c := nexthopRoute6(r, nh)
 		rt, err := n.route6Info(c)
 		if err != nil {
 			return err
@@ -273,7 +269,12 @@ func (n *Netns) route6Multi(f nlFlags6, r rtnl.Route) error {
 			if notif != nil {
 				n.mpathNotify6(notif, last, f.append)
 			}
-			for _, c := range cfgs[:i] {
+			for j, c := range cfgs[:i] {
+				// ip6_route_info_create wrote the metric it chose back
+				// into the nexthop's config: the undo deletes that route,
+				// not another of the same gateway at another metric.
+				m := rts[j].metric
+				c.Metric = &m
 				_ = n.route6Del(c)
 			}
 			return err
@@ -286,6 +287,16 @@ func (n *Netns) route6Multi(f nlFlags6, r rtnl.Route) error {
 	}
 	n.mpathNotify6(notif, last, f.append)
 	return nil
+}
+
+// nexthopRoute6 is one nexthop group of a multipath request as a route
+// request of its own: the group's device, and its gateway when it has one.
+func nexthopRoute6(r rtnl.Route, nh rtnl.Nexthop) rtnl.Route {
+	r.Nexthops, r.Dev = nil, nh.Dev
+	if nh.Via.IsValid() {
+		r.Via = nh.Via
+	}
+	return r
 }
 
 // mpathNotify6 is ip6_route_mpath_notify.
@@ -301,12 +312,7 @@ func (n *Netns) mpathNotify6(rt, last *route6, appended bool) {
 func (n *Netns) route6MultiDel(r rtnl.Route) error {
 	var last error
 	for _, nh := range r.Nexthops {
-		c := r
-		c.Nexthops, c.Dev = nil, nh.Dev
-		if nh.Via.IsValid() {
-			c.Via = nh.Via
-		}
-		if err := n.route6Del(c); err != nil {
+		if err := n.route6Del(nexthopRoute6(r, nh)); err != nil {
 			last = err
 		}
 	}

@@ -225,13 +225,18 @@ func (n *Netns) outputRoute(fl *ruleFlow) (getAnswer, error) {
 	// the lookup's result unless a gateway has a neighbour entry, and
 	// nothing a script does makes one (it sends no packets).
 	if fl.OIF == 0 && res.IsMulti() {
-		// fib_rebalance leaves dead nexthops, and those without
-		// carrier that ignore_routes_with_linkdown passes over, out of
-		// the hash's range: one left is the choice.
+		// fib_rebalance leaves dead nexthops out of the hash's
+		// range: one left is the choice.
 		alive := -1
 		for i, x := range res.Extra.Multi {
-			if x.Dead || x.LinkDown && n.ignoreLinkdown(n.ByIndex(uint32(x.OIF))) {
+			if x.Dead {
 				continue
+			}
+			if x.LinkDown {
+				// whether it is in the hash's range depends on the
+				// sysctl's value at the last rebalance, which the
+				// model does not keep
+				return ans, fmt.Errorf("%w: route get through a multipath route with a nexthop without carrier", ErrNotModelled)
 			}
 			if alive >= 0 {
 				return ans, fmt.Errorf("%w: route get through a multipath route (the kernel picks the nexthop by a seeded flow hash)", ErrNotModelled)
@@ -254,20 +259,7 @@ func (n *Netns) routeLookup(fl ruleFlow, found *uint8) (*fibtrie.Alias, uint32, 
 	if n.rules4 != nil && n.rules4.custom {
 		return n.fibRulesLookupFlow(fl, found)
 	}
-	var a *fibtrie.Alias
-	errno := uapi.EAGAIN
-	table := fibtrie.TableMain
-	if n.fib.HasTable(fibtrie.TableMain) {
-		a, errno = n.fibTableLookup(fibtrie.TableMain, fl.Flow)
-	}
-	if errno == uapi.EAGAIN && n.fib.HasTable(fibtrie.TableDefault) {
-		table = fibtrie.TableDefault
-		a, errno = n.fibTableLookup(fibtrie.TableDefault, fl.Flow)
-	}
-	if errno == uapi.EAGAIN {
-		errno = uapi.ENETUNREACH
-	}
-	return a, table, errno
+	return n.fibLookupTable(fl.Flow)
 }
 
 // mkrouteOutput is __mkroute_output: the checks on the device and the
