@@ -1,6 +1,9 @@
 package props
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"sync"
@@ -10,8 +13,57 @@ import (
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
 
+	"github.com/rtnlsim/rtnlsim/internal/differ"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
+	"github.com/rtnlsim/rtnlsim/rtnl"
+	"github.com/rtnlsim/rtnlsim/script"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
+
+// lineGen draws one script line from r and tells hit the branches it
+// took.
+type lineGen func(r *rand.Rand, hit func(string)) string
+
+// lineScriptGen makes scripts of prologue and minLen..maxLen lines of
+// line, each drawn from a PCG stream of its own gopter value (v, v>>shift).
+func lineScriptGen(prologue []string, minLen, maxLen int, shift uint, line lineGen) gopter.Gen {
+	one := gen.UInt64().Map(func(v uint64) string {
+		return line(rand.New(rand.NewPCG(v, v>>shift)), func(string) {})
+	})
+	return gen.SliceOfN(maxLen, one).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
+		return append(append([]string(nil), prologue...), l...)
+	})
+}
+
+// drawLines draws n lines of line from the test's seed (stream picks the
+// PCG stream) and returns the branches taken and the lines drawn, for
+// the branch tests.
+func drawLines(t *testing.T, stream uint64, n int, line lineGen) (map[string]int, map[string]bool) {
+	hits := map[string]int{}
+	lines := map[string]bool{}
+	r := rand.New(rand.NewPCG(uint64(testseed.Get(t, 20261202)), stream))
+	for range n {
+		lines[line(r, func(b string) { hits[b]++ })] = true
+	}
+	return hits, lines
+}
+
+// diffScript parses lines and runs them on both targets as `rtnlsim
+// diff` does, comparing what selects. fail wraps a message with the
+// script; msg is the failure ("" when the script ran).
+func diffScript(lines []string, what differ.What) (reqs []rtnl.Request, out differ.Outcome, fail func(string) string, msg string) {
+	src := strings.Join(lines, "\n") + "\n"
+	fail = func(m string) string { return fmt.Sprintf("%s\nscript:\n%s", m, src) }
+	reqs, err := script.ParseString(src)
+	if err != nil {
+		return nil, out, fail, fail("generated script does not parse: " + err.Error())
+	}
+	out, err = differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
+	if err != nil {
+		return nil, out, fail, fail(err.Error())
+	}
+	return reqs, out, fail, ""
+}
 
 // gopterParams takes the seed (internal/testseed: fixed by default,
 // RTNLSIM_SEED replays or explores) and sets the number of cases.

@@ -1,21 +1,16 @@
 package props
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
-	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/script"
-	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // TestSimNetnsMatchKernel is the differential property of namespaces a
@@ -95,23 +90,13 @@ func netnsGenLine(r *rand.Rand, hit func(string)) string {
 }
 
 func netnsScriptGen(minLen, maxLen int) gopter.Gen {
-	line := gen.UInt64().Map(func(v uint64) string {
-		return netnsGenLine(rand.New(rand.NewPCG(v, v>>11)), func(string) {})
-	})
-	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
-		return append(append([]string(nil), netnsPrologue...), l...)
-	})
+	return lineScriptGen(netnsPrologue, minLen, maxLen, 11, netnsGenLine)
 }
 
 // TestNetnsScriptGenTakesEveryBranch draws lines and requires every
 // branch and every line of the pools to come up, and each to parse.
 func TestNetnsScriptGenTakesEveryBranch(t *testing.T) {
-	hits := map[string]int{}
-	lines := map[string]bool{}
-	r := rand.New(rand.NewPCG(uint64(testseed.Get(t, 20261202)), 5))
-	for range 5000 {
-		lines[netnsGenLine(r, func(b string) { hits[b]++ })] = true
-	}
+	hits, lines := drawLines(t, 5, 5000, netnsGenLine)
 	for _, p := range netnsPools {
 		require.Positive(t, hits[p.branch], "branch %q never taken", p.branch)
 		for _, l := range p.lines {
@@ -125,16 +110,9 @@ func TestNetnsScriptGenTakesEveryBranch(t *testing.T) {
 // netnsCase runs one script as `rtnlsim diff` does; "" when the model
 // and the kernel agree.
 func netnsCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
-	src := strings.Join(lines, "\n") + "\n"
-	fail := func(msg string) string { return fmt.Sprintf("%s\nscript:\n%s", msg, src) }
-	reqs, err := script.ParseString(src)
-	if err != nil {
-		return fail("generated script does not parse: " + err.Error())
-	}
-	what := differ.What{Links: true, Addrs: true, Routes: true, Rules: true, Events: true}
-	out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
-	if err != nil {
-		return fail(err.Error())
+	_, out, fail, msg := diffScript(lines, differ.What{Links: true, Addrs: true, Routes: true, Rules: true, Events: true})
+	if msg != "" {
+		return msg
 	}
 	mu.Lock()
 	for _, e := range out.Kernel.Errors {

@@ -1,7 +1,6 @@
 package props
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -9,14 +8,11 @@ import (
 	"testing"
 
 	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
-	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
-	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // TestSimNexthopsMatchKernel is the differential property of nexthop
@@ -120,23 +116,13 @@ func nexthopGenLine(r *rand.Rand, hit func(string)) string {
 var nexthopGenBranches = []string{"replace", "single", "bad", "group", "bad group", "del", "flush", "route", "route del", "link"}
 
 func nexthopScriptGen(minLen, maxLen int) gopter.Gen {
-	line := gen.UInt64().Map(func(v uint64) string {
-		return nexthopGenLine(rand.New(rand.NewPCG(v, v>>9)), func(string) {})
-	})
-	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
-		return append(append([]string(nil), nexthopsPrologue...), l...)
-	})
+	return lineScriptGen(nexthopsPrologue, minLen, maxLen, 9, nexthopGenLine)
 }
 
 // TestNexthopScriptGenTakesEveryBranch draws lines and requires every
 // branch of nexthopGenLine, and every line of each pool, to come up.
 func TestNexthopScriptGenTakesEveryBranch(t *testing.T) {
-	hits := map[string]int{}
-	lines := map[string]bool{}
-	r := rand.New(rand.NewPCG(uint64(testseed.Get(t, 20261202)), 5))
-	for range 20000 {
-		lines[nexthopGenLine(r, func(b string) { hits[b]++ })] = true
-	}
+	hits, lines := drawLines(t, 5, 20000, nexthopGenLine)
 	for _, b := range nexthopGenBranches {
 		require.Positive(t, hits[b], "branch %q never taken", b)
 	}
@@ -163,16 +149,9 @@ func TestNexthopScriptGenTakesEveryBranch(t *testing.T) {
 // nexthopsCase runs one script as `rtnlsim diff` does; "" when the model
 // and the kernel agree.
 func nexthopsCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
-	src := strings.Join(lines, "\n") + "\n"
-	fail := func(msg string) string { return fmt.Sprintf("%s\nscript:\n%s", msg, src) }
-	reqs, err := script.ParseString(src)
-	if err != nil {
-		return fail("generated script does not parse: " + err.Error())
-	}
-	what := differ.What{Routes: true, FibTrie: true, Events: true}
-	out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
-	if err != nil {
-		return fail(err.Error())
+	reqs, out, fail, msg := diffScript(lines, differ.What{Routes: true, FibTrie: true, Events: true})
+	if msg != "" {
+		return msg
 	}
 	mu.Lock()
 	refused := map[int]bool{}

@@ -1,22 +1,17 @@
 package props
 
 import (
-	"context"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
-	"github.com/rtnlsim/rtnlsim/internal/testseed"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/script"
-	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 // TestSimRulesMatchKernel is the differential property of policy routing
@@ -149,23 +144,13 @@ var ruleGenBranches = []string{"add v4", "add v6", "not", "pref", "from", "to", 
 	"table", "suppress_prefixlength", "protocol", "action", "bare", "del", "flush", "flush v6", "route", "link"}
 
 func ruleScriptGen(minLen, maxLen int) gopter.Gen {
-	line := gen.UInt64().Map(func(v uint64) string {
-		return ruleGenLine(rand.New(rand.NewPCG(v, v>>9)), func(string) {})
-	})
-	return gen.SliceOfN(maxLen, line).SuchThat(func(l []string) bool { return len(l) >= minLen }).Map(func(l []string) []string {
-		return append(append([]string(nil), rulesPrologue...), l...)
-	})
+	return lineScriptGen(rulesPrologue, minLen, maxLen, 9, ruleGenLine)
 }
 
 // TestRuleScriptGenTakesEveryBranch draws lines and requires every
 // branch of ruleGenLine, and every line of each pool, to come up.
 func TestRuleScriptGenTakesEveryBranch(t *testing.T) {
-	hits := map[string]int{}
-	lines := map[string]bool{}
-	r := rand.New(rand.NewPCG(uint64(testseed.Get(t, 20261202)), 3))
-	for range 20000 {
-		lines[ruleGenLine(r, func(b string) { hits[b]++ })] = true
-	}
+	hits, lines := drawLines(t, 3, 20000, ruleGenLine)
 	for _, b := range ruleGenBranches {
 		require.Positive(t, hits[b], "branch %q never taken", b)
 	}
@@ -183,16 +168,9 @@ func TestRuleScriptGenTakesEveryBranch(t *testing.T) {
 // rulesCase runs one script as `rtnlsim diff` does; "" when the model
 // and the kernel agree.
 func rulesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
-	src := strings.Join(lines, "\n") + "\n"
-	fail := func(msg string) string { return fmt.Sprintf("%s\nscript:\n%s", msg, src) }
-	reqs, err := script.ParseString(src)
-	if err != nil {
-		return fail("generated script does not parse: " + err.Error())
-	}
-	what := differ.What{Routes: true, Rules: true, FibTrie: true, Events: true}
-	out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
-	if err != nil {
-		return fail(err.Error())
+	reqs, out, fail, msg := diffScript(lines, differ.What{Routes: true, Rules: true, FibTrie: true, Events: true})
+	if msg != "" {
+		return msg
 	}
 	mu.Lock()
 	refused := map[int]bool{}
