@@ -166,6 +166,20 @@ var dsfieldNames = map[uint8]string{
 	0xb8: "EF",
 }
 
+// DSFieldByName is the value of an rt_dsfield name ("default" is 0), as
+// rtnl_dsfield_a2n looks names up before it reads hex.
+func DSFieldByName(name string) (uint8, bool) {
+	if name == "default" {
+		return 0, true
+	}
+	for v, n := range dsfieldNames {
+		if n == name {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
 // DSFieldName is rtnl_dsfield_n2a: the rt_dsfield name, else 0x%02x.
 func DSFieldName(tos uint8) string {
 	if n, ok := dsfieldNames[tos]; ok {

@@ -135,6 +135,10 @@ func TestParseForms(t *testing.T) {
 		{"r ap 10.1.0.0/16 dev eth1", rtnl.RouteAppend{Route: rtnl.Route{Dst: pfx("10.1.0.0/16"), Dev: "eth1"}}},
 		{"route prepend 10.1.0.0/16 dev eth1 tos 0x10", rtnl.RoutePrepend{Route: rtnl.Route{Dst: pfx("10.1.0.0/16"), Dev: "eth1", TOS: 0x10}}},
 		{"route add throw 10.2.0.0/16 dsfield 1c", rtnl.RouteAdd{Route: rtnl.Route{Type: "throw", Dst: pfx("10.2.0.0/16"), TOS: 0x1c}}},
+		// rt_dsfield names come first: EF is 0xb8, not hex ef
+		{"route add 10.2.0.0/16 dev eth0 tos CS1", rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("10.2.0.0/16"), Dev: "eth0", TOS: 0x20}}},
+		{"route get 10.0.0.1 tos EF", rtnl.RouteGet{Dst: ip("10.0.0.1"), TOS: 0xb8}},
+		{"route get 10.0.0.0/24 tos default", rtnl.RouteGet{Dst: ip("10.0.0.0")}},
 		{"route add 10.9.0.0/16 proto static nexthop via 10.0.0.2 dev eth0 weight 3 nexthop dev eth1 onlink nexthop via 10.1.0.2",
 			rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("10.9.0.0/16"), Proto: u8(4), Nexthops: []rtnl.Nexthop{
 				{Via: ip("10.0.0.2"), Dev: "eth0", Weight: 3}, {Dev: "eth1", Onlink: true}, {Via: ip("10.1.0.2")}}}}},

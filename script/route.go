@@ -2,8 +2,6 @@ package script
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
@@ -197,14 +195,13 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 			sc := uint8(v)
 			r.Scope = &sc
 		case ok && k.id == "tos":
-			// rtnl_dsfield_a2n reads the value in hex, "0x" or not.
 			v, err := p.arg(w)
 			if err != nil {
 				return r, err
 			}
-			n, perr := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 8)
-			if perr != nil {
-				return r, errf(v, "invalid \"tos\" value (hex 00..ff)")
+			n, ok := parseDSField(v)
+			if !ok {
+				return r, errf(v, "invalid \"tos\" value (hex 00..ff or an rt_dsfield name)")
 			}
 			if err := once("tos", v); err != nil {
 				return r, err

@@ -2,8 +2,6 @@ package script
 
 import (
 	"net/netip"
-	"strconv"
-	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
@@ -47,9 +45,9 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 			if err != nil {
 				return nil, err
 			}
-			n, perr := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 8)
-			if perr != nil {
-				return nil, errf(v, "invalid \"tos\" value (hex 00..ff)")
+			n, ok := parseDSField(v)
+			if !ok {
+				return nil, errf(v, "invalid \"tos\" value (hex 00..ff or an rt_dsfield name)")
 			}
 			op.TOS = uint8(n)
 		case ok && k.id == "from":

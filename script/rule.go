@@ -2,7 +2,6 @@ package script
 
 import (
 	"net/netip"
-	"strconv"
 	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -138,9 +137,9 @@ func (p *words) ruleKeyword(r *rtnl.Rule, id, w string, once func(kw, val string
 		pr := uint32(v)
 		r.Pref = &pr
 	case "tos":
-		n, perr := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 8)
-		if perr != nil {
-			return errf(s, "TOS value is invalid (hex 00..ff)")
+		n, ok := parseDSField(s)
+		if !ok {
+			return errf(s, "TOS value is invalid (hex 00..ff or an rt_dsfield name)")
 		}
 		r.TOS = uint8(n)
 	case "fwmark":

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
 // Value syntax, following iproute2's lib/utils.c and lib/rt_names.c with the
@@ -129,6 +131,16 @@ func parseAddr(s string) (netip.Addr, bool) {
 // LEN is a number or, as get_netmask allows, a dotted IPv4 netmask. A bare
 // address gets the full length. Host bits are kept: for routes the kernel
 // judges them ("Invalid prefix for given prefix length", EINVAL).
+// parseDSField is rtnl_dsfield_a2n: an rt_dsfield name (CS1, AF11, EF,
+// default, ...), else hex, "0x" or not.
+func parseDSField(s string) (uint8, bool) {
+	if v, ok := rtnl.DSFieldByName(s); ok {
+		return v, true
+	}
+	n, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(s), "0x"), 16, 8)
+	return uint8(n), err == nil
+}
+
 func parsePrefix(s string) (p netip.Prefix, explicitLen bool, ok bool) {
 	addrPart, lenPart, hasSlash := strings.Cut(s, "/")
 	a, ok := parseAddr(addrPart)
