@@ -12,6 +12,7 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 	"github.com/leanovate/gopter/prop"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
@@ -46,6 +47,24 @@ func drawLines(t *testing.T, stream uint64, n int, line lineGen) (map[string]int
 		lines[line(r, func(b string) { hits[b]++ })] = true
 	}
 	return hits, lines
+}
+
+// requireDrawn fails unless every branch was taken, every line of the
+// pools was drawn, and every line drawn parses (the branch tests).
+func requireDrawn(t *testing.T, hits map[string]int, lines map[string]bool, branches []string, pools ...[]string) {
+	t.Helper()
+	for _, b := range branches {
+		require.Positive(t, hits[b], "branch %q never taken", b)
+	}
+	for _, pool := range pools {
+		for _, l := range pool {
+			require.True(t, lines[l], "line %q never drawn", l)
+		}
+	}
+	for l := range lines {
+		_, err := script.ParseString(l + "\n")
+		require.NoError(t, err, "generated line %q does not parse", l)
+	}
 }
 
 // diffScript parses lines and runs them on both targets as `rtnlsim

@@ -7,11 +7,9 @@ import (
 	"testing"
 
 	"github.com/leanovate/gopter"
-	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/internal/differ"
 	"github.com/rtnlsim/rtnlsim/rtnl"
-	"github.com/rtnlsim/rtnlsim/script"
 )
 
 // TestSimRulesMatchKernel is the differential property of policy routing
@@ -151,18 +149,7 @@ func ruleScriptGen(minLen, maxLen int) gopter.Gen {
 // branch of ruleGenLine, and every line of each pool, to come up.
 func TestRuleScriptGenTakesEveryBranch(t *testing.T) {
 	hits, lines := drawLines(t, 3, 20000, ruleGenLine)
-	for _, b := range ruleGenBranches {
-		require.Positive(t, hits[b], "branch %q never taken", b)
-	}
-	for _, pool := range [][]string{rlDels, rlRoutes, rlLinks} {
-		for _, l := range pool {
-			require.True(t, lines[l], "line %q never drawn", l)
-		}
-	}
-	for l := range lines {
-		_, err := script.ParseString(l + "\n")
-		require.NoError(t, err, "generated line %q does not parse", l)
-	}
+	requireDrawn(t, hits, lines, ruleGenBranches, rlDels, rlRoutes, rlLinks)
 }
 
 // rulesCase runs one script as `rtnlsim diff` does; "" when the model
