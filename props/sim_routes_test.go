@@ -111,7 +111,9 @@ var (
 		"addr add 10.9.0.1/24 dev i1", "addr add 10.9.0.1/24 dev i2", "addr add 10.0.0.9/24 dev i0",
 		"addr del 10.0.0.1/24 dev i0", "addr del 10.1.0.1/24 dev i1", "addr add 10.0.0.1/24 dev i0",
 		"addr del 10.9.0.1/24 dev i1", "addr add 10.7.0.1/32 dev i2", "link set i2 mtu 60", "link set i2 mtu 1500",
-		"link del i2", "link del v1", "link del i1"}
+		"link del i2", "link del v1", "link del i1",
+		"sysctl net.ipv4.conf.v0.ignore_routes_with_linkdown=1", "sysctl net.ipv4.conf.all.ignore_routes_with_linkdown=1",
+		"sysctl net.ipv4.conf.v0.ignore_routes_with_linkdown=0"}
 )
 
 // Pools of the multipath lines: the gateway of each nexthop with the
