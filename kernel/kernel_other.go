@@ -39,6 +39,8 @@ func (t *Target) NetnsPath() string { return "" }
 
 func (t *Target) NetnsInode() uint64 { return 0 }
 
+func (t *Target) NamedNetnsPaths() map[string]string { return nil }
+
 // StartConf is the compiled-in state off Linux.
 func (t *Target) StartConf() rtnl.StartConf { return rtnl.StartConf{} }
 

@@ -179,14 +179,31 @@ func (t *Target) checkSocket(c *netlink.Conn) error {
 // NetnsPath names the namespace for child processes (nsenter --net=PATH).
 func (t *Target) NetnsPath() string { return t.ns.path }
 
+// NamedNetnsPaths maps each namespace the script named (`netns add`) to
+// a /proc path of it, as NetnsPath.
+func (t *Target) NamedNetnsPaths() map[string]string {
+	if t.root != nil {
+		return t.root.NamedNetnsPaths()
+	}
+	m := make(map[string]string, len(t.subs))
+	for name, s := range t.subs {
+		m[name] = s.NetnsPath()
+	}
+	return m
+}
+
 // NetnsInode identifies the namespace.
 func (t *Target) NetnsInode() uint64 { return t.ns.inode }
 
 // CloseEvents closes the notification subscription and waits for its
-// reader: from then on no socket of the target is joined to a multicast
-// group, as when a lone `ip` command runs. Requests, State and Events go
-// on working; Events returns the notifications seen before the close.
+// reader, and those of the namespaces the script named: from then on no
+// socket of the target is joined to a multicast group, as when a lone
+// `ip` command runs. Requests, State and Events go on working; Events
+// returns the notifications seen before the close.
 func (t *Target) CloseEvents() {
+	for _, s := range t.subs {
+		s.CloseEvents()
+	}
 	t.evOnce.Do(func() {
 		t.ev.Close()
 		<-t.evDone

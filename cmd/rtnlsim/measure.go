@@ -42,7 +42,10 @@ reported, not subtracted.
 
 SCRIPT must be lines ip -b can run: the model's extensions (sysctl, link del
 list) and per-line options (-4, -6) are refused up front, by line number;
-put sysctl lines in the setup.
+put sysctl lines in the setup. Namespaces are made in the setup too
+("netns add NAME"; netns verbs in SCRIPT are refused): while SCRIPT runs,
+each is mounted in /run/netns under a name of its own, which SCRIPT's
+"netns NAME" words are rewritten to, so SCRIPT can move devices there.
 
 The model runs the same setup and SCRIPT K times on a sim target with
 --profile: its predicted time (virtual, SCRIPT alone, over N threads, as

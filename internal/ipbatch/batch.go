@@ -24,6 +24,8 @@ func Line(r rtnl.Request) (string, error) {
 		return "", fmt.Errorf("line %d (%s): sysctl is the model's extension, not an ip command (put it in the setup)", r.Line, r.Text)
 	case rtnl.LinkDelList:
 		return "", fmt.Errorf("line %d (%s): link del list is the model's extension, not an ip command", r.Line, r.Text)
+	case rtnl.NetnsAdd, rtnl.NetnsDel, rtnl.InNetns:
+		return "", fmt.Errorf("line %d (%s): namespaces are made and entered in the setup; the timed part may move devices to them", r.Line, r.Text)
 	}
 	// The text is the logical line, comment cut and continuations joined
 	// (script.Parse): ip reads it the same way.

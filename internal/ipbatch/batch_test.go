@@ -128,3 +128,24 @@ func TestMeasureRefusesUpFront(t *testing.T) {
 	_, err = Measure(context.Background(), Scenario{Name: "x"}, Options{Runs: 0})
 	require.ErrorContains(t, err, "runs")
 }
+
+// Words after `netns` that the setup named become their mounted names;
+// other words stay, and so do lines without such a name.
+func TestRenameNetns(t *testing.T) {
+	names := setupNetns(parse(t, "netns add a\nlink add x type ifb\nnetns add b\n"))
+	require.Equal(t, map[string]bool{"a": true, "b": true}, names)
+	require.Equal(t, "link set d0 netns "+mountedName("a"), renameNetns("link set d0 netns a", names))
+	require.Equal(t, "link add v0 type veth peer name v1 netns "+mountedName("b"),
+		renameNetns("link add v0 type veth peer name v1 netns b", names))
+	require.Equal(t, "link set a netns c", renameNetns("link set a netns c", names))
+	require.Equal(t, "link set  a up", renameNetns("link set  a up", names))
+}
+
+// Namespaces are made in the setup: the timed part may not make, delete
+// or enter one.
+func TestLinesRefuseNetnsVerbs(t *testing.T) {
+	_, err := Lines(parse(t, "netns add a\nlink set d0 netns a\nnetns del a\n"))
+	require.ErrorContains(t, err, "2 line(s)")
+	require.ErrorContains(t, err, "line 1 (netns add a): namespaces are made")
+	require.ErrorContains(t, err, "line 3 (netns del a)")
+}

@@ -62,7 +62,8 @@ func Exec(ctx context.Context, netns string, files []string) (time.Duration, err
 // KernelRun is one run in a fresh namespace (kernel.New): the setup
 // applied through the kernel target (sysctl lines too), a wait until its
 // notifications settle, the target's subscription closed (no listener
-// while ip runs), then the batch files timed by Exec. A refused setup
+// while ip runs), the namespaces the setup named mounted where ip finds
+// them (mountNetns), then the batch files timed by Exec. A refused setup
 // line fails the run, named as setupName:line.
 func KernelRun(ctx context.Context, setup []rtnl.Request, setupName string, files []string) (time.Duration, error) {
 	kt, err := kernel.New(kernel.Options{})
@@ -82,5 +83,10 @@ func KernelRun(ctx context.Context, setup []rtnl.Request, setupName string, file
 		return 0, err
 	}
 	kt.CloseEvents()
+	unmount, err := mountNetns(kt.NamedNetnsPaths())
+	defer unmount()
+	if err != nil {
+		return 0, err
+	}
 	return Exec(ctx, kt.NetnsPath(), files)
 }

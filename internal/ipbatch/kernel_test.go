@@ -3,6 +3,8 @@ package ipbatch
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,4 +64,33 @@ func TestMeasureKernel(t *testing.T) {
 	require.Positive(t, r.ModelVirtualNs) // the delete's rcu_barrier
 	require.Empty(t, r.ModelMainRefused)
 	require.Equal(t, 21, r.MainLines)
+}
+
+// A device moves to a namespace the setup named: ip finds it under its
+// mounted name, the device is gone from the run's namespace afterwards,
+// and the mount is gone when the run ends.
+func TestKernelRunNamedNetns(t *testing.T) {
+	testseed.NeedKernel(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	setup := parse(t, "netns add mv\nlink add s0 type ifb\nlink add s1 type ifb\n")
+	names := setupNetns(setup)
+	line := func(l string) string { return renameNetns(l, names) }
+	files, err := WriteBatches(dir, "ok", [][]string{{line("link set s0 netns mv"), line("link set s1 netns mv")}})
+	require.NoError(t, err)
+	_, err = KernelRun(ctx, setup, "setup.ip", files)
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(runNetns, mountedName("mv")))
+	require.True(t, os.IsNotExist(err), "the mount outlived the run: %v", err)
+
+	moved, err := WriteBatches(dir, "moved", [][]string{{line("link set s0 netns mv"), "link set s0 up"}})
+	require.NoError(t, err)
+	_, err = KernelRun(ctx, setup, "setup.ip", moved)
+	require.ErrorContains(t, err, `Cannot find device "s0"`)
+
+	// Without the rename, ip does not know the name.
+	plain, err := WriteBatches(dir, "plain", [][]string{{"link set s0 netns mv"}})
+	require.NoError(t, err)
+	_, err = KernelRun(ctx, setup, "setup.ip", plain)
+	require.ErrorContains(t, err, "netns")
 }

@@ -130,6 +130,10 @@ func Measure(ctx context.Context, s Scenario, o Options) (Report, error) {
 	if err != nil {
 		return r, err
 	}
+	names := setupNetns(s.Setup)
+	for i, l := range lines {
+		lines[i] = renameNetns(l, names)
+	}
 	say := func(format string, a ...any) {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "%s: "+format+"\n", append([]any{s.Name}, a...)...)
