@@ -113,10 +113,68 @@ func unlink6(r *route6) {
 // Routes6 puts them in fib6_walk order.
 type fib6 struct {
 	byDev map[*Device][]*route6
-	seq   uint64
+	// byNode is each node's routes (one table, one prefix) in the node's
+	// order, metric then age: the requests that look at one node, or
+	// probe the prefixes of an address for the longest match, read it
+	// instead of putting every route in walk order.
+	byNode map[node6][]*route6
+	// lens counts each table's nodes by prefix length, so that a lookup
+	// probes only the lengths a table has.
+	lens map[uint32]*[129]int32
+	seq  uint64
 	// dad is the addresses whose DAD work is queued (addrconf_dad_start),
 	// oldest first; runDAD completes them after the request.
 	dad []dadWork
+}
+
+// node6 names a fib6 node of one table.
+type node6 struct {
+	table uint32
+	dst   netip.Prefix
+}
+
+// index enters r in its node's list, at its place by metric and age.
+func (f *fib6) index(r *route6) {
+	if f.byNode == nil {
+		f.byNode = map[node6][]*route6{}
+	}
+	k := node6{r.table, r.dst}
+	rs := f.byNode[k]
+	if len(rs) == 0 {
+		if f.lens == nil {
+			f.lens = map[uint32]*[129]int32{}
+		}
+		if f.lens[r.table] == nil {
+			f.lens[r.table] = new([129]int32)
+		}
+		f.lens[r.table][r.dst.Bits()]++
+	}
+	i, _ := slices.BinarySearchFunc(rs, r, func(x, y *route6) int {
+		if c := cmp.Compare(x.metric, y.metric); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.seq, y.seq)
+	})
+	f.byNode[k] = slices.Insert(rs, i, r)
+}
+
+// unindex takes r out of its node's list.
+func (f *fib6) unindex(r *route6) {
+	k := node6{r.table, r.dst}
+	rs := slices.DeleteFunc(f.byNode[k], func(x *route6) bool { return x == r })
+	if len(rs) == 0 {
+		if _, ok := f.byNode[k]; ok {
+			f.lens[r.table][r.dst.Bits()]--
+		}
+		delete(f.byNode, k)
+	} else {
+		f.byNode[k] = rs
+	}
+}
+
+// node is the routes of table's node for dst, in the node's order.
+func (f *fib6) node(table uint32, dst netip.Prefix) []*route6 {
+	return f.byNode[node6{table, dst}]
 }
 
 type dadWork struct {
@@ -162,8 +220,8 @@ func prefixWalkOrder(p, q netip.Prefix) int {
 // carrier).
 func (n *Netns) add6(r *route6) bool {
 	f := &n.fib6
-	for _, x := range f.byDev[r.dev] {
-		if x.table == r.table && x.dst == r.dst && x.metric == r.metric && x.gw == r.gw {
+	for _, x := range f.node(r.table, r.dst) {
+		if x.dev == r.dev && x.metric == r.metric && x.gw == r.gw {
 			return false
 		}
 	}
@@ -176,6 +234,7 @@ func (n *Netns) add6(r *route6) bool {
 	f.seq++
 	r.seq = f.seq
 	f.byDev[r.dev] = append(f.byDev[r.dev], r)
+	f.index(r)
 	n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(r) })
 	return true
 }
@@ -211,6 +270,7 @@ func (n *Netns) drop6(r *route6) bool {
 	} else {
 		f.byDev[r.dev] = rs
 	}
+	f.unindex(r)
 	unlink6(r)
 	if r.dev.in6 != nil {
 		for _, a := range r.dev.in6.addrs {

@@ -158,8 +158,8 @@ func sameNexthop6(a, b *route6) bool { return a.dev == b.dev && a.gw == b.gw }
 // RTM_NEWROUTE of the new route (with its siblings).
 func (n *Netns) insert6(rt *route6, f nlFlags6, notify bool) error {
 	var same []*route6
-	for _, x := range n.sortedRoutes6() {
-		if x.table == rt.table && x.dst == rt.dst && x.metric == rt.metric {
+	for _, x := range n.fib6.node(rt.table, rt.dst) {
+		if x.metric == rt.metric {
 			same = append(same, x)
 		}
 	}
@@ -220,6 +220,7 @@ func (n *Netns) insert6(rt *route6, f nlFlags6, notify bool) error {
 	// linkdown.
 	rt.linkdown = !rt.dev.carrier
 	f6.byDev[rt.dev] = append(f6.byDev[rt.dev], rt)
+	f6.index(rt)
 	if notify {
 		n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(rt) })
 	}
@@ -401,16 +402,30 @@ func (n *Netns) checkNH6(gw netip.Addr, dev *Device, table uint32) (*Device, err
 // addr (with oif, the longest that has a route through it: rt6_score_route
 // fails the others), its route of the lowest metric; nil for none.
 func (n *Netns) lookup6(addr netip.Addr, table uint32, oif *Device) *route6 {
-	var best *route6
-	for _, r := range n.sortedRoutes6() {
-		if r.table != table || !r.dst.Contains(addr) || (oif != nil && r.dev != oif) {
+	if !addr.IsValid() || addr.Zone() != "" {
+		return nil // netip.Prefix.Contains holds neither
+	}
+	// The prefixes holding addr, longest first; a node's first route
+	// that passes the oif test has the lowest metric of those that do.
+	lens := n.fib6.lens[table]
+	if lens == nil {
+		return nil
+	}
+	for bits := addr.BitLen(); bits >= 0; bits-- {
+		if lens[bits] == 0 {
 			continue
 		}
-		if best == nil || r.dst.Bits() > best.dst.Bits() || (r.dst.Bits() == best.dst.Bits() && r.metric < best.metric) {
-			best = r
+		p, err := addr.Prefix(bits)
+		if err != nil {
+			return nil
+		}
+		for _, r := range n.fib6.node(table, p) {
+			if oif == nil || r.dev == oif {
+				return r
+			}
 		}
 	}
-	return best
+	return nil
 }
 
 // route6Del is ip6_route_del: the table (ESRCH when it has none), the
@@ -433,9 +448,8 @@ func (n *Netns) route6Del(r rtnl.Route) error {
 		}
 	}
 	dst := r.Dst.Masked()
-	for _, x := range n.sortedRoutes6() {
+	for _, x := range n.fib6.node(table, dst) {
 		switch {
-		case x.table != table || x.dst != dst:
 		case dev != nil && x.dev != dev:
 		case r.Via.IsValid() && x.gw != r.Via:
 		case r.Metric != nil && *r.Metric != 0 && *r.Metric != x.metric:
