@@ -212,9 +212,11 @@ func (r *route6) protocol() uint8 {
 }
 
 // del6 is fib6_del with its RTM_DELROUTE (a sibling leaves its list
-// first: the message has it alone).
+// first: the message has it alone; 6.18 sends one that expires without
+// its expiry).
 func (n *Netns) del6(r *route6) {
 	if n.drop6(r) {
+		r.expires = 0
 		n.send6("RTM_DELROUTE", true, func() any { return n.renderRoute6(r) })
 	}
 }

@@ -179,7 +179,8 @@ func (a *inet6Addr) expires() uint32 {
 // dynamic (modify_prefix_route sets the route's expiry to the clock_t
 // count as if it were a time in jiffies, long past: 6.18 shows it
 // negative, and the route goes at a garbage collection), and nodad given
-// to a tentative address (its DAD under way).
+// to a tentative address (its DAD under way), and making an address kept
+// over a down dynamic.
 func (n *Netns) modifyAddr6(d *Device, x *inet6Addr, a rtnl.Addr, lft *lifetimes6) error {
 	flags := lftFlags6(lft)
 	if a.NoDAD {
@@ -202,6 +203,11 @@ func (n *Netns) modifyAddr6(d *Device, x *inet6Addr, a rtnl.Addr, lft *lifetimes
 	}
 	if a.NoDAD && x.flags&uapi.IFA_F_TENTATIVE != 0 {
 		return fmt.Errorf("%w: nodad given to a tentative IPv6 address", ErrNotModelled)
+	}
+	if x.predad && flags&uapi.IFA_F_PERMANENT == 0 {
+		// addrconf_permanent_addr passes it over at up, and its DAD never
+		// starts: it stays tentative, which the kernel target cannot wait out.
+		return fmt.Errorf("%w: an IPv6 address kept over a down made dynamic", ErrNotModelled)
 	}
 	x.flags = x.flags&^(uapi.IFA_F_DEPRECATED|uapi.IFA_F_PERMANENT|uapi.IFA_F_NODAD|uapi.IFA_F_HOMEADDRESS|
 		uapi.IFA_F_MANAGETEMPADDR|uapi.IFA_F_NOPREFIXROUTE) | flags
