@@ -138,14 +138,21 @@ func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 
 // prefixRoute6 is addrconf_prefix_route for a user address: its prefix in
 // the main table at its metric (256 when 0), through an up device, unless
-// noprefixroute; it expires with a finite valid_lft (RTF_EXPIRES). One
-// that is there already and expires takes the new expiry (add6).
+// noprefixroute; it expires with a finite valid_lft (RTF_EXPIRES) but
+// through the loopback. One that is there already and expires takes the
+// new expiry (add6).
 func (n *Netns) prefixRoute6(d *Device, a *inet6Addr) {
 	if a.flags&uapi.IFA_F_NOPREFIXROUTE != 0 || !d.Up() {
 		return
 	}
 	pfx, _ := a.addr.Prefix(a.plen)
-	n.add6(&route6{table: uapi.RT_TABLE_MAIN, dst: pfx, typ: uapi.RTN_UNICAST, dev: d, metric: prio6(a.metric), expires: a.expires()})
+	expires := a.expires()
+	if d.flags&uapi.IFF_LOOPBACK != 0 {
+		// ip6_route_info_create: a route through the loopback becomes
+		// a reject route, its flags set anew, RTF_EXPIRES lost.
+		expires = 0
+	}
+	n.add6(&route6{table: uapi.RT_TABLE_MAIN, dst: pfx, typ: uapi.RTN_UNICAST, dev: d, metric: prio6(a.metric), expires: expires})
 }
 
 // prio6 is the metric of an address's prefix route: its own, 256 when 0.
