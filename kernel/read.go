@@ -320,6 +320,9 @@ func renderAddr(a addrMsg) rtnl.AddrInfo {
 	return out
 }
 
+// userHZ is USER_HZ, the unit of rta_expires (get_user_hz).
+const userHZ = 100
+
 // renderRoute builds one `ip -j route show table all` object, as
 // print_route does; ok is false for routes ip would not show.
 func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
@@ -377,6 +380,14 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	}
 	if f, ok := r.attrs.u32(unix.RTA_FLOW); ok {
 		out.Flow = rtnl.FlowOf(f)
+	}
+	// print_rta_cacheinfo: rta_expires (an s32 of USER_HZ ticks, at
+	// offset 8) in whole seconds, when not 0.
+	if ci, ok := r.attrs[unix.RTA_CACHEINFO]; ok && len(ci) >= 12 {
+		if e := int32(nativeEndian.Uint32(ci[8:12])); e != 0 {
+			s := int(e / userHZ)
+			out.Expires = &s
+		}
 	}
 	if b, ok := r.attrs[unix.RTA_METRICS]; ok {
 		out.Metrics = metricsOf(b)

@@ -16,10 +16,13 @@ import (
 
 // addrGenBranches are the branches of the addresses generator
 // (gen_addrs_test.go) that TestAddrScriptGenTakesEveryBranch wants taken:
-// the keep_addr_on_down lines and prologues.
+// the keep_addr_on_down lines and prologues, the IPv6 replace and change
+// lines and the dynamic addresses' lines.
 var addrGenBranches = []string{
 	"keep all", "keep default", "keep device", "keep 0", "keep below 0", "keep above 0",
 	"keep prologue default", "keep prologue all", "keep: down", "keep: up", "keep: del",
+	"addr6 permanent replace", "addr6 permanent change", "addr6 permanent noprefixroute", "addr6 permanent preferred_lft",
+	"addr6 dynamic add", "addr6 dynamic replace", "addr6 dynamic change", "addr6 dynamic del", "addr6 deprecated",
 }
 
 // addrKeepOutcomes are what the scripts must make keep_addr_on_down do
@@ -30,12 +33,22 @@ var addrKeepOutcomes = []string{
 	"kept over a down", "kept nodad over a down", "kept announced at up", "kept deleted with its device",
 }
 
+// addrLftOutcomes are what the scripts must make IPv6 lifetimes and
+// modifies do on the model: a prefix route that expires, a deprecated
+// address, a replace or change of an address the device has announced,
+// one that moves its prefix route to a new metric, and a dynamic
+// address's delete that leaves its expiring prefix route.
+var addrLftOutcomes = []string{
+	"expiring prefix route", "deprecated address", "modify announced", "modify moves the prefix route",
+	"expiring route left by a delete",
+}
+
 // TestAddrScriptGenTakesEveryBranch draws the scripts of
 // TestSimAddrsRoutesMatchKernel's run (its seed, RTNLSIM_SEED, and
 // RTNLSIM_SIM_ADDRS_BATCHES batches, drawn as the property draws them)
 // and requires every branch of addrGenBranches taken, and every outcome
-// of addrKeepOutcomes reached when the IPv6 scripts among them run on
-// the model. No kernel needed.
+// of addrKeepOutcomes and addrLftOutcomes reached when the IPv6 scripts
+// among them run on the model. No kernel needed.
 func TestAddrScriptGenTakesEveryBranch(t *testing.T) {
 	branchHits = map[string]int{}
 	defer func() { branchHits = nil }()
@@ -76,7 +89,7 @@ func TestAddrScriptGenTakesEveryBranch(t *testing.T) {
 			t.Errorf("branch %q taken but not in addrGenBranches", b)
 		}
 	}
-	for _, o := range addrKeepOutcomes {
+	for _, o := range append(slices.Clone(addrKeepOutcomes), addrLftOutcomes...) {
 		if outcomes[o] == 0 {
 			t.Errorf("no script of %d (%d with IPv6 on) reached %q", len(scripts), ipv6, o)
 		}
@@ -123,6 +136,7 @@ func keepOutcomes(t *testing.T, reqs []rtnl.Request, outcomes map[string]int) {
 		if err != nil {
 			continue
 		}
+		lftOutcomes(t, tg, r, mine, seen)
 		switch op := r.Op.(type) {
 		case rtnl.LinkSet:
 			switch {
@@ -156,5 +170,53 @@ func keepOutcomes(t *testing.T, reqs []rtnl.Request, outcomes map[string]int) {
 	}
 	for o := range seen {
 		outcomes[o]++
+	}
+}
+
+// lftOutcomes counts the addrLftOutcomes that request r, which the model
+// took, reached; evs are its notifications.
+func lftOutcomes(t *testing.T, tg *sim.Target, r rtnl.Request, evs []rtnl.Event, seen map[string]bool) {
+	t.Helper()
+	st, err := tg.State(context.Background(), rtnl.Show{Addrs: true, Routes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expiring := map[string]bool{}
+	for _, rt := range st.Routes {
+		if rt.Expires != nil {
+			seen["expiring prefix route"] = true
+			expiring[rt.Dst] = true
+		}
+	}
+	for _, la := range st.Addrs {
+		for _, a := range la.AddrInfo {
+			if a.Family == "inet6" && a.Deprecated {
+				seen["deprecated address"] = true
+			}
+		}
+	}
+	count := func(typ string, tentative bool) (n int) {
+		for _, e := range evs {
+			if a, ok := e.Object.(rtnl.AddrEvent); e.Type == typ && ok && a.Tentative == tentative {
+				n++
+			}
+			if _, ok := e.Object.(rtnl.RouteEntry); e.Type == typ && ok {
+				n++
+			}
+		}
+		return n
+	}
+	switch op := r.Op.(type) {
+	case rtnl.AddrAdd:
+		if op.Mode != rtnl.AddrModeAdd && op.Addr.Prefix.Addr().Is6() && count("RTM_NEWADDR", false) == 1 && count("RTM_NEWADDR", true) == 0 {
+			seen["modify announced"] = true
+			if count("RTM_DELROUTE", false) > 0 && count("RTM_NEWROUTE", false) > 0 {
+				seen["modify moves the prefix route"] = true
+			}
+		}
+	case rtnl.AddrDel:
+		if p := op.Addr.Prefix; p.Addr().Is6() && expiring[p.Masked().String()] {
+			seen["expiring route left by a delete"] = true
+		}
 	}
 }

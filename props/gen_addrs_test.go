@@ -96,16 +96,42 @@ func arAddrLine(r *rand.Rand, verb string, bridged bool) string {
 
 // arAddr6Line makes an IPv6 addr add or del line: two prefixes of
 // 2001:db8::/32 at /64, a /48 that holds one of them, /128s, link-local
-// addresses; nodad, noprefixroute and metric at times.
+// addresses, and 2001:db8:2::3 beside the dynamic ones of arAddr6LftLine;
+// nodad, noprefixroute and metric at times. Its addresses stay permanent:
+// one line in five replaces or changes one (a new metric, noprefixroute,
+// a finite preferred_lft).
 func arAddr6Line(r *rand.Rand, bridged bool) string {
-	dev := pick(r, []string{"i0", "i0", "i0", "i1", "i1", "lo", "nope"})
-	if bridged {
-		dev = pick(r, []string{"i0", "i0", "i1", "br0", "v0", "lo"})
-	}
+	dev := arDev6(r, bridged)
 	addr := pick(r, []string{"2001:db8::", "2001:db8::", "2001:db8:1::", "fe80::"}) + pick(r, []string{"1", "1", "2", "3"})
 	plen := pick(r, []string{"64", "64", "64", "48", "128"})
+	if r.IntN(8) == 0 {
+		addr, plen = "2001:db8:2::3", pick(r, []string{"64", "64", "128"})
+	}
 	if r.IntN(4) == 0 {
 		return fmt.Sprintf("addr del %s/%s dev %s", addr, plen, dev)
+	}
+	if r.IntN(4) == 0 {
+		// No nodad: given to a tentative address (kept over a down) it
+		// is not modelled.
+		verb := pick(r, []string{"replace", "change"})
+		hit("addr6 permanent " + verb)
+		if r.IntN(2) == 0 {
+			// the address the add lines give most
+			addr, plen, dev = "2001:db8::1", "64", "i0"
+		}
+		var opts string
+		switch r.IntN(5) {
+		case 0:
+			opts += " noprefixroute"
+			hit("addr6 permanent noprefixroute")
+		case 1:
+			opts += pick(r, []string{" preferred_lft 900", " valid_lft forever preferred_lft 0"})
+			hit("addr6 permanent preferred_lft")
+		}
+		if r.IntN(2) == 0 {
+			opts += " metric " + pick(r, []string{"100", "1024", "0"})
+		}
+		return fmt.Sprintf("addr %s %s/%s dev %s%s", verb, addr, plen, dev, opts)
 	}
 	var opts string
 	if r.IntN(5) == 0 {
@@ -118,6 +144,46 @@ func arAddr6Line(r *rand.Rand, bridged bool) string {
 		opts += " metric " + pick(r, []string{"100", "1024"})
 	}
 	return fmt.Sprintf("addr add %s/%s dev %s%s", addr, plen, dev, opts)
+}
+
+// arDev6 is the device of an IPv6 address line.
+func arDev6(r *rand.Rand, bridged bool) string {
+	if bridged {
+		return pick(r, []string{"i0", "i0", "i1", "br0", "v0", "lo"})
+	}
+	return pick(r, []string{"i0", "i0", "i0", "i1", "i1", "lo", "nope"})
+}
+
+// arAddr6LftLine makes an add, replace, change or del line of a dynamic
+// IPv6 address, 2001:db8:2::1 or ::2: a finite valid_lft always (these
+// addresses are never permanent, so that no line makes one with a prefix
+// route dynamic, which is not modelled), a preferred_lft of 0 at times
+// (deprecated), a metric or noprefixroute at times; lifetimes long enough
+// not to run out in a run.
+func arAddr6LftLine(r *rand.Rand, bridged bool) string {
+	dev := pick(r, []string{"i0", "i0", "i0", "i1", "lo"})
+	if bridged {
+		dev = pick(r, []string{"i0", "i0", "i1", "br0", "v0"})
+	}
+	addr := pick(r, []string{"2001:db8:2::1", "2001:db8:2::1", "2001:db8:2::2"}) + "/" + pick(r, []string{"64", "64", "64", "128"})
+	verb := pick(r, []string{"add", "add", "replace", "change", "del"})
+	hit("addr6 dynamic " + verb)
+	if verb == "del" {
+		return fmt.Sprintf("addr del %s dev %s", addr, dev)
+	}
+	valid := pick(r, []string{"600", "1800", "3600"})
+	pref := pick(r, []string{"0", "600", valid})
+	if pref == "0" {
+		hit("addr6 deprecated")
+	}
+	opts := fmt.Sprintf(" valid_lft %s preferred_lft %s", valid, pref)
+	if r.IntN(4) == 0 {
+		opts += " metric " + pick(r, []string{"100", "1024"})
+	}
+	if r.IntN(6) == 0 {
+		opts += " noprefixroute"
+	}
+	return fmt.Sprintf("addr %s %s dev %s%s", verb, addr, dev, opts)
 }
 
 // arRoute6Line makes an IPv6 route line: add, replace, change, append or
@@ -314,6 +380,9 @@ func arLine(r *rand.Rand, bridged, ipv6 bool) string {
 	}
 	if ipv6 && r.IntN(6) == 0 {
 		return arAddr6Line(r, bridged)
+	}
+	if ipv6 && r.IntN(7) == 0 {
+		return arAddr6LftLine(r, bridged)
 	}
 	if ipv6 && r.IntN(6) == 0 {
 		return arRoute6Line(r)

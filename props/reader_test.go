@@ -28,15 +28,16 @@ import (
 // The fixed scripts of readerScripts run first: they hold the reader to
 // what the generated ones do not make, route "tos" (a number and the
 // rt_dsfield names), a device whose txqlen is 0 (for which ip leaves
-// "txqlen" out), and routes with onlink, "flow" (realms, rt_realms'
-// cosmos) and "metrics" (an MTU, locked or not, clamped, of 0).
+// "txqlen" out), routes with onlink, "flow" (realms, rt_realms'
+// cosmos) and "metrics" (an MTU, locked or not, clamped, of 0), and
+// IPv6 prefix routes with "expires" (addresses with a finite valid_lft).
 //
 // Fields iproute2 can print that rtnlsim leaves out, none of which the
 // generated scripts (nor any script of rtnlsim's language) produce:
 // "link": null (IFLA_LINK 0), "link_netnsid" (a peer in another namespace),
 // "altnames", "permaddr", "proto_down", "link_pointtopoint", address
 // "deleted"; route "nhid", "encap", "from", "via" (RTA_VIA),
-// "expires", "error", metrics but "mtu", "nexthops", "mark", a nexthop's
+// "error", metrics but "mtu", "nexthops", "mark", a nexthop's
 // "flow", "uid", "iif", "ttl-propogate", "cache". If one ever appeared,
 // this test would fail.
 //
@@ -110,6 +111,13 @@ route add 10.1.0.0/16 nhid 10 table 100 metric 5
 route add 10.2.0.0/16 nhid 11
 route add 10.3.0.0/16 nhid 12
 route add 10.4.0.0/16 nhid 2 proto static`,
+	// IPv6 addresses with lifetimes: dynamic, deprecated, permanent with
+	// a finite preferred_lft; their prefix routes expire or not.
+	`link add d0 type ifb
+link set d0 up
+addr add 2001:db8::1/64 dev d0 valid_lft 3600 preferred_lft 1800
+addr add 2001:db8:1::1/64 dev d0 valid_lft 7200 preferred_lft 0 metric 50
+addr add 2001:db8:2::1/64 dev d0 preferred_lft 900`,
 }
 
 func readerCase(src string, seen map[string]int) string {

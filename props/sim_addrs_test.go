@@ -35,8 +35,9 @@ import (
 // proto, scope) and addr and route flushes run on a fresh kernel target,
 // then on a fresh sim target (internal/differ.Run). One script in two
 // keeps IPv6 on (differ.What.IPv6, DAD probes off), with user IPv6
-// addresses too (add and del: global and link-local, /48, /64 and /128,
-// nodad, noprefixroute, metric, on up and down devices) and user IPv6
+// addresses too (add, replace, change and del: global and link-local,
+// /48, /64 and /128, nodad, noprefixroute, metric, lifetimes, on up and
+// down devices) and user IPv6
 // routes (add and del: through a device, via link-local and global
 // gateways, blackhole and unreachable, metric, table, proto): then UP devices have
 // their link-local addresses and IPv6 routes on both sides (lo's ::1;

@@ -92,7 +92,10 @@ type RouteEntry struct {
 	Metric   *uint32  `json:"metric,omitempty"`
 	Flags    []string `json:"flags"`
 	// Flow is RTA_FLOW, the realms; Metrics RTA_METRICS, one object.
-	Flow    *RouteFlow     `json:"flow,omitempty"`
+	Flow *RouteFlow `json:"flow,omitempty"`
+	// Expires is an IPv6 route's RTA_CACHEINFO rta_expires in seconds
+	// (the prefix route of an address with a finite valid_lft).
+	Expires *int           `json:"expires,omitempty"`
 	Metrics []RouteMetrics `json:"metrics,omitempty"`
 	// Nexthops are RTA_MULTIPATH's, for a route of two or more.
 	Nexthops []NexthopEntry `json:"nexthops,omitempty"`

@@ -194,6 +194,9 @@ func RouteText(r RouteEntry) string {
 			add("realm", r.Flow.To)
 		}
 	}
+	if r.Expires != nil {
+		add("expires", fmt.Sprintf("%dsec", *r.Expires))
+	}
 	var metrics []string
 	for _, m := range r.Metrics {
 		metrics = append(metrics, "mtu")

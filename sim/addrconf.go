@@ -58,6 +58,21 @@ type inet6Addr struct {
 	// local is the address's local route (ifp->rt) once it is in the
 	// FIB: when DAD completes.
 	local *route6
+	// lft is the address's valid and preferred lifetimes as set (nil:
+	// forever). They do not run down: the model keeps no clock.
+	lft *lifetimes6
+}
+
+// lifetimes6 is an address's valid_lft and prefered_lft in seconds,
+// foreverLft for infinity.
+type lifetimes6 struct{ valid, pref uint32 }
+
+// lifetimes is the address's valid and preferred lifetimes.
+func (a *inet6Addr) lifetimes() (valid, pref uint32) {
+	if a.lft == nil {
+		return foreverLft, foreverLft
+	}
+	return a.lft.valid, a.lft.pref
 }
 
 // route6 is a fib6_info: of the kernel's own making, or the user's
@@ -79,6 +94,9 @@ type route6 struct {
 	weight int
 	dead   bool
 	sibs   *sibs6
+	// expires is the seconds a prefix route of an address with a finite
+	// valid_lft has left (RTF_EXPIRES), 0 for none; it does not run down.
+	expires uint32
 }
 
 // sibs6 is a fib6_siblings list in list order, which is also the order
@@ -222,6 +240,11 @@ func (n *Netns) add6(r *route6) bool {
 	f := &n.fib6
 	for _, x := range f.node(r.table, r.dst) {
 		if x.dev == r.dev && x.metric == r.metric && x.gw == r.gw {
+			// fib6_add_rt2node: a duplicate that expires takes the new
+			// route's expiry (none: it no longer expires), silently.
+			if x.expires != 0 {
+				x.expires = r.expires
+			}
 			return false
 		}
 	}
@@ -248,9 +271,11 @@ func (r *route6) protocol() uint8 {
 }
 
 // del6 is fib6_del with its RTM_DELROUTE (a sibling leaves its list
-// first: the message has it alone).
+// first: the message has it alone; 6.18 sends one that expires without
+// its expiry).
 func (n *Netns) del6(r *route6) {
 	if n.drop6(r) {
+		r.expires = 0
 		n.send6("RTM_DELROUTE", true, func() any { return n.renderRoute6(r) })
 	}
 }
@@ -351,6 +376,10 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	}
 	m := r.metric
 	out.Metric = &m
+	if r.expires != 0 {
+		e := int(r.expires)
+		out.Expires = &e
+	}
 	return out
 }
 
@@ -361,8 +390,10 @@ func renderInet6Addr(a *inet6Addr) rtnl.AddrInfo {
 		out.Metric = &m
 	}
 	out.SetFlags(uapi.AF_INET6, a.flags)
-	forever := uint32(0xffffffff)
-	out.ValidLife, out.PreferredLife = &forever, &forever
+	// inet6_fill_ifaddr: what was set (an address permanent with a
+	// finite preferred_lft shows it beside a valid one of forever).
+	valid, pref := a.lifetimes()
+	out.ValidLife, out.PreferredLife = &valid, &pref
 	return out
 }
 
@@ -665,26 +696,53 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 	if a.local != nil {
 		n.del6(a.local)
 	}
-	// check_cleanup_prefix_route: none for a noprefixroute address, nor
-	// while another address of the same prefix and length is left.
-	if a.flags&uapi.IFA_F_NOPREFIXROUTE != 0 {
-		return
+	// ipv6_del_addr: only a permanent address with a prefix route
+	// cleans it up; a dynamic one's stays, to expire.
+	if a.flags&uapi.IFA_F_PERMANENT != 0 && a.flags&uapi.IFA_F_NOPREFIXROUTE == 0 {
+		n.cleanupPrefixRoute6(d, a)
 	}
+}
+
+// cleanupPrefixRoute6 is check_cleanup_prefix_route and
+// cleanup_prefix_route for a, no longer (or no longer with a prefix
+// route) on d: nothing while another address of the same prefix and
+// length is permanent or noprefixroute; else, when some are left (all
+// dynamic), the prefix route expires with the longest valid_lft of them
+// unless it expires already; else it goes.
+func (n *Netns) cleanupPrefixRoute6(d *Device, a *inet6Addr) {
 	pfx := netip.PrefixFrom(a.addr, a.plen).Masked()
+	others := false
+	var expires uint32
 	for _, x := range d.in6.addrs {
-		if x.plen == a.plen && netip.PrefixFrom(x.addr, a.plen).Masked() == pfx {
+		if x == a || x.plen != a.plen || netip.PrefixFrom(x.addr, a.plen).Masked() != pfx {
+			continue
+		}
+		if x.flags&(uapi.IFA_F_PERMANENT|uapi.IFA_F_NOPREFIXROUTE) != 0 {
 			return
 		}
+		valid, _ := x.lifetimes()
+		others, expires = true, max(expires, valid)
 	}
-	// addrconf_get_prefix_route: the node's first route through the
-	// device without a gateway, whatever its metric (the lowest) or type
-	// (a user's reject route on lo too).
+	r := n.prefixRouteOf6(d, pfx)
+	switch {
+	case r == nil:
+	case !others:
+		n.del6(r)
+	case r.expires == 0:
+		r.expires = expires
+	}
+}
+
+// prefixRouteOf6 is addrconf_get_prefix_route: the node's first route
+// through the device without a gateway, whatever its metric (the lowest)
+// or type (a user's reject route on lo too); nil for none.
+func (n *Netns) prefixRouteOf6(d *Device, pfx netip.Prefix) *route6 {
 	for _, r := range n.devRoutes6(d) {
 		if r.table == uapi.RT_TABLE_MAIN && r.dst == pfx && !r.gw.IsValid() {
-			n.del6(r)
-			return
+			return r
 		}
 	}
+	return nil
 }
 
 // flushMatch6 is `ip route flush`'s filter over the IPv6 routes the dump

@@ -11,28 +11,71 @@ import (
 	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
-// IPv6 addresses of the user: `addr add|del ADDR/LEN dev X [nodad]
-// [noprefixroute] [metric N]`, read in Linux ~6.17 net/ipv6/addrconf.c
-// (inet6_rtm_newaddr, inet6_addr_add, addrconf_add_dev, ipv6_add_addr,
-// addrconf_prefix_route, addrconf_dad_begin, addrconf_dad_stop,
+// IPv6 addresses of the user: `addr add|change|replace|del ADDR/LEN dev X
+// [nodad] [noprefixroute] [metric N] [valid_lft N] [preferred_lft N]`,
+// read in Linux ~6.17 net/ipv6/addrconf.c
+// (inet6_rtm_newaddr, inet6_addr_add, inet6_addr_modify, addrconf_add_dev,
+// ipv6_add_addr, addrconf_prefix_route, modify_prefix_route,
+// check_cleanup_prefix_route, addrconf_dad_begin, addrconf_dad_stop,
 // fixup_permanent_addr, inet6_addr_del, ipv6_del_addr) and checked on
 // 6.18 (props/TestSimAddrsRoutesMatchKernel and the ipv6-user-addr-*
-// regression scripts). Addresses
-// with lifetimes, and replacing one that exists, are not modelled.
+// regression scripts). Lifetimes do not run down (the model keeps no
+// clock): those that could run out in a run are not modelled.
 
-// errIPv6ReplaceNotModelled refuses `addr replace|change` of an IPv6
-// address the device has (inet6_addr_modify).
-var errIPv6ReplaceNotModelled = fmt.Errorf("%w: replacing an IPv6 address the device has", ErrNotModelled)
+// minLft6 is the shortest finite lifetime modelled (but a preferred_lft
+// of 0): a shorter one could run out while a script runs, which the
+// model, without a clock, cannot follow. The differ takes lifetimes this
+// far below the model's as equal.
+const minLft6 = 120
+
+// addrLifetimes6 is inet6_rtm_newaddr's reading of IFA_CACHEINFO: forever
+// for a lifetime not given (iproute2 has refused a valid_lft of 0 and a
+// preferred_lft above it); nil for forever and forever.
+func addrLifetimes6(a rtnl.Addr) (*lifetimes6, error) {
+	l := lifetimes6{foreverLft, foreverLft}
+	if a.ValidLft != nil {
+		l.valid = *a.ValidLft
+	}
+	if a.PreferredLft != nil {
+		l.pref = *a.PreferredLft
+	}
+	if (l.valid != foreverLft && l.valid < minLft6) || (l.pref != foreverLft && l.pref != 0 && l.pref < minLft6) {
+		return nil, fmt.Errorf("%w: an IPv6 lifetime below %d s (it could run out in a run)", ErrNotModelled, minLft6)
+	}
+	if l.valid == foreverLft && l.pref == foreverLft {
+		return nil, nil
+	}
+	return &l, nil
+}
+
+// lftFlags6 is the flags inet6_rtm_newaddr derives from the lifetimes:
+// permanent for a valid_lft of forever, deprecated for a preferred_lft
+// of 0.
+func lftFlags6(l *lifetimes6) uint32 {
+	if l == nil {
+		return uapi.IFA_F_PERMANENT
+	}
+	var f uint32
+	if l.valid == foreverLft {
+		f |= uapi.IFA_F_PERMANENT
+	}
+	if l.pref == 0 {
+		f |= uapi.IFA_F_DEPRECATED
+	}
+	return f
+}
 
 // addrAdd6 is inet6_rtm_newaddr for a user address: ENODEV, EINVAL (no
 // inet6_dev: an mtu below 1280), EEXIST for an address the device has
-// (under add; replace and change of one are not modelled), EACCES with
+// under add (replace and change modify it: modifyAddr6), EACCES with
 // disable_ipv6; then inet6_addr_add: the multicast route (addrconf_add_dev),
-// the address (tentative unless nodad), its prefix route unless
-// noprefixroute, RTM_NEWADDR of the tentative address, and DAD queued.
+// the address (tentative unless nodad; dynamic with a finite valid_lft,
+// deprecated with a preferred_lft of 0), its prefix route unless
+// noprefixroute (expiring with a finite valid_lft), RTM_NEWADDR of the
+// tentative address, and DAD queued.
 // Routes through a device that is down fail (fib6_nh_init's ENETDOWN) and
-// are skipped silently; the prefix route comes when it goes up
-// (fixupPermanent).
+// are skipped silently; a permanent address's prefix route comes when it
+// goes up (fixupPermanent), a dynamic one's never.
 func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 	a := op.Addr
 	if !a.Prefix.Addr().Is6() {
@@ -41,8 +84,9 @@ func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 	if a.Peer.IsValid() {
 		return fmt.Errorf("%w: an IPv6 address with a peer", ErrNotModelled)
 	}
-	if (a.ValidLft != nil && *a.ValidLft != foreverLft) || (a.PreferredLft != nil && *a.PreferredLft != foreverLft) {
-		return fmt.Errorf("%w: an IPv6 address with finite lifetimes", ErrNotModelled)
+	lft, err := addrLifetimes6(a)
+	if err != nil {
+		return err
 	}
 	d := n.ByName(a.Dev)
 	if d == nil {
@@ -57,7 +101,7 @@ func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 			if op.Mode == rtnl.AddrModeAdd {
 				return rtnl.Errf(uapi.EEXIST, "ipv6: address already assigned")
 			}
-			return errIPv6ReplaceNotModelled
+			return n.modifyAddr6(d, x, a, lft)
 		}
 	}
 	if d.v6Off {
@@ -71,7 +115,7 @@ func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 	if addr.IsUnspecified() || addr.IsMulticast() || (addr.IsLoopback() && d.flags&uapi.IFF_LOOPBACK == 0) {
 		return rtnl.Errf(uapi.EADDRNOTAVAIL, "")
 	}
-	ia := &inet6Addr{addr: addr, plen: a.Prefix.Bits(), scope: scope6(addr), flags: uapi.IFA_F_PERMANENT, user: true}
+	ia := &inet6Addr{addr: addr, plen: a.Prefix.Bits(), scope: scope6(addr), flags: lftFlags6(lft), user: true, lft: lft}
 	if a.NoDAD {
 		ia.flags |= uapi.IFA_F_NODAD
 	} else {
@@ -94,21 +138,108 @@ func (n *Netns) addrAdd6(op rtnl.AddrAdd) error {
 
 // prefixRoute6 is addrconf_prefix_route for a user address: its prefix in
 // the main table at its metric (256 when 0), through an up device, unless
-// noprefixroute.
+// noprefixroute; it expires with a finite valid_lft (RTF_EXPIRES) but
+// through the loopback. One that is there already and expires takes the
+// new expiry (add6).
 func (n *Netns) prefixRoute6(d *Device, a *inet6Addr) {
 	if a.flags&uapi.IFA_F_NOPREFIXROUTE != 0 || !d.Up() {
 		return
 	}
-	metric := a.metric
-	if metric == 0 {
-		metric = ip6RtPrioAddrconf
-	}
 	pfx, _ := a.addr.Prefix(a.plen)
-	n.add6(&route6{table: uapi.RT_TABLE_MAIN, dst: pfx, typ: uapi.RTN_UNICAST, dev: d, metric: metric})
+	expires := a.expires()
+	if d.flags&uapi.IFF_LOOPBACK != 0 {
+		// ip6_route_info_create: a route through the loopback becomes
+		// a reject route, its flags set anew, RTF_EXPIRES lost.
+		expires = 0
+	}
+	n.add6(&route6{table: uapi.RT_TABLE_MAIN, dst: pfx, typ: uapi.RTN_UNICAST, dev: d, metric: prio6(a.metric), expires: expires})
+}
+
+// prio6 is the metric of an address's prefix route: its own, 256 when 0.
+func prio6(metric uint32) uint32 {
+	if metric == 0 {
+		return ip6RtPrioAddrconf
+	}
+	return metric
+}
+
+// expires is the expiry the address's prefix route gets: the valid_lft
+// when finite, else none.
+func (a *inet6Addr) expires() uint32 {
+	if valid, _ := a.lifetimes(); valid != foreverLft {
+		return valid
+	}
+	return 0
+}
+
+// modifyAddr6 is inet6_addr_modify for replace and change of an address
+// the device has: its nodad, noprefixroute, permanent and deprecated
+// flags and its lifetimes are the request's (tentative stays), its
+// metric the request's when given and not 0; RTM_NEWADDR unless it is
+// tentative. Then its prefix route: one it had (permanent, not
+// noprefixroute) moves to a new metric (modify_prefix_route deletes and
+// adds) or stops expiring; one it did not have is added (one there that
+// expires takes the new expiry); with noprefixroute, one it had is
+// cleaned up as at a delete.
+//
+// Not modelled: making an address with its prefix route at its metric
+// dynamic (modify_prefix_route sets the route's expiry to the clock_t
+// count as if it were a time in jiffies, long past: 6.18 shows it
+// negative, and the route goes at a garbage collection), and nodad given
+// to a tentative address (its DAD under way), and making an address kept
+// over a down dynamic.
+func (n *Netns) modifyAddr6(d *Device, x *inet6Addr, a rtnl.Addr, lft *lifetimes6) error {
+	flags := lftFlags6(lft)
+	if a.NoDAD {
+		flags |= uapi.IFA_F_NODAD
+	}
+	if a.NoPrefixRoute {
+		flags |= uapi.IFA_F_NOPREFIXROUTE
+	}
+	had := x.flags&uapi.IFA_F_PERMANENT != 0 && x.flags&uapi.IFA_F_NOPREFIXROUTE == 0
+	metric := x.metric
+	if a.Metric != nil && *a.Metric != 0 {
+		metric = *a.Metric
+	}
+	var r *route6
+	if had && !a.NoPrefixRoute {
+		r = n.prefixRouteOf6(d, netip.PrefixFrom(x.addr, x.plen).Masked())
+		if r != nil && r.metric == prio6(metric) && flags&uapi.IFA_F_PERMANENT == 0 {
+			return fmt.Errorf("%w: an IPv6 address with its prefix route made dynamic", ErrNotModelled)
+		}
+	}
+	if a.NoDAD && x.flags&uapi.IFA_F_TENTATIVE != 0 {
+		return fmt.Errorf("%w: nodad given to a tentative IPv6 address", ErrNotModelled)
+	}
+	if x.predad && flags&uapi.IFA_F_PERMANENT == 0 {
+		// addrconf_permanent_addr passes it over at up, and its DAD never
+		// starts: it stays tentative, which the kernel target cannot wait out.
+		return fmt.Errorf("%w: an IPv6 address kept over a down made dynamic", ErrNotModelled)
+	}
+	x.flags = x.flags&^(uapi.IFA_F_DEPRECATED|uapi.IFA_F_PERMANENT|uapi.IFA_F_NODAD|uapi.IFA_F_HOMEADDRESS|
+		uapi.IFA_F_MANAGETEMPADDR|uapi.IFA_F_NOPREFIXROUTE) | flags
+	x.lft, x.metric = lft, metric
+	if x.flags&uapi.IFA_F_TENTATIVE == 0 {
+		n.addrEvent6("RTM_NEWADDR", true, d, x)
+	}
+	switch {
+	case a.NoPrefixRoute:
+		if had {
+			n.cleanupPrefixRoute6(d, x)
+		}
+	case r != nil && r.metric != prio6(metric):
+		n.del6(r)
+		n.prefixRoute6(d, x)
+	case r != nil:
+		r.expires = 0 // fib6_clean_expires: permanent still
+	default:
+		n.prefixRoute6(d, x)
+	}
+	return nil
 }
 
 // fixupPermanent is addrconf_permanent_addr at NETDEV_UP, ready or not:
-// each user address gets its prefix route back (fixup_permanent_addr),
+// each permanent user address gets its prefix route back (fixup_permanent_addr),
 // in addr_list order, and one kept over a down starts DAD again
 // (addrconf_dad_start), which announces it and puts its local route back
 // when it ends.
@@ -117,7 +248,7 @@ func (n *Netns) fixupPermanent(d *Device) {
 		return
 	}
 	for _, a := range d.in6.addrs {
-		if a.user {
+		if a.user && a.flags&uapi.IFA_F_PERMANENT != 0 {
 			n.prefixRoute6(d, a)
 			if a.predad {
 				a.predad = false

@@ -80,3 +80,24 @@ func TestAlignLifetimes(t *testing.T) {
 		t.Errorf("lifetimes far below or above the model's aligned: %d %d", *a.ValidLife, *a.PreferredLife)
 	}
 }
+
+func TestAlignRouteExpires(t *testing.T) {
+	e := func(v int) *int { return &v }
+	route := func(exp *int) rtnl.RouteEntry {
+		m := uint32(256)
+		return rtnl.RouteEntry{Family: 6, Dst: "2001:db8::/64", Dev: "i0", Metric: &m, Expires: exp}
+	}
+	s := &side{res: rtnl.Result{State: rtnl.State{Routes: []rtnl.RouteEntry{route(e(3600))}}}}
+	k := &side{res: rtnl.Result{State: rtnl.State{Routes: []rtnl.RouteEntry{route(e(3597))}}}}
+	alignLifetimes(s, k)
+	if got := *k.res.Routes[0].Expires; got != 3600 {
+		t.Errorf("expires 3 s below the model's not aligned: %d", got)
+	}
+	for _, kv := range []*int{e(3400), e(3601), nil} {
+		k = &side{res: rtnl.Result{State: rtnl.State{Routes: []rtnl.RouteEntry{route(kv)}}}}
+		alignLifetimes(s, k)
+		if got := k.res.Routes[0].Expires; (got == nil) != (kv == nil) || (got != nil && *got != *kv) {
+			t.Errorf("expires %v aligned to %v", kv, got)
+		}
+	}
+}

@@ -9,14 +9,17 @@ import "github.com/rtnlsim/rtnlsim/rtnl"
 // keeps no clock. Lifetimes the suites write differ by more.
 const lifetimeSlack = 120
 
-// alignLifetimes sets each finite lifetime of a kernel address to the
-// model's when it is at most lifetimeSlack seconds below it: in the
-// states (by device and address) and in the notifications (by position).
+// alignLifetimes sets each finite lifetime of a kernel address, and each
+// IPv6 route's expires, to the model's when it is at most lifetimeSlack
+// seconds below it: in the states (by device and address, by route) and
+// in the notifications (by position).
 func alignLifetimes(s, k *side) {
 	alignState := func(ss, ks *rtnl.State) {
 		alignAddrs(ss.Addrs, ks.Addrs)
+		alignRoutes(ss.Routes, ks.Routes)
 		for i := range min(len(ss.Netns), len(ks.Netns)) {
 			alignAddrs(ss.Netns[i].Addrs, ks.Netns[i].Addrs)
+			alignRoutes(ss.Netns[i].Routes, ks.Netns[i].Routes)
 		}
 	}
 	alignState(&s.res.State, &k.res.State)
@@ -35,7 +38,41 @@ func alignLifetimes(s, k *side) {
 			ka.AddrInfo = alignAddr(sa.AddrInfo, ka.AddrInfo)
 			k.res.Events[i].Object = ka
 		}
+		sr, ok1 := s.res.Events[i].Object.(rtnl.RouteEntry)
+		kr, ok2 := k.res.Events[i].Object.(rtnl.RouteEntry)
+		if ok1 && ok2 && sameRoute(sr, kr) {
+			kr.Expires = alignExpires(sr.Expires, kr.Expires)
+			k.res.Events[i].Object = kr
+		}
 	}
+}
+
+// alignRoutes aligns the expires of each kernel route to the model's
+// route of the same table, destination, device and metric.
+func alignRoutes(s, k []rtnl.RouteEntry) {
+	for i := range k {
+		for _, sr := range s {
+			if sameRoute(sr, k[i]) {
+				k[i].Expires = alignExpires(sr.Expires, k[i].Expires)
+				break
+			}
+		}
+	}
+}
+
+func sameRoute(s, k rtnl.RouteEntry) bool {
+	return s.Family == k.Family && s.Table == k.Table && s.Dst == k.Dst && s.Dev == k.Dev && s.Type == k.Type &&
+		(s.Metric == nil) == (k.Metric == nil) && (s.Metric == nil || *s.Metric == *k.Metric)
+}
+
+// alignExpires returns k, or s when k is at most lifetimeSlack seconds
+// below it.
+func alignExpires(s, k *int) *int {
+	if s == nil || k == nil || *k > *s || *s-*k > lifetimeSlack {
+		return k
+	}
+	v := *s
+	return &v
 }
 
 func alignAddrs(s, k []rtnl.LinkAddrs) {
