@@ -10,7 +10,7 @@ import (
 )
 
 // IPv6 routes of the user: `route add|del|replace|change|append|prepend
-// PREFIX [via GW] [dev X] [metric N] [table T] [proto P]`, the reject
+// PREFIX [via GW] [dev X] [nhid N] [metric N] [table T] [proto P]`, the reject
 // types (blackhole, unreachable, prohibit) and multipath (`nexthop`
 // groups: ECMP siblings), read in Linux ~6.17 net/ipv6/route.c
 // (ip6_route_add, ip6_route_multipath_add, ip6_route_multipath_del,
@@ -18,7 +18,7 @@ import (
 // ip6_route_check_nh, ip6_route_del) and ip6_fib.c (fib6_add_rt2node).
 // Not modelled: a source prefix, expiry, `pref`, routes through the
 // loopback that the kernel turns into reject routes, metrics other than
-// the priority, nexthop objects.
+// the priority. Routes with a nexthop object are in route6nh.go.
 
 // reject6 says whether a route type is one the kernel makes a reject
 // route of (RTF_REJECT).
