@@ -250,8 +250,8 @@ func (n *Netns) nexthopAdd(op rtnl.NexthopAdd) error {
 }
 
 // nhCreate6 is nh_create_ipv6, fib6_nh_init with the nexthop's device (lo
-// for a blackhole, which since Linux 6.18 is an ordinary path through lo)
-// and gateway, no table and no destination: the device needs an inet6_dev
+// for a blackhole, which 6.18 takes as an ordinary path through lo: only
+// RTF_REJECT makes a reject path) and gateway, no table and no destination: the device needs an inet6_dev
 // (ENODEV), the gateway passes ip6_validate_gw, IPv6 must be enabled on
 // the device (EACCES) and the device up (ENETDOWN). Its scope stays link.
 func (n *Netns) nhCreate6(nh *nexthop, dev *Device, o rtnl.NexthopObj) error {
