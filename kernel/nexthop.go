@@ -15,12 +15,15 @@ import (
 // u32 flags.
 const nhmsgLen = 8
 
-// nexthopModify is ipnh_modify for add and replace: nh_family AF_INET
-// for a gateway, a device or a blackhole, AF_UNSPEC for a group, as
-// iproute2 picks it.
+// nexthopModify is ipnh_modify for add and replace: nh_family AF_INET6
+// when the parser found it so, else AF_INET for a gateway, a device or a
+// blackhole, AF_UNSPEC for a group, as iproute2 picks it.
 func (t *Target) nexthopModify(op rtnl.NexthopAdd) error {
 	h := make([]byte, nhmsgLen)
-	if op.Group == nil {
+	switch {
+	case op.V6:
+		h[0] = unix.AF_INET6
+	case op.Via.IsValid() || op.Dev != "" || op.Blackhole:
 		h[0] = unix.AF_INET
 	}
 	if op.Onlink {

@@ -360,6 +360,7 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	if g, ok := r.attrs.addr(unix.RTA_GATEWAY); ok {
 		out.Gateway = g.String()
 	}
+	out.Via = viaOf(r.attrs)
 	if oif, ok := r.attrs.u32(unix.RTA_OIF); ok {
 		out.Dev = c.nameOf(oif)
 	}
@@ -415,6 +416,21 @@ func metricsOf(b []byte) []rtnl.RouteMetrics {
 	return []rtnl.RouteMetrics{{MTU: mtu, Lock: locked}}
 }
 
+// viaOf reads RTA_VIA (struct rtvia: the family, then the address) as
+// print_rta_via prints it; nil without one.
+func viaOf(at attrTable) *rtnl.RouteVia {
+	b, ok := at[unix.RTA_VIA]
+	if !ok || len(b) < 2 {
+		return nil
+	}
+	a, ok := netip.AddrFromSlice(b[2:])
+	if !ok {
+		return nil
+	}
+	fam := nativeEndian.Uint16(b[:2])
+	return &rtnl.RouteVia{Family: rtnl.FamilyName(int(fam)), Host: a.String()}
+}
+
 // nexthopsOf reads RTA_MULTIPATH (struct rtnexthop, each followed by its
 // attributes) as print_rta_multipath prints it: the gateway, the device,
 // the weight (rtnh_hops+1) and the nexthop's flags.
@@ -430,6 +446,7 @@ func nexthopsOf(b []byte, c linkCache) []rtnl.NexthopEntry {
 		if g, ok := at.addr(unix.RTA_GATEWAY); ok {
 			nh.Gateway = g.String()
 		}
+		nh.Via = viaOf(at)
 		if idx := nativeEndian.Uint32(b[4:8]); idx != 0 {
 			nh.Dev = c.nameOf(idx)
 		}

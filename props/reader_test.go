@@ -36,7 +36,7 @@ import (
 // generated scripts (nor any script of rtnlsim's language) produce:
 // "link": null (IFLA_LINK 0), "link_netnsid" (a peer in another namespace),
 // "altnames", "permaddr", "proto_down", "link_pointtopoint", address
-// "deleted"; route "nhid", "encap", "from", "via" (RTA_VIA),
+// "deleted"; route "encap", "from", "via" of a family but inet6,
 // "error", metrics but "mtu", "nexthops", "mark", a nexthop's
 // "flow", "uid", "iif", "ttl-propogate", "cache". If one ever appeared,
 // this test would fail.
@@ -118,6 +118,25 @@ link set d0 up
 addr add 2001:db8::1/64 dev d0 valid_lft 3600 preferred_lft 1800
 addr add 2001:db8:1::1/64 dev d0 valid_lft 7200 preferred_lft 0 metric 50
 addr add 2001:db8:2::1/64 dev d0 preferred_lft 900`,
+	// IPv6 nexthops (a gateway, link-local or not, a device, a blackhole,
+	// groups) and IPv4 routes through them (RTA_VIA: "via" with the
+	// family).
+	`link set lo up
+link add d0 type ifb
+link set d0 up
+addr add 2001:db8::1/64 dev d0
+nexthop add id 1 via 2001:db8::2 dev d0
+-6 nexthop add id 2 dev d0
+-6 nexthop add id 3 blackhole
+nexthop add id 4 via fe80::1 dev d0
+nexthop add id 10 group 1/4,7
+nexthop add id 11 group 3
+nexthop add id 12 group 2
+route add 10.0.0.0/16 nhid 1
+route add 10.1.0.0/16 nhid 10 table 100
+route add 10.2.0.0/16 nhid 2
+route add 10.3.0.0/16 nhid 11
+route add 10.4.0.0/16 nhid 12 proto static`,
 }
 
 func readerCase(src string, seen map[string]int) string {

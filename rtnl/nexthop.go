@@ -8,10 +8,13 @@ import (
 )
 
 // NexthopObj is the body of `ip nexthop add|replace`: one nexthop object
-// (RTM_NEWNEXTHOP), IPv4 only. Exactly one of a gateway and/or device, a
-// blackhole or a group is given.
+// (RTM_NEWNEXTHOP). Exactly one of a gateway and/or device, a blackhole
+// or a group is given.
 type NexthopObj struct {
-	ID        uint32     // NHA_ID; the language requires one (not 0)
+	ID uint32 // NHA_ID; the language requires one (not 0)
+	// V6 is nh_family AF_INET6 as iproute2 sets it: from -6, or from an
+	// IPv6 gateway before any device or blackhole word.
+	V6        bool
 	Via       netip.Addr // NHA_GATEWAY; invalid: none
 	Dev       string     // NHA_OIF; "": none
 	Onlink    bool       // RTNH_F_ONLINK in nhm_flags

@@ -81,16 +81,19 @@ type RouteEntry struct {
 	// NhID is RTA_NH_ID: the nexthop object the route uses.
 	NhID *uint32 `json:"nhid,omitempty"`
 	// From is RTA_SRC of a route get's answer (the flow's source).
-	From     string   `json:"from,omitempty"`
-	Tos      string   `json:"tos,omitempty"` // rtm_tos, printed only when not 0
-	Gateway  string   `json:"gateway,omitempty"`
-	Dev      string   `json:"dev,omitempty"`
-	Table    string   `json:"table,omitempty"` // omitted for main
-	Protocol string   `json:"protocol,omitempty"`
-	Scope    string   `json:"scope,omitempty"`
-	Prefsrc  string   `json:"prefsrc,omitempty"`
-	Metric   *uint32  `json:"metric,omitempty"`
-	Flags    []string `json:"flags"`
+	From    string `json:"from,omitempty"`
+	Tos     string `json:"tos,omitempty"` // rtm_tos, printed only when not 0
+	Gateway string `json:"gateway,omitempty"`
+	// Via is RTA_VIA: a gateway of another family (an IPv4 route through
+	// an IPv6 nexthop).
+	Via      *RouteVia `json:"via,omitempty"`
+	Dev      string    `json:"dev,omitempty"`
+	Table    string    `json:"table,omitempty"` // omitted for main
+	Protocol string    `json:"protocol,omitempty"`
+	Scope    string    `json:"scope,omitempty"`
+	Prefsrc  string    `json:"prefsrc,omitempty"`
+	Metric   *uint32   `json:"metric,omitempty"`
+	Flags    []string  `json:"flags"`
 	// Flow is RTA_FLOW, the realms; Metrics RTA_METRICS, one object.
 	Flow *RouteFlow `json:"flow,omitempty"`
 	// Expires is an IPv6 route's RTA_CACHEINFO rta_expires in seconds
@@ -108,6 +111,12 @@ type RouteEntry struct {
 	Cache *[]string `json:"cache,omitempty"`
 	// Family is 4 or 6 (rtm_family), which ip -j does not print.
 	Family int `json:"-"`
+}
+
+// RouteVia is print_rta_via's object: the family's name and the address.
+type RouteVia struct {
+	Family string `json:"family"`
+	Host   string `json:"host"`
 }
 
 // RouteFlow is a route's "flow": its realms by name (rt_realms), From
@@ -129,10 +138,11 @@ type RouteMetrics struct {
 
 // NexthopEntry is one element of a route's "nexthops" in `ip -j route`.
 type NexthopEntry struct {
-	Gateway string   `json:"gateway,omitempty"`
-	Dev     string   `json:"dev,omitempty"`
-	Weight  int      `json:"weight"`
-	Flags   []string `json:"flags"`
+	Gateway string    `json:"gateway,omitempty"`
+	Via     *RouteVia `json:"via,omitempty"`
+	Dev     string    `json:"dev,omitempty"`
+	Weight  int       `json:"weight"`
+	Flags   []string  `json:"flags"`
 }
 
 // NetnsState is the state of a namespace a script named.

@@ -14,15 +14,16 @@ var nexthopVerbs = []struct{ name, canon string }{
 }
 
 // parseNexthopCmd is `nexthop add|replace|del|flush|show` (ipnh_modify,
-// ipnh_list_flush), IPv4 nexthops only.
+// ipnh_list_flush); -6 only on add and replace.
 func parseNexthopCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	v, err := pickVerb("nexthop", verb, nexthopVerbs)
 	if err != nil {
 		return nil, err
 	}
 	p.ctx = "nexthop " + v
-	if family == 6 {
-		return nil, errf("-6", "IPv6 nexthops are not supported")
+	if family == 6 && v != "add" && v != "replace" {
+		// -6 makes show and flush dump IPv6 nexthops alone.
+		return nil, errf("-6", "not supported with nexthop %s", v)
 	}
 	if family == 4 {
 		// -4 would make a group's request AF_INET (EINVAL).
@@ -52,6 +53,9 @@ func parseNexthopCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	}
 	var nh rtnl.NexthopObj
 	seen := keywords{}
+	// fam is nhm_family as ipnh_modify builds it: a device or blackhole
+	// word makes an unset family AF_INET, a gateway its own.
+	fam := family
 	for p.more() {
 		w := p.take()
 		switch w {
@@ -73,8 +77,10 @@ func parseNexthopCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 			if !ok {
 				return nil, errf(s, "invalid gateway address")
 			}
-			if !a.Is4() {
-				return nil, errf(s, "IPv6 nexthops are not supported")
+			if fam == 0 {
+				fam = familyOf(a)
+			} else if fam != familyOf(a) {
+				return nil, errf(s, "address family mismatch")
 			}
 			if err := seen.once("via", s); err != nil {
 				return nil, err
@@ -89,10 +95,16 @@ func parseNexthopCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 				return nil, err
 			}
 			nh.Dev = n
+			if fam == 0 {
+				fam = 4
+			}
 		case "onlink":
 			nh.Onlink = true
 		case "blackhole":
 			nh.Blackhole = true
+			if fam == 0 {
+				fam = 4
+			}
 		case "group":
 			s, err := p.arg(w)
 			if err != nil {
@@ -121,6 +133,7 @@ func parseNexthopCmd(p *words, verb string, family int) (rtnl.Op, *LineError) {
 	if nh.ID == 0 {
 		return nil, errf(p.ctx, `a nexthop without "id ID" is not supported`)
 	}
+	nh.V6 = fam == 6
 	return rtnl.NexthopAdd{NexthopObj: nh, Replace: v == "replace"}, nil
 }
 
@@ -154,6 +167,10 @@ func parseNhGroup(s string) ([]rtnl.NexthopGrpMember, *LineError) {
 }
 
 func (l *line) nexthop(o rtnl.NexthopAdd) {
+	// An IPv6 gateway written first carries the family; else -6 does.
+	if o.V6 && (!o.Via.IsValid() || o.Group != nil) {
+		l.add("-6")
+	}
 	l.add("nexthop")
 	if o.Replace {
 		l.add("replace")

@@ -165,6 +165,16 @@ func TestParseForms(t *testing.T) {
 		{"route flush root 10/8", rtnl.RouteFlush{Dst: pfx("10.0.0.0/8"), Root: true}},
 		{"route flush to root 10/8", rtnl.RouteFlush{Dst: pfx("10.0.0.0/8"), Root: true}},
 		{"ip -6 route flush table all", rtnl.RouteFlush{Table: rtnl.TableAll, Family: 6}},
+		{"route add 2001:db8:1::/64 nhid 5 table 100", rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("2001:db8:1::/64"), NhID: 5, Table: 100}}},
+
+		// nexthop: nhm_family as ipnh_modify sets it
+		{"nexthop add id 1 via 2001:db8::2 dev eth0", rtnl.NexthopAdd{NexthopObj: rtnl.NexthopObj{ID: 1, V6: true, Via: ip("2001:db8::2"), Dev: "eth0"}}},
+		{"-6 nexthop replace id 2 dev eth0", rtnl.NexthopAdd{NexthopObj: rtnl.NexthopObj{ID: 2, V6: true, Dev: "eth0"}, Replace: true}},
+		{"-6 nexthop add id 3 blackhole", rtnl.NexthopAdd{NexthopObj: rtnl.NexthopObj{ID: 3, V6: true, Blackhole: true}}},
+		{"-6 nexthop add id 4 group 1/2", rtnl.NexthopAdd{NexthopObj: rtnl.NexthopObj{ID: 4, V6: true, Group: []rtnl.NexthopGrpMember{{ID: 1}, {ID: 2}}}}},
+		{"-6 nexthop add id 5", rtnl.NexthopAdd{NexthopObj: rtnl.NexthopObj{ID: 5, V6: true}}},
+		{"nexthop add id 6 via 2001:db8::2 blackhole", rtnl.NexthopAdd{NexthopObj: rtnl.NexthopObj{ID: 6, V6: true, Via: ip("2001:db8::2"), Blackhole: true}}},
+		{"nexthop add id 7 blackhole", rtnl.NexthopAdd{NexthopObj: rtnl.NexthopObj{ID: 7, Blackhole: true}}},
 
 		// sysctl
 		{"sysctl net.ipv4.conf.all.promote_secondaries=1", rtnl.Sysctl{Key: "net.ipv4.conf.all.promote_secondaries", Value: "1"}},
@@ -336,6 +346,11 @@ func TestParseErrors(t *testing.T) {
 		{"route add 2001:db8::/32 nexthop via fe80::1 dev eth0 onlink", "onlink", "onlink is not supported for IPv6 routes"},
 		{"route add 10.0.0.0/8 nexthop via 2001:db8::1", "2001:db8::1", "nexthop gateway address family"},
 		{"route add 10.0.0.0/8 src fe80::1", "fe80::1", "source address family"},
+		{"nexthop add id 1 dev eth0 via 2001:db8::2", "2001:db8::2", "address family mismatch"},
+		{"nexthop add id 1 blackhole via 2001:db8::2", "2001:db8::2", "address family mismatch"},
+		{"-6 nexthop add id 1 via 10.0.0.2 dev eth0", "10.0.0.2", "address family mismatch"},
+		{"-6 nexthop show", "-6", "not supported with nexthop show"},
+		{"-6 nexthop flush", "-6", "not supported with nexthop flush"},
 		{"route add 10.0.0.0/8 via inet6 10.0.0.1", "10.0.0.1", "invalid gateway"},
 		{"-4 route add 2001:db8::/32 dev eth0", "2001:db8::/32", "is not an IPv4 prefix"},
 		{"-6 route flush 10/8", "10/8", "is not an IPv6 prefix"},

@@ -303,7 +303,7 @@ func genNexthopOp(r *rand.Rand) rtnl.Op {
 	case 1:
 		return rtnl.NexthopFlush{}
 	}
-	nh := rtnl.NexthopObj{ID: 1 + genU32(r)%0xfffffffe}
+	nh := rtnl.NexthopObj{ID: 1 + genU32(r)%0xfffffffe, V6: r.Intn(3) == 0}
 	switch r.Intn(3) {
 	case 0:
 		nh.Blackhole = true
@@ -318,6 +318,9 @@ func genNexthopOp(r *rand.Rand) rtnl.Op {
 	default:
 		if r.Intn(3) != 0 {
 			nh.Via = genAddr(r, 4)
+			if nh.V6 {
+				nh.Via = genAddr(r, 6)
+			}
 		}
 		nh.Dev = genName(r)
 		nh.Onlink = r.Intn(3) == 0

@@ -350,8 +350,8 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	if fam == 6 && (r.Onlink || r.MTU != nil || r.Realms != 0) {
 		return r, errf(dstWord, "onlink, mtu and realms are not supported for IPv6 routes")
 	}
-	if r.NhID != 0 && (fam == 6 || r.Type != "" || r.Src.IsValid() || r.Onlink || r.MTU != nil || r.Realms != 0) {
-		return r, errf("nhid", "nhid on an IPv6 route, with a route type, src, onlink, mtu or realms is not supported")
+	if r.NhID != 0 && (r.Type != "" || r.Src.IsValid() || r.Onlink || r.MTU != nil || r.Realms != 0) {
+		return r, errf("nhid", "nhid with a route type, src, onlink, mtu or realms is not supported")
 	}
 	for _, nh := range r.Nexthops {
 		if nh.Via.IsValid() && familyOf(nh.Via) != fam {

@@ -97,6 +97,11 @@ type route6 struct {
 	// expires is the seconds a prefix route of an address with a finite
 	// valid_lft has left (RTF_EXPIRES), 0 for none; it does not run down.
 	expires uint32
+	// nhid is a user route's nexthop object (RTA_NH_ID); such a route has
+	// no device (nil) and nhSeq orders its link into the nexthop's
+	// f6i_list.
+	nhid  uint32
+	nhSeq uint64
 }
 
 // sibs6 is a fib6_siblings list in list order, which is also the order
@@ -138,8 +143,9 @@ type fib6 struct {
 	byNode map[node6][]*route6
 	// lens counts each table's nodes by prefix length, so that a lookup
 	// probes only the lengths a table has.
-	lens map[uint32]*[129]int32
-	seq  uint64
+	lens  map[uint32]*[129]int32
+	seq   uint64
+	nhSeq uint64
 	// dad is the addresses whose DAD work is queued (addrconf_dad_start),
 	// oldest first; runDAD completes them after the request.
 	dad []dadWork
@@ -297,7 +303,7 @@ func (n *Netns) drop6(r *route6) bool {
 	}
 	f.unindex(r)
 	unlink6(r)
-	if r.dev.in6 != nil {
+	if r.dev != nil && r.dev.in6 != nil {
 		for _, a := range r.dev.in6.addrs {
 			if a.local == r {
 				a.local = nil
@@ -339,6 +345,9 @@ func nhFlags6(r *route6) uint32 {
 // whose RTA_MULTIPATH holds them all, from r on, with no top-level
 // device, gateway or nexthop flags.
 func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
+	if r.nhid != 0 {
+		return n.renderNhRoute6(r)
+	}
 	if r.sibs != nil {
 		out := n.renderRoute6(&route6{table: r.table, dst: r.dst, typ: r.typ, dev: r.dev, metric: r.metric, user: r.user, proto: r.proto})
 		out.Dev = ""

@@ -391,6 +391,7 @@ func (n *Netns) renderRouteDead(r fibtrie.Route, dead bool) rtnl.RouteEntry {
 	if id := r.NhID(); id != 0 {
 		out := n.renderRouteDead(n.nhResolved(r), dead)
 		out.NhID = &id
+		n.nhVia(&out, id)
 		return out
 	}
 	var flags uint32

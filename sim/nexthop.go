@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
@@ -9,25 +10,41 @@ import (
 	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
-// Nexthop objects (`ip nexthop`, RTM_NEWNEXTHOP and RTM_DELNEXTHOP) and
-// the IPv4 routes that use them (RTA_NH_ID), IPv4 only. Read from Linux
-// ~6.15-6.17 net/ipv4/nexthop.c (rtm_to_nh_config, nh_check_attr_group,
-// nexthop_create, nh_create_ipv4, insert_nexthop, replace_nexthop,
-// remove_nexthop, remove_nh_grp_entry, nexthop_flush_dev,
-// nh_netdev_event) and net/ipv4/fib_semantics.c (fib_create_info and
-// fib_dump_info with a nexthop object).
+// Nexthop objects (`ip nexthop`, RTM_NEWNEXTHOP and RTM_DELNEXTHOP), IPv4
+// and IPv6, and the IPv4 routes that use them (RTA_NH_ID); the IPv6 routes
+// that use them are in route6nh.go. Read from Linux ~6.15-6.17
+// net/ipv4/nexthop.c (rtm_to_nh_config, nh_check_attr_group,
+// nexthop_create, nh_create_ipv4, nh_create_ipv6, insert_nexthop,
+// replace_nexthop, fib6_check_nh_list, remove_nexthop,
+// remove_nh_grp_entry, nexthop_flush_dev, nh_netdev_event),
+// net/ipv6/route.c (fib6_nh_init) and net/ipv4/fib_semantics.c
+// (fib_create_info and fib_dump_info with a nexthop object).
 
 // nexthops is a namespace's nexthop table.
 type nexthops struct {
 	byID map[uint32]*nexthop
 	seq  uint64 // the last nexthop_devhash_add
+	// going are nexthops out of the tree whose groups still hold them
+	// while remove_nexthop runs: a group they empty is shown with them.
+	going map[uint32]*nexthop
+}
+
+// member is a group's member id: in the tree, or going.
+func (t *nexthops) member(id uint32) *nexthop {
+	if nh := t.byID[id]; nh != nil {
+		return nh
+	}
+	return t.going[id]
 }
 
 // nexthop is one struct nexthop: a single path (gateway and/or device,
 // or a blackhole through lo), or a group of other nexthops.
 type nexthop struct {
-	id        uint32
-	gw        uint32
+	id uint32
+	gw uint32
+	// v6 is nh_info's family AF_INET6; gw6 its gateway, if any.
+	v6        bool
+	gw6       netip.Addr
 	oif       int
 	scope     fibtrie.Scope // fib_nh_scope (universe for a blackhole)
 	onlink    bool
@@ -48,6 +65,16 @@ func (n *Netns) nhTable() *nexthops {
 	return n.nh
 }
 
+// hasGW is nhc_gw_family: the nexthop has a gateway of either family.
+func (nh *nexthop) hasGW() bool { return nh.gw != 0 || nh.gw6.IsValid() }
+
+// hasV4 is a group's has_v4, or a single nexthop of family AF_INET: what
+// an IPv6 route may not use (fib6_check_nexthop).
+func (n *Netns) hasV4(nh *nexthop) bool {
+	ps, _ := n.paths(nh)
+	return slices.ContainsFunc(ps, func(p *nexthop) bool { return !p.v6 })
+}
+
 // isBlackhole is nexthop_is_blackhole: a blackhole, or a group of one
 // blackhole.
 func (n *Netns) isBlackhole(nh *nexthop) bool {
@@ -55,7 +82,7 @@ func (n *Netns) isBlackhole(nh *nexthop) bool {
 		if len(nh.group) > 1 {
 			return false
 		}
-		nh = n.nh.byID[nh.group[0].ID]
+		nh = n.nh.member(nh.group[0].ID)
 	}
 	return nh.blackhole
 }
@@ -69,7 +96,7 @@ func (n *Netns) paths(nh *nexthop) ([]*nexthop, []int) {
 	var ps []*nexthop
 	var ws []int
 	for _, m := range nh.group {
-		ps = append(ps, n.nh.byID[m.ID])
+		ps = append(ps, n.nh.member(m.ID))
 		ws = append(ws, max(m.Weight, 1))
 	}
 	return ps, ws
@@ -124,11 +151,12 @@ func (n *Netns) nexthopAdd(op rtnl.NexthopAdd) error {
 			return enodev(o.Dev)
 		}
 	}
-	// iproute2 sends AF_INET for a gateway, a device or a blackhole.
-	if !isGroup && !o.Via.IsValid() && o.Dev == "" && !o.Blackhole {
+	// iproute2 sends AF_INET for a gateway, a device or a blackhole
+	// unless the family is AF_INET6 (-6 or an IPv6 gateway first).
+	if !isGroup && !o.V6 && !o.Via.IsValid() && o.Dev == "" && !o.Blackhole {
 		return rtnl.Errf(uapi.EINVAL, "Invalid address family")
 	}
-	if isGroup && (o.Via.IsValid() || o.Dev != "" || o.Blackhole) {
+	if isGroup && (o.V6 || o.Via.IsValid() || o.Dev != "" || o.Blackhole) {
 		return rtnl.Errf(uapi.EINVAL, "Invalid family for group")
 	}
 	nh := &nexthop{id: o.ID}
@@ -164,6 +192,13 @@ func (n *Netns) nexthopAdd(op rtnl.NexthopAdd) error {
 		if o.Via.IsValid() || o.Dev != "" {
 			return rtnl.Errf(uapi.EINVAL, "Blackhole attribute can not be used with gateway, oif, encap or fdb")
 		}
+		if o.V6 {
+			if err := n.nhCreate6(nh, n.lo, o); err != nil {
+				return err
+			}
+			nh.blackhole = true
+			break
+		}
 		// Its path is lo's, which fib_check_nh takes as a device-only
 		// nexthop.
 		c := fibConfig{dev: n.lo, onlink: o.Onlink}
@@ -183,6 +218,12 @@ func (n *Netns) nexthopAdd(op rtnl.NexthopAdd) error {
 		}
 		if !dev.carrier {
 			return rtnl.Errf(uapi.ENETDOWN, "Carrier for nexthop device is down")
+		}
+		if o.V6 {
+			if err := n.nhCreate6(nh, dev, o); err != nil {
+				return err
+			}
+			break
 		}
 		// fib_check_nh with the route scope universe, through the
 		// rules (the device has no l3mdev table).
@@ -206,6 +247,34 @@ func (n *Netns) nexthopAdd(op rtnl.NexthopAdd) error {
 		return rtnl.Errf(uapi.EEXIST, "")
 	}
 	return n.replaceNexthop(old, nh)
+}
+
+// nhCreate6 is nh_create_ipv6, fib6_nh_init with the nexthop's device (lo
+// for a blackhole, which 6.18 takes as an ordinary path through lo: only
+// RTF_REJECT makes a reject path) and gateway, no table and no destination: the device needs an inet6_dev
+// (ENODEV), the gateway passes ip6_validate_gw, IPv6 must be enabled on
+// the device (EACCES) and the device up (ENETDOWN). Its scope stays link.
+func (n *Netns) nhCreate6(nh *nexthop, dev *Device, o rtnl.NexthopObj) error {
+	if dev.in6 == nil {
+		return rtnl.Errf(uapi.ENODEV, "")
+	}
+	if o.Onlink {
+		// ip6_route_check_nh_onlink's lookup is not modelled.
+		return fmt.Errorf("%w: onlink on an IPv6 nexthop", ErrNotModelled)
+	}
+	if o.Via.IsValid() {
+		if _, err := n.validateGW6(o.Via, dev, 0); err != nil {
+			return err
+		}
+	}
+	if dev.v6Off {
+		return rtnl.Errf(uapi.EACCES, "IPv6 is disabled on nexthop device")
+	}
+	if !dev.Up() {
+		return rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
+	}
+	nh.v6, nh.gw6, nh.oif, nh.scope = true, o.Via, int(dev.ifindex), fibtrie.ScopeLink
+	return nil
 }
 
 // insert links a new nexthop in: into its members' group lists, or into
@@ -233,11 +302,17 @@ func (n *Netns) replaceNexthop(old, nh *nexthop) error {
 	if err := n.fibCheckNhList(old.id, nh); err != nil {
 		return err
 	}
+	if err := n.fib6CheckNhList(old.id, nh); err != nil {
+		return err
+	}
 	for _, gid := range old.grpList {
 		if nh.blackhole && len(t.byID[gid].group) > 1 {
 			return rtnl.Errf(uapi.EINVAL, "Blackhole nexthop can not be a member of a group with more than one path")
 		}
 		if err := n.fibCheckNhList(gid, nh); err != nil {
+			return err
+		}
+		if err := n.fib6CheckNhList(gid, nh); err != nil {
 			return err
 		}
 	}
@@ -262,6 +337,7 @@ func (n *Netns) replaceNexthop(old, nh *nexthop) error {
 		// and its device bucket place is the new path's.
 		t.seq++
 		old.gw, old.oif, old.scope, old.onlink, old.blackhole, old.hashed = nh.gw, nh.oif, nh.scope, nh.onlink, nh.blackhole, t.seq
+		old.v6, old.gw6 = nh.v6, nh.gw6
 	}
 	n.nexthopEvent("RTM_NEWNEXTHOP", old)
 	n.nhRouteUpdates(old.id)
@@ -299,7 +375,7 @@ func (n *Netns) fibCheckNexthop(nh *nexthop, scope fibtrie.Scope) error {
 		}
 		nh = n.nh.byID[nh.group[0].ID]
 	}
-	if scope == fibtrie.ScopeHost && nh.gw != 0 {
+	if scope == fibtrie.ScopeHost && nh.hasGW() {
 		return rtnl.Errf(uapi.EINVAL, "Route with host scope can not have a gateway")
 	}
 	if nh.onlink && scope >= fibtrie.ScopeLink {
@@ -308,8 +384,9 @@ func (n *Netns) fibCheckNexthop(nh *nexthop, scope fibtrie.Scope) error {
 	return nil
 }
 
-// nhRouteUpdates is fib_info_notify_update: RTM_NEWROUTE for each route
-// using nexthop id, every table in hash order.
+// nhRouteUpdates is __nexthop_replace_notify: fib_info_notify_update's
+// RTM_NEWROUTE for each IPv4 route using nexthop id, every table in hash
+// order, then fib6_rt_update's for each IPv6 one (f6i_list order).
 func (n *Netns) nhRouteUpdates(id uint32) {
 	for _, tid := range n.fib.TableIDs() {
 		n.fib.Walk(tid, func(a *fibtrie.Alias) bool {
@@ -319,6 +396,9 @@ func (n *Netns) nhRouteUpdates(id uint32) {
 			return true
 		})
 	}
+	for _, r := range n.nhRoutes6(id) {
+		n.send6("RTM_NEWROUTE", true, func() any { return n.renderRoute6(r) })
+	}
 }
 
 // removeNexthop is remove_nexthop: RTM_DELNEXTHOP when a request asked
@@ -327,13 +407,31 @@ func (n *Netns) nhRouteUpdates(id uint32) {
 // loses the member, announced as RTM_NEWNEXTHOP when notify).
 func (n *Netns) removeNexthop(nh *nexthop, notify bool) {
 	t := n.nh
+	// Its IPv6 routes are announced as they were, with the nexthop.
+	rs6 := n.nhRoutes6(nh.id)
+	evs6 := make([]rtnl.RouteEntry, len(rs6))
+	for i, r := range rs6 {
+		evs6[i] = n.renderRoute6(r)
+	}
 	delete(t.byID, nh.id)
+	if t.going == nil {
+		t.going = map[uint32]*nexthop{}
+	}
+	t.going[nh.id] = nh
+	defer delete(t.going, nh.id)
 	if notify {
 		n.nexthopEvent("RTM_DELNEXTHOP", nh)
 	}
 	id := nh.id
 	if n.fib.MarkDead(func(a *fibtrie.Alias) bool { return a.NhID() == id }) > 0 {
 		n.fibFlush(nil)
+	}
+	// ip6_del_rt, announced: nexthop_compat_mode is on.
+	for i, r := range rs6 {
+		if n.drop6(r) {
+			ev := evs6[i]
+			n.send6("RTM_DELROUTE", true, func() any { return ev })
+		}
 	}
 	if nh.group != nil {
 		for _, m := range nh.group {
@@ -408,6 +506,9 @@ func (n *Netns) renderNexthop(nh *nexthop) rtnl.NexthopEntryObj {
 		if nh.gw != 0 {
 			e.Gateway = fibtrie.FormatIP(nh.gw)
 		}
+		if nh.gw6.IsValid() {
+			e.Gateway = nh.gw6.String()
+		}
 		e.Dev = n.devName(nh.oif)
 		if nh.scope != fibtrie.ScopeUniverse {
 			e.Scope = rtnl.ScopeName(uint8(nh.scope))
@@ -470,6 +571,29 @@ func (n *Netns) nhResolved(r fibtrie.Route) fibtrie.Route {
 	}
 	r.SetNexthops(hops)
 	return r
+}
+
+// nhVia gives an IPv4 route rendered from a nexthop object (nhResolved)
+// its IPv6 gateways: fib_nexthop_info puts them in RTA_VIA.
+func (n *Netns) nhVia(out *rtnl.RouteEntry, id uint32) {
+	nh := n.nhTable().byID[id]
+	if nh == nil {
+		return
+	}
+	via := func(p *nexthop) *rtnl.RouteVia {
+		if !p.gw6.IsValid() {
+			return nil
+		}
+		return &rtnl.RouteVia{Family: "inet6", Host: p.gw6.String()}
+	}
+	ps, _ := n.paths(nh)
+	if len(ps) == 1 {
+		out.Via = via(ps[0])
+		return
+	}
+	for i := range out.Nexthops {
+		out.Nexthops[i].Via = via(ps[i])
+	}
 }
 
 // nhRouteCovers reports whether a route with nhid, in any table, has a

@@ -586,6 +586,9 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 				return true
 			})
 		}
+		if v6 && len(n.fib6.byDev[nil]) > 0 {
+			usesNh = true
+		}
 		if usesNh {
 			return fmt.Errorf("%w: route flush with routes using nexthop objects", ErrNotModelled)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // IPv6 routes of the user: `route add|del|replace|change|append|prepend
-// PREFIX [via GW] [dev X] [metric N] [table T] [proto P]`, the reject
+// PREFIX [via GW] [dev X] [nhid N] [metric N] [table T] [proto P]`, the reject
 // types (blackhole, unreachable, prohibit) and multipath (`nexthop`
 // groups: ECMP siblings), read in Linux ~6.17 net/ipv6/route.c
 // (ip6_route_add, ip6_route_multipath_add, ip6_route_multipath_del,
@@ -18,7 +18,7 @@ import (
 // ip6_route_check_nh, ip6_route_del) and ip6_fib.c (fib6_add_rt2node).
 // Not modelled: a source prefix, expiry, `pref`, routes through the
 // loopback that the kernel turns into reject routes, metrics other than
-// the priority, nexthop objects.
+// the priority. Routes with a nexthop object are in route6nh.go.
 
 // reject6 says whether a route type is one the kernel makes a reject
 // route of (RTF_REJECT).
@@ -64,6 +64,13 @@ func (n *Netns) route6(op rtnl.Op, r rtnl.Route) error {
 		f = nlFlags6{create: true}
 	default:
 		return rtnl.Errf(uapi.EINVAL, "not a route request: %s", op.Verb())
+	}
+	if r.NhID != 0 {
+		rt, err := n.route6Nh(r)
+		if err != nil {
+			return err
+		}
+		return n.insert6(rt, f, true)
 	}
 	if len(r.Nexthops) > 0 {
 		return n.route6Multi(f, r)
@@ -144,8 +151,9 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 // model's kernel routes have none).
 func ecmp6(r *route6) bool { return r.user && r.gw.IsValid() }
 
-// sameNexthop6 is rt6_duplicate_nexthop: the same device and gateway.
-func sameNexthop6(a, b *route6) bool { return a.dev == b.dev && a.gw == b.gw }
+// sameNexthop6 is rt6_duplicate_nexthop: the same nexthop object, or
+// without one the same device and gateway.
+func sameNexthop6(a, b *route6) bool { return a.nhid == b.nhid && a.dev == b.dev && a.gw == b.gw }
 
 // insert6 is fib6_add_rt2node for a user route, over the routes of its
 // node with its metric, in the node's order. NLM_F_EXCL: EEXIST for any.
@@ -218,7 +226,14 @@ func (n *Netns) insert6(rt *route6, f nlFlags6, notify bool) error {
 	}
 	// fib6_nh_init: a route through a device without carrier starts
 	// linkdown.
-	rt.linkdown = !rt.dev.carrier
+	if rt.dev != nil {
+		rt.linkdown = !rt.dev.carrier
+	}
+	if rt.nhid != 0 {
+		// fib6_add_rt2node links it at the head of the nexthop's list.
+		f6.nhSeq++
+		rt.nhSeq = f6.nhSeq
+	}
 	f6.byDev[rt.dev] = append(f6.byDev[rt.dev], rt)
 	f6.index(rt)
 	if notify {
@@ -376,6 +391,9 @@ func (n *Netns) checkNH6(gw netip.Addr, dev *Device, table uint32) (*Device, err
 	if n.rules6 != nil && n.rules6.custom {
 		return nil, fmt.Errorf("%w: an IPv6 gateway looked up through user rules", ErrNotModelled)
 	}
+	if n.nhRoute6Covers(gw) {
+		return nil, errNhRoute6Lookup
+	}
 	usable := func(r *route6) bool {
 		// A route through the loopback but a local one is a reject
 		// route to the kernel (fib6_is_reject).
@@ -431,11 +449,20 @@ func (n *Netns) lookup6(addr netip.Addr, table uint32, oif *Device) *route6 {
 // route6Del is ip6_route_del: the table (ESRCH when it has none), the
 // route for exactly the prefix, the first in the node's order that
 // matches the device, gateway, metric and protocol given; ESRCH for none.
-// Without a gateway a route with siblings goes with all of them.
+// Without a gateway a route with siblings goes with all of them. A route
+// with a nexthop object matches on its metric, protocol and nhid (when
+// the request has one) alone, and a request with nhid matches no other.
 func (n *Netns) route6Del(r rtnl.Route) error {
 	h, err := r.Header(true)
 	if err != nil {
 		return err
+	}
+	if err := nhExclusive6(r); err != nil {
+		return err
+	}
+	// inet6_rtm_delroute looks the nexthop up before the table.
+	if r.NhID != 0 && n.nhTable().byID[r.NhID] == nil {
+		return rtnl.Errf(uapi.EINVAL, "Nexthop id does not exist")
 	}
 	table := h.Table
 	if table == 0 {
@@ -450,6 +477,13 @@ func (n *Netns) route6Del(r rtnl.Route) error {
 	dst := r.Dst.Masked()
 	for _, x := range n.fib6.node(table, dst) {
 		switch {
+		case x.nhid != 0 && r.NhID != 0 && x.nhid != r.NhID:
+		case r.Metric != nil && *r.Metric != 0 && *r.Metric != x.metric:
+		case r.Proto != nil && *r.Proto != 0 && *r.Proto != x.protocol():
+		case x.nhid != 0:
+			n.del6(x)
+			return nil
+		case r.NhID != 0:
 		case dev != nil && x.dev != dev:
 		case r.Via.IsValid() && x.gw != r.Via:
 		case r.Metric != nil && *r.Metric != 0 && *r.Metric != x.metric:
