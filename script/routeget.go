@@ -30,7 +30,7 @@ func getKeyword(w string) (kw, bool) {
 // A later keyword overrides an earlier one, as there.
 func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 	if family == 6 {
-		return nil, errf("-6", "IPv6 route get is not supported")
+		return parseRouteGet6(p)
 	}
 	var op rtnl.RouteGet
 	for p.more() {
@@ -97,7 +97,7 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 				return nil, errf(w, "invalid address")
 			}
 			if !pf.Addr().Is4() {
-				return nil, errf(w, "IPv6 route get is not supported")
+				return nil, errf(w, "IPv6 route get needs -6")
 			}
 			// A prefix length other than 32 draws iproute2's warning and
 			// asks for the address as written. A later address replaces
