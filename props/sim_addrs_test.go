@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -367,6 +368,15 @@ func arCase(lines []string, m arMode, st *arStats) *arFail {
 	bridged := strings.Contains(src, "type bridge")
 	for try := 0; bridged && err == nil && out.Diff != "" && out.TooSlow() && try < 2; try++ {
 		out, err = differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
+	}
+	if line, ok := notModelledGet(err, reqs); ok && len(m.checkpoints) == 0 {
+		// An IPv6 route get the model does not answer (an ECMP route
+		// whose sibling the kernel's seeded hash picks): the rest is
+		// compared without the line.
+		st.mu.Lock()
+		st.seen["route get not modelled"]++
+		st.mu.Unlock()
+		return arCase(slices.Delete(slices.Clone(lines), line-1, line), m, st)
 	}
 	if err != nil {
 		return &arFail{Diff: err.Error(), Kind: failureKind(err.Error()), Src: src}

@@ -9,8 +9,8 @@ import (
 )
 
 // `ip -6 route get` without iif: inet6_rtm_getroute's output route
-// (ip6_route_output, fib6_rule_lookup without custom rules: local, then
-// main; ip6_pol_route: fib6_table_lookup's rt6_select and backtracking,
+// (ip6_route_output, fib6_rule_lookup: local then main until a rule was
+// added or deleted, then the rules; ip6_pol_route: fib6_table_lookup's rt6_select and backtracking,
 // fib6_select_path) and the answer rt6_fill_node gives, with the source
 // ip6_route_get_saddr picks (ipv6_dev_get_saddr). Read from Linux
 // ~6.15-6.17 net/ipv6/route.c, fib6_rules.c, addrconf.c and addrlabel.c;
@@ -28,9 +28,6 @@ func (n *Netns) routeGet6(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 			return rtnl.RouteEntry{}, enodev(op.OIF)
 		}
 	}
-	if n.rules6 != nil && n.rules6.custom {
-		return rtnl.RouteEntry{}, fmt.Errorf("%w: IPv6 route get once IPv6 rules were added or deleted", ErrNotModelled)
-	}
 	src := netip.IPv6Unspecified()
 	if op.Src.IsValid() {
 		src = op.Src
@@ -39,14 +36,10 @@ func (n *Netns) routeGet6(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	// for a multicast, link-local or loopback destination, or for an oif
 	// without a source.
 	strict := needStrict6(op.Dst) || (oif != nil && src.IsUnspecified())
-	var r *route6
-	for _, table := range []uint32{uapi.RT_TABLE_LOCAL, uapi.RT_TABLE_MAIN} {
-		if r = n.fib6TableLookup(table, op.Dst, oif, strict); r != nil {
-			break
-		}
-	}
-	if r == nil {
-		return rtnl.RouteEntry{}, rtnl.Errf(uapi.ENETUNREACH, "") // ip6_null_entry
+	fl := flow6{dst: op.Dst, src: src, oif: oif, mark: op.Mark, strict: strict}
+	r, errno := n.fib6RuleLookup(fl)
+	if errno != 0 {
+		return rtnl.RouteEntry{}, rtnl.Errf(errno, "")
 	}
 	r, err := n.selectPath6(r, oif, strict)
 	if err != nil {
@@ -80,6 +73,99 @@ func (n *Netns) routeGet6(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 		out.Prefsrc = a.String()
 	}
 	return out, nil
+}
+
+// flow6 is what an output lookup matches: the destination, the source
+// (:: for none), the output device (nil for none), the mark, and whether
+// the route must go through that device.
+type flow6 struct {
+	dst, src netip.Addr
+	oif      *Device
+	mark     uint32
+	strict   bool
+}
+
+// fib6RuleLookup is fib6_rule_lookup with ip6_pol_route_output: the
+// route found (before fib6_select_path), which may be a reject route, or
+// the errno of a reject rule or of no route (ENETUNREACH, ip6_null_entry).
+// Without custom rules the local table is looked in, then main. With
+// them, fib_rules_lookup: the first matching rule whose action ends the
+// lookup decides: a table with a route for the flow (a route no longer
+// than the rule's suppress_prefixlength passes on, a reject route does
+// not), or a reject action (unreachable ENETUNREACH, blackhole EINVAL,
+// prohibit EACCES); gotos jump, nops and unresolved gotos pass.
+func (n *Netns) fib6RuleLookup(fl flow6) (*route6, uapi.Errno) {
+	if n.rules6 == nil || !n.rules6.custom {
+		for _, table := range []uint32{uapi.RT_TABLE_LOCAL, uapi.RT_TABLE_MAIN} {
+			if r := n.fib6TableLookup(table, fl.dst, fl.oif, fl.strict); r != nil {
+				return r, 0
+			}
+		}
+		return nil, uapi.ENETUNREACH
+	}
+	rules := n.rules6.rules
+	for i := 0; i < len(rules); i++ {
+		x := rules[i]
+	jumped:
+		if !x.match6(fl, n.lo) {
+			continue
+		}
+		switch x.action {
+		case rtnl.RuleActGoto:
+			if x.ctarget == nil {
+				continue
+			}
+			x = x.ctarget
+			i = ruleIndex(rules, x)
+			goto jumped
+		case rtnl.RuleActNop:
+			continue
+		case rtnl.RuleActToTable:
+		case rtnl.RuleActUnreachable:
+			return nil, uapi.ENETUNREACH
+		case rtnl.RuleActProhibit:
+			return nil, uapi.EACCES
+		default:
+			return nil, uapi.EINVAL
+		}
+		// A table without routes answers as one that has none
+		// for the flow: the next rule.
+		r := n.fib6TableLookup(x.table, fl.dst, fl.oif, fl.strict)
+		if r == nil {
+			continue
+		}
+		if !reject6(r.typ) && int32(r.dst.Bits()) <= x.suppress {
+			continue // fib6_rule_suppress
+		}
+		return r, 0
+	}
+	return nil, uapi.ENETUNREACH
+}
+
+// match6 is fib_rule_match with fib6_rule_match for an output flow
+// (from lo): a rule with a source prefix needs a source in the flow
+// (iproute2 never sets FIB_RULE_FIND_SADDR), one with a tos never
+// matches (the flow's traffic class is 0); `not` inverts.
+func (x *fibRule) match6(fl flow6, lo *Device) bool {
+	m := func() bool {
+		if x.iifName != "" && x.iif != lo {
+			return false
+		}
+		if x.oifName != "" && (x.oif == nil || x.oif != fl.oif) {
+			return false
+		}
+		if (x.mark^fl.mark)&x.mask != 0 {
+			return false
+		}
+		if x.dstLen > 0 && !prefixHolds(x.dst, x.dstLen, fl.dst) {
+			return false
+		}
+		if x.srcLen > 0 && (fl.src.IsUnspecified() || !prefixHolds(x.src, x.srcLen, fl.src)) {
+			return false
+		}
+		return x.tos == 0
+	}()
+	return m != x.invert
 }
 
 // needStrict6 is rt6_need_strict.
