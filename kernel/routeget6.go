@@ -27,6 +27,7 @@ func (t *Target) routeGet6(op rtnl.RouteGet) error {
 	hdr := make([]byte, unix.SizeofRtMsg)
 	hdr[0] = unix.AF_INET6
 	hdr[1] = 128 // rtm_dst_len
+	hdr[3] = op.TOS
 	var flags uint32
 	if op.FibMatch {
 		flags |= rtmFFibMatch

@@ -16,7 +16,7 @@ var route6GenBranches = []string{
 	"r6 mp add", "r6 mp replace", "r6 mp change", "r6 mp append", "r6 mp prepend",
 	"r6 mp 1 nexthops", "r6 mp 2 nexthops", "r6 mp 3 nexthops", "r6 mp odd nexthop", "r6 mp weight",
 	"r6 mp del gateway", "r6 mp del dev", "r6 mp del list",
-	"r6 get", "r6 get to", "r6 get from", "r6 get oif", "r6 get mark", "r6 get fibmatch",
+	"r6 get", "r6 get without -6", "r6 get to", "r6 get from", "r6 get oif", "r6 get tos", "r6 get mark", "r6 get fibmatch",
 }
 
 // TestRoute6GenTakesEveryBranch draws IPv6 route lines as the addresses
@@ -53,11 +53,17 @@ var (
 )
 
 // arRouteGet6Line makes a `-6 route get` line: a destination, and now
-// and then a source, an output device, a mark, fibmatch.
+// and then a source, an output device, a tos, a mark, fibmatch.
 func arRouteGet6Line(r *rand.Rand) string {
 	chance := func(n int) bool { return r.IntN(n) == 0 }
 	r6Hit("r6 get")
-	parts := []string{"-6", "route", "get"}
+	parts := []string{"route", "get"}
+	if chance(8) {
+		// ip takes the family from the address
+		r6Hit("r6 get without -6")
+	} else {
+		parts = append([]string{"-6"}, parts...)
+	}
 	if chance(8) {
 		r6Hit("r6 get to")
 		parts = append(parts, "to")
@@ -70,6 +76,10 @@ func arRouteGet6Line(r *rand.Rand) string {
 	if chance(3) {
 		r6Hit("r6 get oif")
 		parts = append(parts, "oif", pick(r, get6Oifs))
+	}
+	if chance(10) {
+		r6Hit("r6 get tos")
+		parts = append(parts, "tos", pick(r, []string{"0x10", "0x13"}))
 	}
 	if chance(8) {
 		r6Hit("r6 get mark")

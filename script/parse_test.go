@@ -142,6 +142,7 @@ func TestParseForms(t *testing.T) {
 		{"-6 route get 2001:db8::1 from 2001:db8::2 oif eth0 mark 7 uid 5 fibmatch", rtnl.RouteGet{Dst: ip("2001:db8::1"),
 			Src: ip("2001:db8::2"), OIF: "eth0", Mark: 7, UID: u32(5), FibMatch: true}},
 		{"-6 route get to fe80::1/64 dev eth0", rtnl.RouteGet{Dst: ip("fe80::1"), OIF: "eth0"}},
+		{"route get 2001:db8::1 from ::1 tos 0x10", rtnl.RouteGet{Dst: ip("2001:db8::1"), Src: ip("::1"), TOS: 0x10}},
 		{"route add 10.9.0.0/16 proto static nexthop via 10.0.0.2 dev eth0 weight 3 nexthop dev eth1 onlink nexthop via 10.1.0.2",
 			rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("10.9.0.0/16"), Proto: u8(4), Nexthops: []rtnl.Nexthop{
 				{Via: ip("10.0.0.2"), Dev: "eth0", Weight: 3}, {Dev: "eth1", Onlink: true}, {Via: ip("10.1.0.2")}}}}},
@@ -230,8 +231,7 @@ func TestParseErrors(t *testing.T) {
 		{"link show up", "up", "not supported"},
 		{"route get 10.0.0.1 iif eth0", "iif", "not supported"},
 		{"route get 10.0.0.1 connected", "connected", "not supported"},
-		{"route get 2001:db8::1", "2001:db8::1", "IPv6 route get needs -6"},
-		{"-6 route get 2001:db8::1 tos 0x10", "tos", "not supported"},
+		{"-4 route get 2001:db8::1", "2001:db8::1", "inet address is expected"},
 		{"-6 route get 2001:db8::1 iif eth0", "iif", "not supported"},
 		{"-6 route get 10.0.0.1", "10.0.0.1", "inet6 address is expected"},
 		{"-6 route get 2001:db8::1 from 2001:db8::/64", "2001:db8::/64", "only an address"},

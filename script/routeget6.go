@@ -4,10 +4,22 @@ import (
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
 
+// ipv6Words says whether the rest of a route get line has an IPv6
+// address: without -4 or -6 iproute2 takes the family from the addresses
+// (no device name holds a ':').
+func ipv6Words(p *words) bool {
+	for _, w := range p.w[p.i:] {
+		if pf, _, ok := parsePrefix(w); ok && pf.Addr().Is6() {
+			return true
+		}
+	}
+	return false
+}
+
 // parseRouteGet6 is iproute_get's argument loop for `-6 route get`: the
-// destination, from, oif (or dev), mark, uid and fibmatch. tos is refused
-// (IPv6 has a traffic class, which the kernel's lookup does not read from
-// rtm_tos), as are the keywords parseRouteGet refuses.
+// destination, from, oif (or dev), tos (rtm_tos: the flow's traffic
+// class), mark, uid and fibmatch; the keywords parseRouteGet refuses are
+// refused here too.
 func parseRouteGet6(p *words) (rtnl.Op, *LineError) {
 	var op rtnl.RouteGet
 	addr6 := func(s string) *LineError {
@@ -23,10 +35,20 @@ func parseRouteGet6(p *words) (rtnl.Op, *LineError) {
 	for p.more() {
 		w := p.take()
 		k, ok := getKeyword(w)
-		if ok && (k.id == "" || k.id == "tos") {
+		if ok && k.id == "" {
 			return nil, p.unsupported(w)
 		}
 		switch {
+		case ok && k.id == "tos":
+			v, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			n, ok := parseDSField(v)
+			if !ok {
+				return nil, errf(v, "invalid \"tos\" value (hex 00..ff or an rt_dsfield name)")
+			}
+			op.TOS = uint8(n)
 		case ok && k.id == "from":
 			s, err := p.arg("from")
 			if err != nil {

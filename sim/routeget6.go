@@ -36,7 +36,8 @@ func (n *Netns) routeGet6(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	// for a multicast, link-local or loopback destination, or for an oif
 	// without a source.
 	strict := needStrict6(op.Dst) || (oif != nil && src.IsUnspecified())
-	fl := flow6{dst: op.Dst, src: src, oif: oif, mark: op.Mark, strict: strict}
+	// rtm_tos is the flow's traffic class, which only rules look at.
+	fl := flow6{dst: op.Dst, src: src, oif: oif, mark: op.Mark, tos: op.TOS, strict: strict}
 	r, errno := n.fib6RuleLookup(fl)
 	if errno != 0 {
 		return rtnl.RouteEntry{}, rtnl.Errf(errno, "")
@@ -76,12 +77,13 @@ func (n *Netns) routeGet6(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 }
 
 // flow6 is what an output lookup matches: the destination, the source
-// (:: for none), the output device (nil for none), the mark, and whether
-// the route must go through that device.
+// (:: for none), the output device (nil for none), the mark, the traffic
+// class, and whether the route must go through that device.
 type flow6 struct {
 	dst, src netip.Addr
 	oif      *Device
 	mark     uint32
+	tos      uint8
 	strict   bool
 }
 
@@ -144,8 +146,8 @@ func (n *Netns) fib6RuleLookup(fl flow6) (*route6, uapi.Errno) {
 
 // match6 is fib_rule_match with fib6_rule_match for an output flow
 // (from lo): a rule with a source prefix needs a source in the flow
-// (iproute2 never sets FIB_RULE_FIND_SADDR), one with a tos never
-// matches (the flow's traffic class is 0); `not` inverts.
+// (iproute2 never sets FIB_RULE_FIND_SADDR), one with a tos matches the
+// flow's DSCP (its ECN bits not compared); `not` inverts.
 func (x *fibRule) match6(fl flow6, lo *Device) bool {
 	m := func() bool {
 		if x.iifName != "" && x.iif != lo {
@@ -163,7 +165,7 @@ func (x *fibRule) match6(fl flow6, lo *Device) bool {
 		if x.srcLen > 0 && (fl.src.IsUnspecified() || !prefixHolds(x.src, x.srcLen, fl.src)) {
 			return false
 		}
-		return x.tos == 0
+		return x.tos == 0 || x.tos == fl.tos&0xfc
 	}()
 	return m != x.invert
 }
