@@ -9,12 +9,13 @@ import (
 )
 
 // `ip -6 route get` without iif: inet6_rtm_getroute's output route
-// (ip6_route_output, fib6_rule_lookup: local then main until a rule was
-// added or deleted, then the rules; ip6_pol_route: fib6_table_lookup's rt6_select and backtracking,
-// fib6_select_path) and the answer rt6_fill_node gives, with the source
-// ip6_route_get_saddr picks (ipv6_dev_get_saddr). Read from Linux
-// ~6.15-6.17 net/ipv6/route.c, fib6_rules.c, addrconf.c and addrlabel.c;
-// checked on 6.18 (props/testdata/reg-route-get6*.ip). Nothing changes:
+// (ip6_route_output; fib6_rule_lookup: local then main until a rule was
+// added or deleted, then the rules; ip6_pol_route: fib6_table_lookup's
+// rt6_select and backtracking, fib6_select_path) and the answer
+// rt6_fill_node gives, with the source ip6_route_get_saddr picks
+// (ipv6_dev_get_saddr). Read from Linux ~6.15-6.17 net/ipv6/route.c,
+// fib6_rules.c, addrconf.c and addrlabel.c; checked on 6.18
+// (props/testdata/ipv6-route-get*.ip). Nothing changes:
 // the pcpu copy the kernel makes does not show in the answer, and the
 // answer has no cache flags (only exception routes are cloned ones, and a
 // script makes none).
