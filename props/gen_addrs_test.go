@@ -190,8 +190,12 @@ func arAddr6LftLine(r *rand.Rand, bridged bool) string {
 // prepend through a device, via a link-local gateway with its device, via
 // a global one the kernel must reach (or cannot: EHOSTUNREACH; a local
 // address: EINVAL), the reject types, a metric, table 100, proto static;
-// a multipath line now and then (arRoute6MpLine); or a delete.
+// a multipath line now and then (arRoute6MpLine); or a delete; or a
+// `-6 route get` (arRouteGet6Line).
 func arRoute6Line(r *rand.Rand) string {
+	if r.IntN(5) == 0 {
+		return arRouteGet6Line(r)
+	}
 	dst := pick(r, []string{"2001:db8:5::/48", "2001:db8:5::/48", "2001:db8:6::/48", "2001:db8::/64", "default", "2001:db8:1::/64"})
 	if r.IntN(4) == 0 {
 		return arRoute6MpLine(r, dst)

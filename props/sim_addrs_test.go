@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -368,6 +369,23 @@ func arCase(lines []string, m arMode, st *arStats) *arFail {
 	bridged := strings.Contains(src, "type bridge")
 	for try := 0; bridged && err == nil && out.Diff != "" && out.TooSlow() && try < 2; try++ {
 		out, err = differ.Run(context.Background(), reqs, sim.Options{Seed: 1}, what)
+	}
+	if line, ok := notModelledGet(err, reqs); ok {
+		// An IPv6 route get the model does not answer (an ECMP route
+		// whose sibling the kernel's seeded hash picks): the rest is
+		// compared without the line, the checkpoints after it one
+		// request earlier (a route get changes nothing).
+		st.mu.Lock()
+		st.seen["route get not modelled"]++
+		st.mu.Unlock()
+		m.checkpoints = slices.Clone(m.checkpoints)
+		for i, c := range m.checkpoints {
+			if c >= line {
+				m.checkpoints[i] = c - 1
+			}
+		}
+		m.checkpoints = slices.DeleteFunc(m.checkpoints, func(c int) bool { return c < 1 })
+		return arCase(slices.Delete(slices.Clone(lines), line-1, line), m, st)
 	}
 	if err != nil {
 		return &arFail{Diff: err.Error(), Kind: failureKind(err.Error()), Src: src}

@@ -280,8 +280,9 @@ type Sysctl struct {
 }
 
 // RouteGet is `route get [to] ADDR [from ADDR] [oif|dev NAME] [tos T] [mark M]
-// [uid U] [fibmatch]` for IPv4: the kernel's output route for that flow
-// (inet_rtm_getroute without iif). Nothing changes; the run keeps the
+// [uid U] [fibmatch]` for IPv4, or `-6 route get` without tos for an IPv6
+// Dst: the kernel's output route for that flow (inet_rtm_getroute or
+// inet6_rtm_getroute without iif). Nothing changes; the run keeps the
 // answer (Result.Shown's Got).
 type RouteGet struct {
 	Dst netip.Addr

@@ -113,6 +113,9 @@ func Format(op rtnl.Op) string {
 		}
 		b.tableSel(o.Table)
 	case rtnl.RouteGet:
+		if o.Dst.Is6() {
+			b.add("-6")
+		}
 		b.add("route", "get", o.Dst.String())
 		if o.Src.IsValid() {
 			b.add("from", o.Src.String())

@@ -29,8 +29,8 @@ func getKeyword(w string) (kw, bool) {
 // parseRouteGet is iproute_get's argument loop for an IPv4 destination.
 // A later keyword overrides an earlier one, as there.
 func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
-	if family == 6 {
-		return nil, errf("-6", "IPv6 route get is not supported")
+	if family == 6 || (family == 0 && ipv6Words(p)) {
+		return parseRouteGet6(p)
 	}
 	var op rtnl.RouteGet
 	for p.more() {
@@ -97,7 +97,7 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 				return nil, errf(w, "invalid address")
 			}
 			if !pf.Addr().Is4() {
-				return nil, errf(w, "IPv6 route get is not supported")
+				return nil, errf(w, "inet address is expected")
 			}
 			// A prefix length other than 32 draws iproute2's warning and
 			// asks for the address as written. A later address replaces
@@ -119,7 +119,7 @@ func getAddr(s string) (netip.Prefix, *LineError) {
 		return pf, errf(s, "invalid address")
 	}
 	if !pf.Addr().Is4() {
-		return pf, errf(s, "IPv6 route get is not supported")
+		return pf, errf(s, "inet address is expected")
 	}
 	if pf.Bits() != 32 {
 		return pf, errf(s, "only an address (or /32) is supported here")

@@ -241,7 +241,11 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 		err = n.route(op)
 	case rtnl.RouteGet:
 		var got rtnl.RouteEntry
-		got, err = n.routeGet(op)
+		if op.Dst.Is6() {
+			got, err = n.routeGet6(op)
+		} else {
+			got, err = n.routeGet(op)
+		}
 		t.answer = &got
 	case rtnl.RuleAdd:
 		err = n.ruleAdd(op.Rule)

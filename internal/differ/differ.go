@@ -176,6 +176,11 @@ func Run(ctx context.Context, reqs []rtnl.Request, opts sim.Options, what What) 
 		}
 		for i := range k.res.Shown {
 			k.res.Shown[i].State = m.State(k.res.Shown[i].State)
+			if g := k.res.Shown[i].Got; g != nil {
+				// an IPv6 answer's prefsrc may be a link-local address
+				r := m.Route(*g)
+				k.res.Shown[i].Got = &r
+			}
 		}
 		k.res.State = k.at[len(reqs)]
 	})

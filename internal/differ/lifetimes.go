@@ -11,8 +11,8 @@ const lifetimeSlack = 120
 
 // alignLifetimes sets each finite lifetime of a kernel address, and each
 // IPv6 route's expires, to the model's when it is at most lifetimeSlack
-// seconds below it: in the states (by device and address, by route) and
-// in the notifications (by position).
+// seconds below it: in the states (by device and address, by route), in
+// route get answers and in the notifications (by position).
 func alignLifetimes(s, k *side) {
 	alignState := func(ss, ks *rtnl.State) {
 		alignAddrs(ss.Addrs, ks.Addrs)
@@ -30,6 +30,10 @@ func alignLifetimes(s, k *side) {
 	}
 	for i := range min(len(s.res.Shown), len(k.res.Shown)) {
 		alignState(&s.res.Shown[i].State, &k.res.Shown[i].State)
+		// a route get's answer (fibmatch: the route as dumped)
+		if sg, kg := s.res.Shown[i].Got, k.res.Shown[i].Got; sg != nil && kg != nil && sameRoute(*sg, *kg) {
+			kg.Expires = alignExpires(sg.Expires, kg.Expires)
+		}
 	}
 	for i := range min(len(s.res.Events), len(k.res.Events)) {
 		sa, ok1 := s.res.Events[i].Object.(rtnl.AddrEvent)
