@@ -636,7 +636,9 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	}
 }
 
-// flushMatch is iproute2's flush filter for one dumped IPv4 route.
+// flushMatch is iproute2's flush filter for one dumped IPv4 route
+// (rtnl.RouteFlush.Selects for what the message carries beyond the
+// table, protocol, scope, type, device and exact or root prefix).
 func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) bool {
 	if table != rtnl.TableAll && r.Table != table {
 		return false
@@ -650,7 +652,17 @@ func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) boo
 	if oif != 0 && (r.OIF != oif || r.IsMulti()) {
 		return false // a multipath route's message has no RTA_OIF
 	}
-	if op.Dst.IsValid() {
+	m := rtnl.FlushMsg{Family: 4, TOS: r.TOS, Metric: r.Priority, Prefsrc: addrOfU32(r.PrefSrc),
+		DstBits: int(r.Len), DstAddr: addrOfU32(r.Dst)}
+	if !r.IsMulti() {
+		// A multipath route's message has RTA_MULTIPATH, and neither
+		// RTA_GATEWAY nor RTA_FLOW at the top.
+		m.Gateway, m.Realms = addrOfU32(r.Gateway), r.Realms()
+	}
+	if !op.Selects(m) {
+		return false
+	}
+	if op.Dst.IsValid() && !op.Match {
 		bits := op.Dst.Bits()
 		if int(r.Len) < bits {
 			return false

@@ -16,7 +16,9 @@ import (
 // (ip6_route_add, ip6_route_multipath_add, ip6_route_multipath_del,
 // ip6_route_info_create, fib6_nh_init, ip6_validate_gw,
 // ip6_route_check_nh, ip6_route_del) and ip6_fib.c (fib6_add_rt2node).
-// Not modelled: a source prefix, expiry, `pref`, routes through the
+// A preferred source (`src`, RTA_PREFSRC) is checked after the nexthop
+// and dropped when its address goes (rt6_remove_prefsrc); a delete does
+// not compare it. Not modelled: a source prefix (`from`), expiry, `pref`, routes through the
 // loopback that the kernel turns into reject routes, metrics other than
 // the priority, nexthop objects.
 
@@ -85,9 +87,6 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Src.IsValid() {
-		return nil, fmt.Errorf("%w: an IPv6 route with a preferred source", ErrNotModelled)
-	}
 	r.Dst = r.Dst.Masked() // ip6_route_info_create: ipv6_addr_prefix
 	rt := &route6{table: h.Table, dst: r.Dst, typ: h.Type, user: true, proto: h.Proto, metric: ip6RtPrioUser, weight: 1}
 	if rt.proto == uapi.RTPROT_UNSPEC {
@@ -115,7 +114,7 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 	case reject6(rt.typ):
 		// fib6_is_reject: through the loopback, whatever was named.
 		rt.dev = n.lo
-		return rt, nil
+		return rt, n.prefsrc6(rt, r.Src)
 	case rt.typ == uapi.RTN_UNICAST:
 	default:
 		return nil, fmt.Errorf("%w: IPv6 route type %s", ErrNotModelled, rtnl.RouteTypeName(rt.typ))
@@ -137,7 +136,54 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 		return nil, rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
 	}
 	rt.dev = dev
-	return rt, nil
+	return rt, n.prefsrc6(rt, r.Src)
+}
+
+// prefsrc6 is ip6_route_info_create_nh's check of RTA_PREFSRC, after the
+// nexthop's: an address usable through the route's device (chkAddr6),
+// else EINVAL.
+func (n *Netns) prefsrc6(rt *route6, src netip.Addr) error {
+	if !src.IsValid() || src.IsUnspecified() {
+		return nil
+	}
+	if !n.chkAddr6(src, rt.dev) {
+		return rtnl.Errf(uapi.EINVAL, "Invalid source address")
+	}
+	rt.prefsrc = src
+	return nil
+}
+
+// chkAddr6 is ipv6_chk_addr(net, addr, dev, 0): some device has the
+// address, not tentative (an optimistic one counts); a link-local or
+// loopback one only on dev itself.
+func (n *Netns) chkAddr6(addr netip.Addr, dev *Device) bool {
+	for _, d := range n.Devices() {
+		if d.in6 == nil {
+			continue
+		}
+		for _, a := range d.in6.addrs {
+			if a.addr != addr || (a.flags&uapi.IFA_F_TENTATIVE != 0 && a.flags&uapi.IFA_F_OPTIMISTIC == 0) {
+				continue
+			}
+			if d == dev || !(a.addr.IsLinkLocalUnicast() || a.addr.IsLoopback()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// removePrefsrc6 is rt6_remove_prefsrc once an address is gone: every
+// route in any table whose RTA_PREFSRC it was loses it, silently, unless
+// the address is still usable through the route's device.
+func (n *Netns) removePrefsrc6(addr netip.Addr) {
+	for _, rs := range n.fib6.byDev {
+		for _, r := range rs {
+			if r.prefsrc == addr && !n.chkAddr6(addr, r.dev) {
+				r.prefsrc = netip.Addr{}
+			}
+		}
+	}
 }
 
 // ecmp6 is rt6_qualify_for_ecmp: a user route with a gateway (the
