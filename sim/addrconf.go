@@ -115,10 +115,26 @@ func unlink6(r *route6) {
 // Routes6 puts them in fib6_walk order.
 type fib6 struct {
 	byDev map[*Device][]*route6
-	seq   uint64
+	// tables are the tables but main and local that fib6_new_table
+	// made: a route request or an IPv6 rule named them; none goes away.
+	tables map[uint32]bool
+	seq    uint64
 	// dad is the addresses whose DAD work is queued (addrconf_dad_start),
 	// oldest first; runDAD completes them after the request.
 	dad []dadWork
+}
+
+// newTable is fib6_new_table.
+func (f *fib6) newTable(id uint32) {
+	if f.tables == nil {
+		f.tables = map[uint32]bool{}
+	}
+	f.tables[id] = true
+}
+
+// hasTable is fib6_get_table finding the table.
+func (f *fib6) hasTable(id uint32) bool {
+	return id == uapi.RT_TABLE_MAIN || id == uapi.RT_TABLE_LOCAL || f.tables[id]
 }
 
 type dadWork struct {

@@ -95,6 +95,9 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 	if rt.table == 0 {
 		rt.table = uapi.RT_TABLE_MAIN
 	}
+	// ip6_route_info_create makes the table before it looks at the
+	// nexthop: a request that fails after that leaves it there.
+	n.fib6.newTable(rt.table)
 	if r.Metric != nil && *r.Metric != 0 {
 		rt.metric = *r.Metric
 	}
@@ -478,8 +481,15 @@ func (n *Netns) route6Del(r rtnl.Route) error {
 			return enodev(r.Dev)
 		}
 	}
+	if !n.fib6.hasTable(table) {
+		return rtnl.Errf(uapi.ESRCH, "FIB table does not exist")
+	}
 	dst := r.Dst.Masked()
+	hasDefault := false
 	for _, x := range n.sortedRoutes6() {
+		if x.table == table && x.dst == dst {
+			hasDefault = true
+		}
 		switch {
 		case x.table != table || x.dst != dst:
 		case dev != nil && x.dev != dev:
@@ -500,6 +510,14 @@ func (n *Netns) route6Del(r rtnl.Route) error {
 			n.send6("RTM_DELROUTE", true, func() any { return ev })
 			return nil
 		}
+	}
+	if dst.Bits() == 0 && !hasDefault && !r.Via.IsValid() && (dev == nil || dev == n.lo) &&
+		(r.Metric == nil || *r.Metric == 0 || *r.Metric == 0xffffffff) &&
+		(r.Proto == nil || *r.Proto == 0 || *r.Proto == uapi.RTPROT_KERNEL) {
+		// A table without a default route keeps fib6_null_entry (through
+		// lo, metric ~0, proto kernel) in its root node: it matches, and
+		// __ip6_del_rt_siblings refuses it.
+		return rtnl.Errf(uapi.ENOENT, "")
 	}
 	return rtnl.Errf(uapi.ESRCH, "")
 }
