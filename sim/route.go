@@ -539,7 +539,8 @@ func (n *Netns) routeDel(r rtnl.Route) error {
 
 // routeFlush is iproute2's `ip route flush` (iproute_flush): dump every
 // table, keep the IPv4 routes the selector matches (table, default
-// main; device; protocol; prefix, exact or `root`), delete each with
+// main; device; protocol; scope; type; prefix, exact, `root` or
+// `match`; tos, metric, via, src, realms), delete each with
 // the dumped message as the request, and dump again until nothing
 // matches: the IPv4 routes (-4 or by default), the IPv6 ones (-6, or an
 // IPv6 prefix with `table all`), or both (`table all` with no prefix).
