@@ -806,7 +806,18 @@ func (t *Target) routeFlush(op rtnl.RouteFlush) error {
 			if oif != 0 && r.oif != oif {
 				continue
 			}
-			if op.Dst.IsValid() {
+			m := rtnl.FlushMsg{Family: 4, TOS: r.hdr.Tos, DstBits: int(r.hdr.DstLength), DstAddr: r.dst}
+			if r.hdr.Family == unix.AF_INET6 {
+				m.Family = 6
+			}
+			m.Metric, _ = r.attrs.u32(unix.RTA_PRIORITY)
+			m.Realms, _ = r.attrs.u32(unix.RTA_FLOW)
+			m.Gateway, _ = r.attrs.addr(unix.RTA_GATEWAY)
+			m.Prefsrc, _ = r.attrs.addr(unix.RTA_PREFSRC)
+			if !op.Selects(m) {
+				continue
+			}
+			if op.Dst.IsValid() && !op.Match {
 				if int(r.hdr.DstLength) < op.Dst.Bits() || !prefixMatch(op.Dst, r.dst) {
 					continue
 				}

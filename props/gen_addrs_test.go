@@ -200,9 +200,15 @@ func arRoute6Line(r *rand.Rand) string {
 	if r.IntN(4) == 0 {
 		return arRoute6MpLine(r, dst)
 	}
+	if r.IntN(8) == 0 {
+		return arRoute6FlushLine(r)
+	}
 	nh := pick(r, []string{" dev i0", " dev i0", " dev i1", " via fe80::1 dev i0", " via 2001:db8::99", " via 2001:db8::1",
 		" via fe80::1", " via 2001:db8:1::5 dev i1", " via 2001:db8:5::1", " via fe80::2 dev i0", " via fe80::1 dev i1"})
 	extra := pick(r, []string{"", "", " metric 10", " metric 256", " table 100", " proto static"})
+	if r.IntN(4) == 0 {
+		extra += arRoute6Src(r)
+	}
 	if r.IntN(3) == 0 {
 		r6Hit("r6 del")
 		if r.IntN(2) == 0 {
@@ -241,6 +247,10 @@ func arRoute6MpLine(r *rand.Rand, dst string) string {
 		return "-6 " + arRoute6MpLine(r, "::/0")
 	}
 	extra := pick(r, []string{"", "", "", " metric 10", " table 100"})
+	if r.IntN(5) == 0 {
+		r6Hit("r6 mp src")
+		extra += arRoute6Src(r)
+	}
 	if r.IntN(4) == 0 {
 		switch r.IntN(3) {
 		case 0:
@@ -272,6 +282,59 @@ func arRoute6MpLine(r *rand.Rand, dst string) string {
 		}
 	}
 	return b.String()
+}
+
+// arRoute6Src is an IPv6 route's `src`: the pools' global and
+// link-local addresses (usable, or only through their own device, or
+// tentative, or gone), lo's, one nobody has, the unspecified one.
+func arRoute6Src(r *rand.Rand) string {
+	switch r.IntN(4) {
+	case 0:
+		r6Hit("r6 src link-local")
+		return pick(r, []string{" src fe80::1", " src fe80::2"})
+	case 1:
+		r6Hit("r6 src odd")
+		return pick(r, []string{" src ::1", " src 2001:db8:9::1", " src ::"})
+	}
+	r6Hit("r6 src")
+	return pick(r, []string{" src 2001:db8::1", " src 2001:db8::1", " src 2001:db8::2", " src 2001:db8:1::1", " src 2001:db8::3"})
+}
+
+// arRoute6FlushLine makes a `-6 route flush` line by the selectors
+// iproute2 applies to the dump's attributes: src, via, match, metric,
+// tos and realms, one or two of them.
+func arRoute6FlushLine(r *rand.Rand) string {
+	parts := []string{"-6 route flush"}
+	if r.IntN(3) == 0 {
+		r6Hit("r6 flush table")
+		parts = append(parts, pick(r, []string{"table all", "table 100"}))
+	}
+	for i := range 1 + r.IntN(2) {
+		switch r.IntN(6) {
+		case 0:
+			r6Hit("r6 flush src")
+			parts = append(parts, "src", pick(r, []string{"2001:db8::1", "2001:db8::/64", "fe80::1", "::", "::/0"}))
+		case 1:
+			r6Hit("r6 flush via")
+			parts = append(parts, "via", pick(r, []string{"fe80::1", "fe80::/64", "2001:db8::99", "::"}))
+		case 2:
+			if i > 0 {
+				continue
+			}
+			r6Hit("r6 flush match")
+			parts = append(parts, "match", pick(r, []string{"2001:db8:5::1", "2001:db8:5:1::/64", "2001:db8::/64", "default"}))
+		case 3:
+			r6Hit("r6 flush metric")
+			parts = append(parts, "metric", pick(r, []string{"1024", "10", "256"}))
+		case 4:
+			r6Hit("r6 flush tos")
+			parts = append(parts, "tos", pick(r, []string{"0", "0x10"}))
+		default:
+			r6Hit("r6 flush realms")
+			parts = append(parts, "realms", pick(r, []string{"0", "0/0", "5"}))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // r6BranchHits counts arRoute6Line's branches while

@@ -17,6 +17,8 @@ var route6GenBranches = []string{
 	"r6 mp 1 nexthops", "r6 mp 2 nexthops", "r6 mp 3 nexthops", "r6 mp odd nexthop", "r6 mp weight",
 	"r6 mp del gateway", "r6 mp del dev", "r6 mp del list",
 	"r6 get", "r6 get without -6", "r6 get to", "r6 get from", "r6 get oif", "r6 get tos", "r6 get mark", "r6 get fibmatch",
+	"r6 src", "r6 src link-local", "r6 src odd", "r6 mp src",
+	"r6 flush table", "r6 flush src", "r6 flush via", "r6 flush match", "r6 flush metric", "r6 flush tos", "r6 flush realms",
 }
 
 // TestRoute6GenTakesEveryBranch draws IPv6 route lines as the addresses

@@ -43,7 +43,8 @@ import (
 // peer, local/broadcast/anycast routes with table 0, a bare route flush,
 // mtu/txqueuelen/group above 2^31-1 and link-layer addresses of the wrong
 // length; and route options (onlink, mtu [lock], realms in their forms:
-// names, FROM/, raw numbers). IPv6 is off in both namespaces (its link-local addresses derive
+// names, FROM/, raw numbers) and flushes by match, tos, metric, via, src
+// and realms. IPv6 is off in both namespaces (its link-local addresses derive
 // from the random MACs). iproute2 exits on some bad arguments (invarg:
 // mtu, txqueuelen, group above 2^31-1, a route's mtu above 2^32-1 or
 // realm above 255) even under -force, skipping the
@@ -206,6 +207,13 @@ func ipEdgeLine() gopter.Gen {
 		"route add 10.11.0.0/16 realm 4 nexthop via 10.0.0.2 nexthop via 10.0.1.2",
 		"route add blackhole 10.12.0.0/16 realm 7 mtu lock 0 onlink",
 		"route flush root 10.10.0.0/16",
+		"route flush match 10.10.0.0/24 realms 2/",
+		"route flush match 10.9.1.0/24 tos 0 metric 5",
+		"route flush via 10.0.0.0/24 realm 5",
+		"route flush via 0.0.0.0 me 0 table all",
+		"route flush src 10.0.0.1 rea 0/9",
+		"route flush via 10.0.0.2 realms 2/5 dsfield 0",
+		"route flush src 0.0.0.0/0 realm 0x11170 table main",
 	})
 }
 

@@ -40,7 +40,9 @@ import (
 // /48, /64 and /128, nodad, noprefixroute, metric, lifetimes, on up and
 // down devices) and user IPv6
 // routes (add and del: through a device, via link-local and global
-// gateways, blackhole and unreachable, metric, table, proto): then UP devices have
+// gateways, blackhole and unreachable, metric, table, proto, src;
+// multipath; `-6 route flush` by src, via, match, metric, tos and
+// realms): then UP devices have
 // their link-local addresses and IPv6 routes on both sides (lo's ::1;
 // fe80::/64, ff00::/8 and the local route of the EUI-64 address), through
 // up, down, carrier changes of the veth and the bridge, mtu 1000 and back,

@@ -36,7 +36,8 @@ import (
 // local addresses and broadcast addresses; devices up, down, without
 // carrier, without IPv4, missing; tables main, local, 100 and default;
 // metric, src, scope, proto, tos; deletes with wildcards) and route
-// flushes, mixed with devices going up and down and addresses coming and
+// flushes (by table, device, prefix, protocol, scope, type, match, tos,
+// via, src, realms, metric), mixed with devices going up and down and addresses coming and
 // going, run on a fresh sim target and a fresh kernel target (IPv6 off),
 // and must give the same errno for every line, the same `ip -j route show
 // table all` at the end, and the same RTM_NEWROUTE / RTM_DELROUTE
@@ -396,6 +397,14 @@ func TestRouteOptionsGenTakesEveryBranch(t *testing.T) {
 	t.Logf("%d lines with route options in %d scripts; branches: %v", lines, scripts, hits)
 }
 
+// TestFlushGenTakesEveryBranch is TestMultipathGenTakesEveryBranch for
+// the route flush lines (flushGenBranches).
+func TestFlushGenTakesEveryBranch(t *testing.T) {
+	hits, lines, scripts := routeGenHits(t, "route flush")
+	checkBranches(t, hits, "flush ", flushGenBranches, scripts)
+	t.Logf("%d flush lines in %d scripts; branches: %v", lines, scripts, hits)
+}
+
 // routeGenHits generates, from a fixed seed, as many scripts as
 // TestSimRoutesMatchKernel runs by default, each of which must parse, and
 // returns the branches taken, how many lines have one of words and how
@@ -439,6 +448,80 @@ func checkBranches(t *testing.T, hits map[string]int, prefix string, want []stri
 			t.Errorf("branch %q taken but not in the list", b)
 		}
 	}
+}
+
+// flushGenBranches are the branches of simFlushLine that
+// TestFlushGenTakesEveryBranch wants taken.
+var flushGenBranches = []string{
+	"flush pool", "flush match", "flush tos", "flush via", "flush via prefix", "flush via none", "flush src",
+	"flush src prefix", "flush realm", "flush realms from", "flush realms both", "flush metric", "flush table",
+}
+
+// simFlushLine makes a route flush line: one of rtFlush, or one with the
+// selectors iproute2 applies to the dump's attributes (match, tos, via,
+// src, realms, metric), one to three of them, with values the other
+// lines give routes.
+func simFlushLine(r *rand.Rand) string {
+	if r.IntN(2) == 0 {
+		mpHit("flush pool")
+		return pick(r, rtFlush)
+	}
+	parts := []string{"route", "flush"}
+	if r.IntN(4) == 0 {
+		mpHit("flush table")
+		parts = append(parts, "table", pick(r, []string{"all", "100", "local"}))
+	}
+	matched := false // a second prefix is ip's duplicate "to"
+	for range 1 + r.IntN(3) {
+		switch r.IntN(7) {
+		case 0:
+			if matched {
+				continue
+			}
+			matched = true
+			mpHit("flush match")
+			parts = append(parts, "match", pick(r, []string{"10.5.1.0/24", "10.5.0.7", "10.0.0.9", "default", "10.6.0.0/16"}))
+		case 1:
+			mpHit("flush tos")
+			parts = append(parts, "tos", pick(r, []string{"0", "0x10", "0x3"}))
+		case 2:
+			switch r.IntN(3) {
+			case 0:
+				mpHit("flush via prefix")
+				parts = append(parts, "via", pick(r, []string{"10.0.0.0/24", "10.1.0.0/16", "10.0.0.0/8"}))
+			case 1:
+				mpHit("flush via none")
+				parts = append(parts, "via", "0.0.0.0")
+			default:
+				mpHit("flush via")
+				parts = append(parts, "via", pick(r, rtVias[:6]))
+			}
+		case 3:
+			if r.IntN(3) == 0 {
+				mpHit("flush src prefix")
+				parts = append(parts, "src", pick(r, []string{"10.0.0.0/24", "10.0.0.0/8", "0.0.0.0/0", "0.0.0.0"}))
+			} else {
+				mpHit("flush src")
+				parts = append(parts, "src", pick(r, rtSrcs))
+			}
+		case 4:
+			switch r.IntN(3) {
+			case 0:
+				mpHit("flush realms from")
+				parts = append(parts, "realms", pick(r, []string{"2/", "7/", "0/"}))
+			case 1:
+				mpHit("flush realms both")
+				parts = append(parts, "realms", pick(r, []string{"2/5", "0/5", "0/0", "cosmos/7"}))
+			default:
+				mpHit("flush realm")
+				parts = append(parts, "realm", pick(r, []string{"5", "5", "0", "7", "70000"}))
+			}
+		default:
+			mpHit("flush metric")
+			parts = append(parts, "metric", pick(r, []string{"0", "5", "10"}))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // simRouteLine makes a route add/replace/append/prepend/del line from r.
@@ -589,7 +672,7 @@ func routeScriptGen(minLen, maxLen int) gopter.Gen {
 		case n < 16:
 			return simMultipathLine(r)
 		case n < 18:
-			return pick(r, rtFlush)
+			return simFlushLine(r)
 		case n < 20:
 			return simRouteGetLine(r)
 		default:

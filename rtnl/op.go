@@ -264,9 +264,89 @@ type RouteFlush struct {
 	// Scope keeps the routes of that rtm_scope (nil: any, as `scope
 	// all`); Type those of that rtm_type (nil: any).
 	Scope, Type *uint8
+	// Match selects the routes whose prefix holds Dst (`match PREFIX`:
+	// Dst's length or shorter) instead.
+	Match bool
+	// TOS keeps the routes of that rtm_tos (`tos`); Metric those whose
+	// RTA_PRIORITY is that (0 when the message has none).
+	TOS    *uint8
+	Metric *uint32
+	// Via keeps the routes whose RTA_GATEWAY is inside it (`via`), Src
+	// those whose RTA_PREFSRC is (`src`); a missing attribute is the
+	// all-zero address. Invalid: any.
+	Via, Src netip.Prefix
+	// Realms keeps the routes whose RTA_FLOW (0 without) has these bits
+	// under RealmsMask (nil: any): iproute2 leaves out the TO half for
+	// `FROM/`, and the FROM half when the word gives none.
+	Realms     *uint32
+	RealmsMask uint32
 	// Family is 4 or 6 (-4/-6), or 0 when not given: then, as iproute2
 	// picks it, Dst's family when Dst is set, else both for TableAll, else 4.
 	Family int
+}
+
+// FlushMsg is what a flush filter reads of one dumped route message
+// beyond its table, protocol, scope, type, device and prefix.
+type FlushMsg struct {
+	Family  int // 4 or 6
+	TOS     uint8
+	Metric  uint32
+	Gateway netip.Addr // invalid without RTA_GATEWAY
+	Prefsrc netip.Addr // invalid without RTA_PREFSRC
+	Realms  uint32
+	DstBits int
+	DstAddr netip.Addr // the prefix's address
+}
+
+// Selects is iproute2's filter_nlmsg for the selectors `match`, `tos`,
+// `via`, `src`, `realms` and `metric` (the others are the targets').
+func (f RouteFlush) Selects(m FlushMsg) bool {
+	if f.TOS != nil && *f.TOS != m.TOS {
+		return false
+	}
+	if f.Metric != nil && *f.Metric != m.Metric {
+		return false
+	}
+	if f.Realms != nil && (*f.Realms^m.Realms)&f.RealmsMask != 0 {
+		return false
+	}
+	if f.Match && f.Dst.IsValid() {
+		// The route's prefix must hold the selector's: no longer than
+		// it, and equal to it over the route's length.
+		if familyOf(f.Dst.Addr()) != m.Family || m.DstBits > f.Dst.Bits() {
+			return false
+		}
+		if !netip.PrefixFrom(m.DstAddr, m.DstBits).Masked().Contains(f.Dst.Addr()) {
+			return false
+		}
+	}
+	return addrSelects(f.Via, m.Family, m.Gateway) && addrSelects(f.Src, m.Family, m.Prefsrc)
+}
+
+// addrSelects is filter_nlmsg's test of RTA_GATEWAY or RTA_PREFSRC
+// against a `via` or `src` prefix: the family first, then the prefix's
+// bits of the attribute, all zero when the message has none.
+func addrSelects(p netip.Prefix, family int, a netip.Addr) bool {
+	if !p.IsValid() {
+		return true
+	}
+	if familyOf(p.Addr()) != family {
+		return false
+	}
+	if !a.IsValid() {
+		a = netip.IPv4Unspecified()
+		if family == 6 {
+			a = netip.IPv6Unspecified()
+		}
+	}
+	return p.Masked().Contains(a)
+}
+
+func familyOf(a netip.Addr) int {
+	if a.Is4() {
+		return 4
+	}
+	return 6
 }
 
 // TableAll selects every table in a flush.

@@ -233,9 +233,27 @@ func Format(op rtnl.Op) string {
 		if o.Type != nil {
 			b.add("type", rtnl.RouteTypeName(*o.Type))
 		}
+		if o.TOS != nil {
+			b.add("tos", fmt.Sprintf("0x%02x", *o.TOS))
+		}
+		if o.Metric != nil {
+			b.add("metric", fmt.Sprint(*o.Metric))
+		}
+		if o.Via.IsValid() {
+			b.add("via", o.Via.String())
+		}
+		if o.Src.IsValid() {
+			b.add("src", o.Src.String())
+		}
+		if o.Realms != nil {
+			b.add("realms", formatFlushRealms(*o.Realms, o.RealmsMask))
+		}
 		if o.Dst.IsValid() {
-			if o.Root {
+			switch {
+			case o.Root:
 				b.add("root")
+			case o.Match:
+				b.add("match")
 			}
 			b.add(o.Dst.String())
 		}
@@ -532,4 +550,20 @@ func onOff(v bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// formatFlushRealms writes a flush's realms so that the parser reads back
+// the value and the part of it that counts (flushRealmsMask): TO alone,
+// FROM/ alone, or both (the number when a half is above 255).
+func formatFlushRealms(v, mask uint32) string {
+	from, to := v>>16, v&0xffff
+	switch {
+	case mask == 0xffff:
+		return fmt.Sprint(to)
+	case mask == 0xffff0000:
+		return fmt.Sprintf("%d/", from)
+	case from <= 255 && to <= 255:
+		return fmt.Sprintf("%d/%d", from, to)
+	}
+	return fmt.Sprint(v)
 }

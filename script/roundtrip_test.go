@@ -598,7 +598,40 @@ func genOp(r *rand.Rand) rtnl.Op {
 				f = genFamily(r)
 			}
 			op.Dst = genPrefix(r, f)
-			op.Root = r.Intn(2) == 0
+			switch r.Intn(3) {
+			case 0:
+				op.Root = true
+			case 1:
+				op.Match = true
+			}
+		}
+		if r.Intn(4) == 0 {
+			tos, m := uint8(genU32(r)), genU32(r)
+			op.TOS, op.Metric = &tos, &m
+		}
+		for _, pf := range []*netip.Prefix{&op.Via, &op.Src} {
+			if r.Intn(4) == 0 {
+				f := op.Family
+				if f == 0 {
+					f = genFamily(r)
+				}
+				*pf = genPrefix(r, f)
+			}
+		}
+		if r.Intn(4) == 0 {
+			// What a realms word can say: TO, FROM/, FROM/TO, a number.
+			from, to := uint32(r.Intn(256)), uint32(r.Intn(256))
+			v, mask := []uint32{to, from << 16, from<<16 | to, 70000}[r.Intn(4)], []uint32{0xffff, 0xffff0000, ^uint32(0), ^uint32(0)}
+			m := mask[0]
+			switch {
+			case v == 70000:
+				m = ^uint32(0)
+			case v == from<<16|to && v != to && v != from<<16:
+				m = mask[2]
+			case v == from<<16 && from != 0:
+				m = mask[1]
+			}
+			op.Realms, op.RealmsMask = &v, m
 		}
 		if op.Table == 0 && op.Dev == "" && op.Proto == nil && !op.Dst.IsValid() {
 			op.Table = rtnl.TableAll // iproute2 refuses a flush without a selector

@@ -2,6 +2,8 @@ package script
 
 import (
 	"fmt"
+	"net/netip"
+	"strings"
 
 	"github.com/rtnlsim/rtnlsim/rtnl"
 )
@@ -68,10 +70,10 @@ var routeKeywords = newKwTable([]kw{
 // come after them).
 var flushKeywords = newKwTable([]kw{
 	{"table", true, "table"}, {"vrf", true, ""}, {"cached", true, ""}, {"cloned", true, ""},
-	{"tos", false, ""}, {"dsfield", true, ""}, {"protocol", true, "proto"}, {"scope", true, "scope"},
+	{"tos", false, "tos"}, {"dsfield", true, "tos"}, {"protocol", true, "proto"}, {"scope", true, "scope"},
 	{"type", true, "type"}, {"dev", false, "dev"}, {"oif", false, "dev"}, {"iif", false, ""},
-	{"mark", false, ""}, {"metric", true, ""}, {"priority", true, ""}, {"preference", false, ""},
-	{"via", false, ""}, {"src", false, ""}, {"realms", true, ""}, {"realm", false, ""},
+	{"mark", false, ""}, {"metric", true, "metric"}, {"priority", true, "metric"}, {"preference", false, "metric"},
+	{"via", false, "via"}, {"src", false, "src"}, {"realms", true, "realms"},
 	{"from", true, ""},
 })
 
@@ -505,6 +507,53 @@ func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 			}
 			sc := uint8(v)
 			op.Scope = &sc
+		case ok && k.id == "tos":
+			// The last one counts, as for the selectors below.
+			s, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			n, ok := parseDSField(s)
+			if !ok {
+				return nil, errf(s, "TOS value is invalid")
+			}
+			tos := uint8(n)
+			op.TOS = &tos
+		case ok && k.id == "metric":
+			s, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			v, ok := parseUint(s, 0xffffffff)
+			if !ok {
+				return nil, errf(s, `"metric" value is invalid`)
+			}
+			m := uint32(v)
+			op.Metric = &m
+		case ok && (k.id == "via" || k.id == "src"):
+			s, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			pf, lerr := flushAddrPrefix(p, s, family)
+			if lerr != nil {
+				return nil, lerr
+			}
+			if k.id == "via" {
+				op.Via = pf
+			} else {
+				op.Src = pf
+			}
+		case ok && k.id == "realms":
+			s, err := p.arg(w)
+			if err != nil {
+				return nil, err
+			}
+			v, ok := parseRealms(s)
+			if !ok {
+				return nil, errf(s, "invalid realms")
+			}
+			op.Realms, op.RealmsMask = &v, flushRealmsMask(s, v)
 		case ok && k.id == "type":
 			// rtnl_rtntype_a2n; the last one counts.
 			s, err := p.arg("type")
@@ -524,7 +573,7 @@ func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 				}
 				w = s
 			}
-			root := false
+			root, match := false, false
 			switch {
 			case matches(w, "root"):
 				s, err := p.arg("root")
@@ -533,7 +582,11 @@ func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 				}
 				w, root = s, true
 			case matches(w, "match"):
-				return nil, p.unsupported(w)
+				s, err := p.arg("match")
+				if err != nil {
+					return nil, err
+				}
+				w, match = s, true
 			case matches(w, "exact"):
 				s, err := p.arg("exact")
 				if err != nil {
@@ -557,8 +610,38 @@ func parseRouteFlush(p *words, family int) (rtnl.Op, *LineError) {
 			if family != 0 && familyOf(pf.Addr()) != family {
 				return nil, errf(w, "is not an IPv%d prefix (-%d given)", family, family)
 			}
-			op.Dst, op.Root, dstWord = pf, root, w
+			op.Dst, op.Root, op.Match, dstWord = pf, root, match, w
 		}
 	}
 	return op, nil
+}
+
+// flushAddrPrefix is get_prefix for a flush's `via` or `src`: an address
+// or a prefix of the family given (-4/-6), any without. A family word
+// before a gateway and the default/any/all words are not modelled.
+func flushAddrPrefix(p *words, s string, family int) (netip.Prefix, *LineError) {
+	switch s {
+	case "inet", "inet6", "link", "mpls", "bridge", "ipx", "dnet", "default", "any", "all":
+		return netip.Prefix{}, p.unsupported(s)
+	}
+	pf, _, ok := parsePrefix(s)
+	if !ok || (family != 0 && familyOf(pf.Addr()) != family) {
+		return netip.Prefix{}, errf(s, "invalid prefix")
+	}
+	return pf, nil
+}
+
+// flushRealmsMask is the part of RTA_FLOW iproute2's flush filter
+// compares for a realms word: not TO when the word is FROM/ with TO 0,
+// not FROM when FROM is 0 and the word names none (no slash, or one in
+// front).
+func flushRealmsMask(s string, v uint32) uint32 {
+	mask := ^uint32(0)
+	if v&0xffff == 0 && strings.HasSuffix(s, "/") {
+		mask &^= 0xffff
+	}
+	if v&0xffff0000 == 0 && (!strings.Contains(s, "/") || s[0] == '/') {
+		mask &^= 0xffff0000
+	}
+	return mask
 }

@@ -34,7 +34,9 @@
 //	         [scope ...] [metric|priority|preference N] [src ADDR] [tos|dsfield HEX]
 //	    TYPE: unicast | local | broadcast | blackhole | unreachable | prohibit |
 //	          throw | anycast | multicast
-//	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [[to] [root|exact] PREFIX]
+//	[-4|-6] route flush [table ID|all] [dev NAME] [proto ID] [scope S] [type T]
+//	    [tos T] [metric N] [via PREFIX] [src PREFIX] [realms [FROM/]TO]
+//	    [[to] [root|match|exact] PREFIX]
 //	    (at least one of them: iproute2 refuses a bare `route flush`)
 //	[-4|-6] rule add|del [not] [pref N] [from PREFIX|all] [to PREFIX|all] [tos HEX]
 //	         [fwmark N[/MASK]] [iif NAME] [oif NAME] [table|lookup ID] [protocol P]

@@ -88,6 +88,8 @@ type route6 struct {
 	user     bool
 	proto    uint8
 	gw       netip.Addr
+	// prefsrc is a user route's RTA_PREFSRC (invalid: none).
+	prefsrc netip.Addr
 	// weight (1..256), dead (RTNH_F_DEAD) and sibs are a user route's
 	// nexthop in an ECMP group: sibs is the fib6_siblings list it shares
 	// with the routes of its node and metric (nil for none).
@@ -143,9 +145,12 @@ type fib6 struct {
 	byNode map[node6][]*route6
 	// lens counts each table's nodes by prefix length, so that a lookup
 	// probes only the lengths a table has.
-	lens  map[uint32]*[129]int32
-	seq   uint64
-	nhSeq uint64
+	lens map[uint32]*[129]int32
+	// tables are the tables but main and local that fib6_new_table
+	// made: a route request or an IPv6 rule named them; none goes away.
+	tables map[uint32]bool
+	seq    uint64
+	nhSeq  uint64
 	// dad is the addresses whose DAD work is queued (addrconf_dad_start),
 	// oldest first; runDAD completes them after the request.
 	dad []dadWork
@@ -199,6 +204,19 @@ func (f *fib6) unindex(r *route6) {
 // node is the routes of table's node for dst, in the node's order.
 func (f *fib6) node(table uint32, dst netip.Prefix) []*route6 {
 	return f.byNode[node6{table, dst}]
+}
+
+// newTable is fib6_new_table.
+func (f *fib6) newTable(id uint32) {
+	if f.tables == nil {
+		f.tables = map[uint32]bool{}
+	}
+	f.tables[id] = true
+}
+
+// hasTable is fib6_get_table finding the table.
+func (f *fib6) hasTable(id uint32) bool {
+	return id == uapi.RT_TABLE_MAIN || id == uapi.RT_TABLE_LOCAL || f.tables[id]
 }
 
 type dadWork struct {
@@ -349,7 +367,8 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 		return n.renderNhRoute6(r)
 	}
 	if r.sibs != nil {
-		out := n.renderRoute6(&route6{table: r.table, dst: r.dst, typ: r.typ, dev: r.dev, metric: r.metric, user: r.user, proto: r.proto})
+		out := n.renderRoute6(&route6{table: r.table, dst: r.dst, typ: r.typ, dev: r.dev, metric: r.metric, user: r.user, proto: r.proto,
+			prefsrc: r.prefsrc})
 		out.Dev = ""
 		for _, x := range r.sibs.from(r) {
 			out.Nexthops = append(out.Nexthops, rtnl.NexthopEntry{Gateway: x.gw.String(), Dev: x.dev.name,
@@ -382,6 +401,9 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	}
 	if r.table != uapi.RT_TABLE_MAIN {
 		out.Table = rtnl.TableName(r.table)
+	}
+	if r.prefsrc.IsValid() {
+		out.Prefsrc = r.prefsrc.String()
 	}
 	m := r.metric
 	out.Metric = &m
@@ -698,6 +720,9 @@ func (n *Netns) delAddr6(d *Device, a *inet6Addr) {
 		return
 	}
 	d.in6.addrs = slices.Delete(d.in6.addrs, i, i+1)
+	// ipv6_del_addr: rt6_remove_prefsrc comes last, after the prefix
+	// route is gone (whose RTM_DELROUTE still shows its source).
+	defer n.removePrefsrc6(a.addr)
 	n.addrEvent6("RTM_DELADDR", true, d, a)
 	if d.in6.forwarding && a.flags&uapi.IFA_F_TENTATIVE == 0 {
 		n.leaveAnycast(d, a) // __ipv6_ifa_notify, before the local route
@@ -766,13 +791,26 @@ func (n *Netns) flushMatch6(op rtnl.RouteFlush, table uint32, oif int) []*route6
 		case op.Scope != nil && *op.Scope != uapi.RT_SCOPE_UNIVERSE: // rt6_fill_node: always universe
 		case op.Type != nil && *op.Type != r.typ:
 		case oif != 0 && int(r.dev.ifindex) != oif:
-		case op.Dst.IsValid() && (r.dst.Bits() < op.Dst.Bits() || !op.Dst.Contains(r.dst.Addr()) ||
+		case op.Dst.IsValid() && !op.Match && (r.dst.Bits() < op.Dst.Bits() || !op.Dst.Contains(r.dst.Addr()) ||
 			(!op.Root && r.dst.Bits() != op.Dst.Bits())):
+		case !op.Selects(flushMsg6(r)):
 		default:
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// flushMsg6 is what rt6_fill_node puts in a route's message that the
+// flush filter reads: rtm_tos is 0, RTA_PRIORITY always there, no
+// RTA_FLOW; an ECMP group's message has no RTA_GATEWAY, and the
+// RTA_PREFSRC of the route it starts from.
+func flushMsg6(r *route6) rtnl.FlushMsg {
+	m := rtnl.FlushMsg{Family: 6, Metric: r.metric, Prefsrc: r.prefsrc, DstBits: r.dst.Bits(), DstAddr: r.dst.Addr()}
+	if r.sibs == nil {
+		m.Gateway = r.gw
+	}
+	return m
 }
 
 // match6 is FlushFilter.match for an IPv6 address: its label is the

@@ -157,7 +157,7 @@ link del b1
 
 // Each request either succeeds, is refused with the errno the kernel
 // would return (an *rtnl.Error; the target stays usable), or is outside
-// the model (ErrNotModelled: an IPv6 route with a preferred source, for one), which a run
+// the model (ErrNotModelled: an IPv6 route through the loopback, for one), which a run
 // should stop at rather than count as a refusal.
 func ExampleTarget_Apply() {
 	ctx := context.Background()
@@ -167,7 +167,7 @@ link add v0 type veth peer name v1
 link add v0 type veth peer name v1
 link set v0 mtu 70000
 link del lo
-route add 2001:db8::/32 dev v0 src 2001:db8::1
+route add 2001:db8::/32 dev lo
 `)
 	if err != nil {
 		panic(err)

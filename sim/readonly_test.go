@@ -53,7 +53,7 @@ func TestNamesFollowRequestsOnly(t *testing.T) {
 func TestRefusedRequestTakesNoNumber(t *testing.T) {
 	tg := New(Options{Events: true, Sysctls: map[string]string{"net.ipv6.conf.default.disable_ipv6": "1"}})
 	ctx := context.Background()
-	reqs, err := script.ParseString("link add d0 type ifb\nroute add 2001:db8::/32 dev d0 src 2001:db8::1\nlink set d0 up\n")
+	reqs, err := script.ParseString("link add d0 type ifb\nroute add local 2001:db8::/32 dev d0\nlink set d0 up\n")
 	require.NoError(t, err)
 	require.NoError(t, tg.Apply(ctx, reqs[0]))
 	require.ErrorIs(t, tg.Apply(ctx, reqs[1]), ErrNotModelled)

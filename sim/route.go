@@ -539,7 +539,8 @@ func (n *Netns) routeDel(r rtnl.Route) error {
 
 // routeFlush is iproute2's `ip route flush` (iproute_flush): dump every
 // table, keep the IPv4 routes the selector matches (table, default
-// main; device; protocol; prefix, exact or `root`), delete each with
+// main; device; protocol; scope; type; prefix, exact, `root` or
+// `match`; tos, metric, via, src, realms), delete each with
 // the dumped message as the request, and dump again until nothing
 // matches: the IPv4 routes (-4 or by default), the IPv6 ones (-6, or an
 // IPv6 prefix with `table all`), or both (`table all` with no prefix).
@@ -639,7 +640,9 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 	}
 }
 
-// flushMatch is iproute2's flush filter for one dumped IPv4 route.
+// flushMatch is iproute2's flush filter for one dumped IPv4 route
+// (rtnl.RouteFlush.Selects for what the message carries beyond the
+// table, protocol, scope, type, device and exact or root prefix).
 func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) bool {
 	if table != rtnl.TableAll && r.Table != table {
 		return false
@@ -653,7 +656,17 @@ func flushMatch(op rtnl.RouteFlush, table uint32, oif int, r *fibtrie.Route) boo
 	if oif != 0 && (r.OIF != oif || r.IsMulti()) {
 		return false // a multipath route's message has no RTA_OIF
 	}
-	if op.Dst.IsValid() {
+	m := rtnl.FlushMsg{Family: 4, TOS: r.TOS, Metric: r.Priority, Prefsrc: addrOfU32(r.PrefSrc),
+		DstBits: int(r.Len), DstAddr: addrOfU32(r.Dst)}
+	if !r.IsMulti() {
+		// A multipath route's message has RTA_MULTIPATH, and neither
+		// RTA_GATEWAY nor RTA_FLOW at the top.
+		m.Gateway, m.Realms = addrOfU32(r.Gateway), r.Realms()
+	}
+	if !op.Selects(m) {
+		return false
+	}
+	if op.Dst.IsValid() && !op.Match {
 		bits := op.Dst.Bits()
 		if int(r.Len) < bits {
 			return false

@@ -16,7 +16,9 @@ import (
 // (ip6_route_add, ip6_route_multipath_add, ip6_route_multipath_del,
 // ip6_route_info_create, fib6_nh_init, ip6_validate_gw,
 // ip6_route_check_nh, ip6_route_del) and ip6_fib.c (fib6_add_rt2node).
-// Not modelled: a source prefix, expiry, `pref`, routes through the
+// A preferred source (`src`, RTA_PREFSRC) is checked after the nexthop
+// and dropped when its address goes (rt6_remove_prefsrc); a delete does
+// not compare it. Not modelled: a source prefix (`from`), expiry, `pref`, routes through the
 // loopback that the kernel turns into reject routes, metrics other than
 // the priority. Routes with a nexthop object are in route6nh.go.
 
@@ -92,9 +94,6 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Src.IsValid() {
-		return nil, fmt.Errorf("%w: an IPv6 route with a preferred source", ErrNotModelled)
-	}
 	r.Dst = r.Dst.Masked() // ip6_route_info_create: ipv6_addr_prefix
 	rt := &route6{table: h.Table, dst: r.Dst, typ: h.Type, user: true, proto: h.Proto, metric: ip6RtPrioUser, weight: 1}
 	if rt.proto == uapi.RTPROT_UNSPEC {
@@ -103,6 +102,9 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 	if rt.table == 0 {
 		rt.table = uapi.RT_TABLE_MAIN
 	}
+	// ip6_route_info_create makes the table before it looks at the
+	// nexthop: a request that fails after that leaves it there.
+	n.fib6.newTable(rt.table)
 	if r.Metric != nil && *r.Metric != 0 {
 		rt.metric = *r.Metric
 	}
@@ -122,7 +124,7 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 	case reject6(rt.typ):
 		// fib6_is_reject: through the loopback, whatever was named.
 		rt.dev = n.lo
-		return rt, nil
+		return rt, n.prefsrc6(rt, r.Src)
 	case rt.typ == uapi.RTN_UNICAST:
 	default:
 		return nil, fmt.Errorf("%w: IPv6 route type %s", ErrNotModelled, rtnl.RouteTypeName(rt.typ))
@@ -144,7 +146,54 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 		return nil, rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
 	}
 	rt.dev = dev
-	return rt, nil
+	return rt, n.prefsrc6(rt, r.Src)
+}
+
+// prefsrc6 is ip6_route_info_create_nh's check of RTA_PREFSRC, after the
+// nexthop's: an address usable through the route's device (chkAddr6),
+// else EINVAL.
+func (n *Netns) prefsrc6(rt *route6, src netip.Addr) error {
+	if !src.IsValid() || src.IsUnspecified() {
+		return nil
+	}
+	if !n.chkAddr6(src, rt.dev) {
+		return rtnl.Errf(uapi.EINVAL, "Invalid source address")
+	}
+	rt.prefsrc = src
+	return nil
+}
+
+// chkAddr6 is ipv6_chk_addr(net, addr, dev, 0): some device has the
+// address, not tentative (an optimistic one counts); a link-local or
+// loopback one only on dev itself.
+func (n *Netns) chkAddr6(addr netip.Addr, dev *Device) bool {
+	for _, d := range n.Devices() {
+		if d.in6 == nil {
+			continue
+		}
+		for _, a := range d.in6.addrs {
+			if a.addr != addr || (a.flags&uapi.IFA_F_TENTATIVE != 0 && a.flags&uapi.IFA_F_OPTIMISTIC == 0) {
+				continue
+			}
+			if d == dev || !(a.addr.IsLinkLocalUnicast() || a.addr.IsLoopback()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// removePrefsrc6 is rt6_remove_prefsrc once an address is gone: every
+// route in any table whose RTA_PREFSRC it was loses it, silently, unless
+// the address is still usable through the route's device.
+func (n *Netns) removePrefsrc6(addr netip.Addr) {
+	for _, rs := range n.fib6.byDev {
+		for _, r := range rs {
+			if r.prefsrc == addr && !n.chkAddr6(addr, r.dev) {
+				r.prefsrc = netip.Addr{}
+			}
+		}
+	}
 }
 
 // ecmp6 is rt6_qualify_for_ecmp: a user route with a gateway (the
@@ -474,8 +523,13 @@ func (n *Netns) route6Del(r rtnl.Route) error {
 			return enodev(r.Dev)
 		}
 	}
+	if !n.fib6.hasTable(table) {
+		return rtnl.Errf(uapi.ESRCH, "FIB table does not exist")
+	}
 	dst := r.Dst.Masked()
-	for _, x := range n.fib6.node(table, dst) {
+	nodeRoutes := n.fib6.node(table, dst)
+	hasDefault := len(nodeRoutes) > 0
+	for _, x := range nodeRoutes {
 		switch {
 		case x.nhid != 0 && r.NhID != 0 && x.nhid != r.NhID:
 		case r.Metric != nil && *r.Metric != 0 && *r.Metric != x.metric:
@@ -502,6 +556,14 @@ func (n *Netns) route6Del(r rtnl.Route) error {
 			n.send6("RTM_DELROUTE", true, func() any { return ev })
 			return nil
 		}
+	}
+	if dst.Bits() == 0 && !hasDefault && !r.Via.IsValid() && (dev == nil || dev == n.lo) &&
+		(r.Metric == nil || *r.Metric == 0 || *r.Metric == 0xffffffff) &&
+		(r.Proto == nil || *r.Proto == 0 || *r.Proto == uapi.RTPROT_KERNEL) {
+		// A table without a default route keeps fib6_null_entry (through
+		// lo, metric ~0, proto kernel) in its root node: it matches, and
+		// __ip6_del_rt_siblings refuses it.
+		return rtnl.Errf(uapi.ENOENT, "")
 	}
 	return rtnl.Errf(uapi.ESRCH, "")
 }

@@ -265,6 +265,9 @@ func (n *Netns) ruleConfigure(rl *ruleList, q *ruleReq) error {
 		if q.action == rtnl.RuleActToTable && q.table == 0 {
 			return rtnl.Errf(uapi.EINVAL, "Invalid table")
 		}
+		if q.action == rtnl.RuleActToTable {
+			n.fib6.newTable(q.table)
+		}
 		return nil
 	}
 	if q.tos&^0x1e != 0 {

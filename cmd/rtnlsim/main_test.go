@@ -51,7 +51,7 @@ func TestSimTarget(t *testing.T) {
 	require.Contains(t, out, `"errno":"EEXIST"`)
 	// What the model does not cover stops the run with a clear error, not
 	// with an errno the kernel would not give.
-	_, _, err = runCLI(t, "link add x0 type ifb\nroute add 2001:db8::/32 dev x0 src 2001:db8::1\n", "run", "--target", "sim", "-")
+	_, _, err = runCLI(t, "link add x0 type ifb\nroute add 2001:db8::/32 dev lo\n", "run", "--target", "sim", "-")
 	require.ErrorContains(t, err, "not modelled")
 	require.ErrorContains(t, err, "IPv6")
 	_, _, err = runCLI(t, "link add x0 type ifb\n", "diff", "--show", "links,cost", "-")

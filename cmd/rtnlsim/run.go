@@ -52,7 +52,7 @@ with and without its regression; the rest is 6.18's), plus switches:
 (one unregister batch, one rcu_barrier) instead of one request per device;
 +ifa-flush makes "addr flush" one request that deletes without promoting
 secondaries (seed 001). The sim models links, IPv4 and IPv6 addresses
-and routes; what it does not cover (an IPv6 route with a preferred source, for one) stops a
+and routes; what it does not cover (an IPv6 route through the loopback, for one) stops a
 sim run. The sim is the default target; --target kernel
 runs the script on this machine's kernel instead (Linux, root), with
 linux-6.18 without switches only; that kernel has no list delete, so there

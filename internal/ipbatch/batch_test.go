@@ -116,7 +116,7 @@ func TestModelRun(t *testing.T) {
 		require.Equal(t, []string{"line 4 (link del d9): ENODEV"}, got.MainRefused)
 	}
 	// What the model does not cover stops the run.
-	_, err := ModelRun(context.Background(), nil, parse(t, "link add d0 type ifb\nroute add 2001:db8::/32 dev d0 src 2001:db8::1\n"), sim.Options{}, 1)
+	_, err := ModelRun(context.Background(), nil, parse(t, "link add d0 type ifb\nroute add 2001:db8::/32 dev lo\n"), sim.Options{}, 1)
 	require.ErrorContains(t, err, "line 2")
 }
 
