@@ -357,6 +357,7 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	if g, ok := r.attrs.addr(unix.RTA_GATEWAY); ok {
 		out.Gateway = g.String()
 	}
+	out.Via = viaOf(r.attrs)
 	if oif, ok := r.attrs.u32(unix.RTA_OIF); ok {
 		out.Dev = c.nameOf(oif)
 	}
@@ -390,6 +391,24 @@ func renderRoute(r routeMsg, c linkCache) (rtnl.RouteEntry, bool) {
 	return out, true
 }
 
+// viaOf reads RTA_VIA (struct rtvia: the family, then the address) as
+// print_rta_via prints it; nil without one.
+func viaOf(at attrTable) *rtnl.RouteVia {
+	b, ok := at[unix.RTA_VIA]
+	if !ok || len(b) < 2 {
+		return nil
+	}
+	a, ok := netip.AddrFromSlice(b[2:])
+	if !ok {
+		return nil
+	}
+	v := &rtnl.RouteVia{Family: "inet", Host: a.String()}
+	if nativeEndian.Uint16(b[:2]) == unix.AF_INET6 {
+		v.Family = "inet6"
+	}
+	return v
+}
+
 // metricsOf reads RTA_METRICS as print_rta_metrics prints the MTU: one
 // object, the MTU there when RTAX_MTU is or RTAX_LOCK locks it (the only
 // metric the model knows; nil when neither is).
@@ -419,6 +438,7 @@ func nexthopsOf(b []byte, c linkCache) []rtnl.NexthopEntry {
 		if g, ok := at.addr(unix.RTA_GATEWAY); ok {
 			nh.Gateway = g.String()
 		}
+		nh.Via = viaOf(at)
 		if idx := nativeEndian.Uint32(b[4:8]); idx != 0 {
 			nh.Dev = c.nameOf(idx)
 		}

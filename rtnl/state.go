@@ -2,6 +2,7 @@ package rtnl
 
 import (
 	"encoding/json"
+	"net/netip"
 	"slices"
 )
 
@@ -81,16 +82,19 @@ type RouteEntry struct {
 	// NhID is RTA_NH_ID: the nexthop object the route uses.
 	NhID *uint32 `json:"nhid,omitempty"`
 	// From is RTA_SRC of a route get's answer (the flow's source).
-	From     string   `json:"from,omitempty"`
-	Tos      string   `json:"tos,omitempty"` // rtm_tos, printed only when not 0
-	Gateway  string   `json:"gateway,omitempty"`
-	Dev      string   `json:"dev,omitempty"`
-	Table    string   `json:"table,omitempty"` // omitted for main
-	Protocol string   `json:"protocol,omitempty"`
-	Scope    string   `json:"scope,omitempty"`
-	Prefsrc  string   `json:"prefsrc,omitempty"`
-	Metric   *uint32  `json:"metric,omitempty"`
-	Flags    []string `json:"flags"`
+	From    string `json:"from,omitempty"`
+	Tos     string `json:"tos,omitempty"` // rtm_tos, printed only when not 0
+	Gateway string `json:"gateway,omitempty"`
+	// Via is RTA_VIA: a gateway of the other family (an IPv6 one on an
+	// IPv4 route); Gateway is empty then.
+	Via      *RouteVia `json:"via,omitempty"`
+	Dev      string    `json:"dev,omitempty"`
+	Table    string    `json:"table,omitempty"` // omitted for main
+	Protocol string    `json:"protocol,omitempty"`
+	Scope    string    `json:"scope,omitempty"`
+	Prefsrc  string    `json:"prefsrc,omitempty"`
+	Metric   *uint32   `json:"metric,omitempty"`
+	Flags    []string  `json:"flags"`
 	// Flow is RTA_FLOW, the realms; Metrics RTA_METRICS, one object.
 	Flow    *RouteFlow     `json:"flow,omitempty"`
 	Metrics []RouteMetrics `json:"metrics,omitempty"`
@@ -106,6 +110,15 @@ type RouteEntry struct {
 	// Family is 4 or 6 (rtm_family), which ip -j does not print.
 	Family int `json:"-"`
 }
+
+// RouteVia is RTA_VIA as ip prints it: the family's name and the address.
+type RouteVia struct {
+	Family string `json:"family"`
+	Host   string `json:"host"`
+}
+
+// ViaOf is the RouteVia of an IPv6 gateway.
+func ViaOf(gw netip.Addr) *RouteVia { return &RouteVia{Family: "inet6", Host: gw.String()} }
 
 // RouteFlow is a route's "flow": its realms by name (rt_realms), From
 // only when not 0.
@@ -126,10 +139,11 @@ type RouteMetrics struct {
 
 // NexthopEntry is one element of a route's "nexthops" in `ip -j route`.
 type NexthopEntry struct {
-	Gateway string   `json:"gateway,omitempty"`
-	Dev     string   `json:"dev,omitempty"`
-	Weight  int      `json:"weight"`
-	Flags   []string `json:"flags"`
+	Gateway string    `json:"gateway,omitempty"`
+	Via     *RouteVia `json:"via,omitempty"` // RTA_VIA, as RouteEntry's
+	Dev     string    `json:"dev,omitempty"`
+	Weight  int       `json:"weight"`
+	Flags   []string  `json:"flags"`
 }
 
 // NetnsState is the state of a namespace a script named.

@@ -178,6 +178,9 @@ func RouteText(r RouteEntry) string {
 	add("from", r.From)
 	add("tos", r.Tos)
 	add("via", r.Gateway)
+	if r.Via != nil {
+		parts = append(parts, "via", r.Via.Family, r.Via.Host)
+	}
 	add("dev", r.Dev)
 	add("table", r.Table)
 	add("proto", r.Protocol)
@@ -240,6 +243,9 @@ func NexthopText(nh NexthopEntry) string {
 	parts := []string{"nexthop"}
 	if nh.Gateway != "" {
 		parts = append(parts, "via", nh.Gateway)
+	}
+	if nh.Via != nil {
+		parts = append(parts, "via", nh.Via.Family, nh.Via.Host)
 	}
 	if nh.Dev != "" {
 		parts = append(parts, "dev", nh.Dev)
