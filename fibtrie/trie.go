@@ -907,8 +907,14 @@ func nexthopsMatch(fa *Route, req []Nexthop) bool {
 		if req[i].OIF != 0 && req[i].OIF != nhs[i].OIF {
 			return false
 		}
-		if (req[i].Gateway != 0 || req[i].Gateway6.IsValid()) &&
-			!sameGateway(req[i].Gateway, req[i].Gateway6, nhs[i].Gateway, nhs[i].Gateway6) {
+		switch {
+		case req[i].Gateway6.IsValid():
+			// RTA_VIA is compared only with a nexthop that has a
+			// gateway: one without matches any.
+			if (nhs[i].Gateway != 0 || nhs[i].Gateway6.IsValid()) && nhs[i].Gateway6 != req[i].Gateway6 {
+				return false
+			}
+		case req[i].Gateway != 0 && !sameGateway(req[i].Gateway, req[i].Gateway6, nhs[i].Gateway, nhs[i].Gateway6):
 			return false
 		}
 	}
