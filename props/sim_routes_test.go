@@ -984,8 +984,8 @@ func TestSimRouteErrnos(t *testing.T) {
 	require.Equal(t, want, got)
 }
 
-// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip
-// and route-options-*.ip on the sim target and checks its route lines
+// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip,
+// route-options-*.ip and ipv6-route-via6*.ip (with IPv6) on the sim target and checks its route lines
 // against their comments: each
 // line marked "# expect ERRNO" refused with that errno, the others
 // accepted. (No root needed: the expectations are the kernel's, and
@@ -998,6 +998,10 @@ func TestSimMultipathScriptExpectations(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, opts)
 	files = append(files, opts...)
+	via6, err := filepath.Glob("testdata/ipv6-route-via6*.ip")
+	require.NoError(t, err)
+	require.NotEmpty(t, via6)
+	files = append(files, via6...)
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -1005,7 +1009,11 @@ func TestSimMultipathScriptExpectations(t *testing.T) {
 		require.NoError(t, err)
 		lines := strings.Split(string(src), "\n")
 		want, got := map[int]string{}, map[int]string{}
-		tg := sim.New(sim.Options{Seed: 1, Sysctls: differ.NoIPv6})
+		sysctls := differ.NoIPv6
+		if strings.HasPrefix(filepath.Base(f), "ipv6-") {
+			sysctls = nil
+		}
+		tg := sim.New(sim.Options{Seed: 1, Sysctls: sysctls})
 		for _, r := range reqs {
 			err := tg.Apply(context.Background(), r)
 			if errors.Is(err, sim.ErrNotModelled) {
