@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
@@ -670,13 +671,14 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 			// top-level device or gateway; one nexthop dumps as a plain
 			// route.
 			// RTA_METRICS holds the metrics that are not 0 and
-			// RTA_FLOW the realms when not 0: the delete compares them.
+			// RTA_FLOW the realms when not 0, RTA_VIA an IPv6
+			// gateway: the delete compares them.
 			r.LinkDown = false
-			req := fibtrie.Extra{Realms: r.Realms()}
+			req := fibtrie.Extra{Realms: r.Realms(), Gateway6: r.Gateway6()}
 			req.MTU, req.MTULock = r.MTU()
 			req.MTUGiven = req.MTU != 0
 			if r.IsMulti() {
-				r.OIF, r.Gateway = 0, 0
+				r.OIF, r.Gateway, req.Gateway6 = 0, 0, netip.Addr{}
 				req.Multi = r.Nexthops()
 			}
 			r.SetExtra(req)
