@@ -549,3 +549,18 @@ func (f *FIB) Unmerge() {
 		mainT.flushExternal(TableMain)
 	}
 }
+
+// SharedInfo is fib_find_info's answer for r: a live alias of r's table
+// whose fib_info r would share (sameInfo), nil for none. A new route
+// takes the nexthop state (LINKDOWN) of the fib_info it shares.
+func (f *FIB) SharedInfo(r *Route) *Alias {
+	var found *Alias
+	f.Walk(r.Table, func(a *Alias) bool {
+		if !a.Dead && sameInfo(a, r) {
+			found = a
+			return false
+		}
+		return true
+	})
+	return found
+}

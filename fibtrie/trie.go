@@ -856,9 +856,9 @@ func (t *trie) delete(r *Route) (*Alias, error) {
 			(r.Priority == 0 || fa.Priority == r.Priority) &&
 			nhIDMatch(&fa.Route, r) &&
 			(r.OIF == 0 || fa.OIF == r.OIF) &&
-			(r.Gateway == 0 || fa.Gateway == r.Gateway) &&
-			(r.Realms() == 0 || (r.OIF == 0 && r.Gateway == 0) || fa.Realms() == r.Realms()) &&
-			(r.Nexthops() == nil || r.OIF != 0 || r.Gateway != 0 || nexthopsMatch(&fa.Route, r.Nexthops())) &&
+			(!r.HasGateway() || sameGateway(fa.Gateway, fa.Gateway6(), r.Gateway, r.Gateway6())) &&
+			(r.Realms() == 0 || (r.OIF == 0 && !r.HasGateway()) || fa.Realms() == r.Realms()) &&
+			(r.Nexthops() == nil || r.OIF != 0 || r.HasGateway() || nexthopsMatch(&fa.Route, r.Nexthops())) &&
 			metricsMatch(&fa.Route, r) {
 			t.removeAlias(tp, l, j)
 			return fa, nil
@@ -875,7 +875,7 @@ func nhIDMatch(fa, r *Route) bool {
 	if id := r.NhID(); id != 0 {
 		return fa.NhID() == id
 	}
-	return fa.NhID() == 0 || (r.OIF == 0 && r.Gateway == 0 && r.Nexthops() == nil)
+	return fa.NhID() == 0 || (r.OIF == 0 && !r.HasGateway() && r.Nexthops() == nil)
 }
 
 // metricsMatch is fib_metrics_match: the metrics a delete request
@@ -898,7 +898,7 @@ func metricsMatch(fa, r *Route) bool {
 func nexthopsMatch(fa *Route, req []Nexthop) bool {
 	nhs := fa.Nexthops()
 	if nhs == nil {
-		nhs = []Nexthop{{Gateway: fa.Gateway, OIF: fa.OIF}}
+		nhs = []Nexthop{{Gateway: fa.Gateway, Gateway6: fa.Gateway6(), OIF: fa.OIF}}
 	}
 	if len(req) < len(nhs) {
 		return false
@@ -907,7 +907,14 @@ func nexthopsMatch(fa *Route, req []Nexthop) bool {
 		if req[i].OIF != 0 && req[i].OIF != nhs[i].OIF {
 			return false
 		}
-		if req[i].Gateway != 0 && req[i].Gateway != nhs[i].Gateway {
+		switch {
+		case req[i].Gateway6.IsValid():
+			// RTA_VIA is compared only with a nexthop that has a
+			// gateway: one without matches any.
+			if (nhs[i].Gateway != 0 || nhs[i].Gateway6.IsValid()) && nhs[i].Gateway6 != req[i].Gateway6 {
+				return false
+			}
+		case req[i].Gateway != 0 && !sameGateway(req[i].Gateway, req[i].Gateway6, nhs[i].Gateway, nhs[i].Gateway6):
 			return false
 		}
 	}

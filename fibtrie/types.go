@@ -12,6 +12,7 @@ package fibtrie
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 )
 
@@ -180,15 +181,20 @@ type Extra struct {
 	// only a route using that nexthop, one that does not matches such a
 	// route only without a device, gateway or nexthop list.
 	NhID uint32
+	// Gateway6 is the first nexthop's IPv6 gateway (RTA_VIA, RFC 5549),
+	// invalid for none; Gateway is 0 then. Part of the identity and of a
+	// delete's match as Gateway is.
+	Gateway6 netip.Addr
 }
 
 // Nexthop is one fib_nh of a multipath route.
 type Nexthop struct {
-	Gateway uint32 // 0: none
-	OIF     int    // the device, resolved from the gateway when not given
-	Weight  uint16 // 1..256
-	Scope   Scope  // fib_nh_scope, as NhScope
-	Onlink  bool   // RTNH_F_ONLINK, part of the identity
+	Gateway  uint32     // 0: none
+	Gateway6 netip.Addr // an IPv6 gateway (RTA_VIA); Gateway is 0 then
+	OIF      int        // the device, resolved from the gateway when not given
+	Weight   uint16     // 1..256
+	Scope    Scope      // fib_nh_scope, as NhScope
+	Onlink   bool       // RTNH_F_ONLINK, part of the identity
 	// Dead and LinkDown are RTNH_F_DEAD and RTNH_F_LINKDOWN: state, not
 	// identity.
 	Dead, LinkDown bool
@@ -222,6 +228,23 @@ func (r *Route) NhID() uint32 {
 	return r.Extra.NhID
 }
 
+// Gateway6 is r's IPv6 gateway (Extra.Gateway6), invalid for none.
+func (r *Route) Gateway6() netip.Addr {
+	if r.Extra == nil {
+		return netip.Addr{}
+	}
+	return r.Extra.Gateway6
+}
+
+// HasGateway reports whether r names a gateway of either family.
+func (r *Route) HasGateway() bool { return r.Gateway != 0 || r.Gateway6().IsValid() }
+
+// sameGateway is the gateway part of nh_comp and fib_nh_match: the
+// family and the address.
+func sameGateway(gw4a uint32, gw6a netip.Addr, gw4b uint32, gw6b netip.Addr) bool {
+	return gw4a == gw4b && gw6a == gw6b
+}
+
 // MTU is r's RTAX_MTU and whether it is locked (Extra.MTU, MTULock).
 func (r *Route) MTU() (mtu uint32, lock bool) {
 	if r.Extra == nil {
@@ -242,10 +265,21 @@ func (r *Route) SetNexthops(nhs []Nexthop) {
 	r.SetExtra(x)
 }
 
+// SetGateway6 gives r the IPv6 gateway gw (invalid for none), keeping
+// the rest of its Extra as SetNexthops does.
+func (r *Route) SetGateway6(gw netip.Addr) {
+	var x Extra
+	if r.Extra != nil {
+		x = *r.Extra
+	}
+	x.Gateway6 = gw
+	r.SetExtra(x)
+}
+
 // SetExtra gives r a copy of x (its nexthop list shared), or no Extra
 // when x has nothing.
 func (r *Route) SetExtra(x Extra) {
-	if x.Multi == nil && x.Realms == 0 && x.MTU == 0 && !x.MTULock && !x.MTUGiven && x.NhID == 0 {
+	if x.Multi == nil && x.Realms == 0 && x.MTU == 0 && !x.MTULock && !x.MTUGiven && x.NhID == 0 && !x.Gateway6.IsValid() {
 		r.Extra = nil
 		return
 	}
@@ -326,7 +360,7 @@ func sameInfo(a *Alias, r *Route) bool {
 	am, al := a.MTU()
 	rm, rl := r.MTU()
 	return a.Type == r.Type && a.Scope == r.Scope && a.Priority == r.Priority &&
-		a.Protocol == r.Protocol && a.PrefSrc == r.PrefSrc && a.Gateway == r.Gateway &&
+		a.Protocol == r.Protocol && a.PrefSrc == r.PrefSrc && sameGateway(a.Gateway, a.Gateway6(), r.Gateway, r.Gateway6()) &&
 		a.OIF == r.OIF && a.NhScope == r.NhScope && a.Table == r.Table && a.Onlink == r.Onlink &&
 		am == rm && al == rl && a.Realms() == r.Realms() && a.NhID() == r.NhID() &&
 		(a.Nexthops() == nil && r.Nexthops() == nil || sameNexthops(&a.Route, r))
@@ -340,17 +374,17 @@ func sameInfo(a *Alias, r *Route) bool {
 func sameNexthops(a, b *Route) bool {
 	na, nb := a.Nexthops(), b.Nexthops()
 	if na == nil {
-		na = []Nexthop{{Gateway: a.Gateway, OIF: a.OIF, Scope: a.NhScope, Weight: 1, Onlink: a.Onlink}}
+		na = []Nexthop{{Gateway: a.Gateway, Gateway6: a.Gateway6(), OIF: a.OIF, Scope: a.NhScope, Weight: 1, Onlink: a.Onlink}}
 	}
 	if nb == nil {
-		nb = []Nexthop{{Gateway: b.Gateway, OIF: b.OIF, Scope: b.NhScope, Weight: 1, Onlink: b.Onlink}}
+		nb = []Nexthop{{Gateway: b.Gateway, Gateway6: b.Gateway6(), OIF: b.OIF, Scope: b.NhScope, Weight: 1, Onlink: b.Onlink}}
 	}
 	if len(na) != len(nb) {
 		return false
 	}
 	for i := range na {
 		x, y := &na[i], &nb[i]
-		if x.Gateway != y.Gateway || x.OIF != y.OIF || x.Scope != y.Scope || x.Weight != y.Weight || x.Onlink != y.Onlink {
+		if !sameGateway(x.Gateway, x.Gateway6, y.Gateway, y.Gateway6) || x.OIF != y.OIF || x.Scope != y.Scope || x.Weight != y.Weight || x.Onlink != y.Onlink {
 			return false
 		}
 	}

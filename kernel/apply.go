@@ -680,7 +680,7 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 		m.Attributes.Dst = ipOf(r.Dst.Addr())
 	}
 	if r.Via.IsValid() {
-		m.Attributes.Gateway = ipOf(r.Via)
+		m.Attributes.Gateway, m.Attributes.Via = gatewayOf(h.Family, r.Via)
 	}
 	if r.Src.IsValid() {
 		m.Attributes.Src = ipOf(r.Src)
@@ -713,7 +713,7 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 			hop.Hop.Flags |= unix.RTNH_F_ONLINK
 		}
 		if nh.Via.IsValid() {
-			hop.Gateway = ipOf(nh.Via)
+			hop.Gateway, hop.Via = gatewayOf(h.Family, nh.Via)
 		}
 		m.Attributes.Multipath = append(m.Attributes.Multipath, hop)
 	}
@@ -730,6 +730,19 @@ func (t *Target) routeModify(typ uint16, flags netlink.HeaderFlags, r rtnl.Route
 	}
 	_, err = t.execute(typ, flags, append(b, extra...))
 	return err
+}
+
+// gatewayOf is how iproute2 sends a gateway: RTA_GATEWAY of the route's
+// family, else RTA_VIA with the gateway's family.
+func gatewayOf(family uint8, gw netip.Addr) (net.IP, *rtnetlink.RouteVia) {
+	if gw.Is4() == (family == unix.AF_INET) {
+		return ipOf(gw), nil
+	}
+	f := uint16(unix.AF_INET6)
+	if gw.Is4() {
+		f = unix.AF_INET
+	}
+	return nil, &rtnetlink.RouteVia{Family: f, Addr: ipOf(gw)}
 }
 
 // routeOptions are the attributes rtnetlink.RouteAttributes has no

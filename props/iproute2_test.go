@@ -214,6 +214,11 @@ func ipEdgeLine() gopter.Gen {
 		"route flush src 10.0.0.1 rea 0/9",
 		"route flush via 10.0.0.2 realms 2/5 dsfield 0",
 		"route flush src 0.0.0.0/0 realm 0x11170 table main",
+		"route add 10.13.0.0/16 via inet6 fe80::1 dev i0",
+		"route add 10.13.0.0/16 nexthop via inet6 fe80::1 dev i0 nexthop via 10.0.0.2 dev i0",
+		"route del 10.13.0.0/16 via inet6 fe80::1",
+		"route add 10.13.0.0/16 via inet 10.0.0.2 dev i0",
+		"route del 10.13.0.0/16 nexthop via inet6 fe80::1",
 	})
 }
 
@@ -232,6 +237,10 @@ func ipAbortLine() gopter.Gen {
 		"route add 10.9.0.0/16 nexthop dev nope nexthop dev i1", // no such device: iproute2 exits
 		"route add 10.10.0.0/16 dev i0 mtu 4294967296",
 		"route add 10.10.0.0/16 dev i0 realms 1/256",
+		"route add 10.13.0.0/16 via fe80::1 dev i0",          // an address of the route's family is expected
+		"route add via inet6 fe80::1 10.13.0.0/16 dev i0",    // the gateway gave the family
+		"route add 10.13.0.0/16 via inet 2001:db8::1 dev i0", // not an inet address
+		"route add 10.13.0.0/16 nexthop via inet6 10.0.0.2 dev i0",
 	})
 }
 

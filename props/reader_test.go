@@ -29,8 +29,9 @@ import (
 // what the generated ones do not make, route "tos" (a number and the
 // rt_dsfield names), a device whose txqlen is 0 (for which ip leaves
 // "txqlen" out), routes with onlink, "flow" (realms, rt_realms'
-// cosmos) and "metrics" (an MTU, locked or not, clamped, of 0), and
-// IPv6 prefix routes with "expires" (addresses with a finite valid_lft).
+// cosmos), "metrics" (an MTU, locked or not, clamped, of 0) and "via"
+// (RTA_VIA: an IPv6 gateway of an IPv4 route, alone and in nexthops),
+// and IPv6 prefix routes with "expires" (addresses with a finite valid_lft).
 //
 // Fields iproute2 can print that rtnlsim leaves out, none of which the
 // generated scripts (nor any script of rtnlsim's language) produce:
@@ -83,6 +84,15 @@ route add 10.2.0.0/16 dev d0 realm 70000 mtu lock 0
 route add 10.3.0.0/16 dev d0 mtu 0 realm 0
 route add blackhole 10.4.0.0/16 onlink realm 7 mtu 1280
 route add 10.5.0.0/16 onlink mtu 1300 nexthop via 192.0.2.2 nexthop via 10.9.9.9 dev d0 onlink`,
+	// IPv6 gateways of IPv4 routes (RTA_VIA): plain, onlink in another
+	// table, in a multipath route with an IPv4 nexthop.
+	`link add d0 type ifb
+link set d0 up
+addr add 192.0.2.1/24 dev d0
+route add 10.0.0.0/16 via inet6 fe80::1 dev d0
+route add 10.1.0.0/16 via inet6 2001:db8::1 dev d0 onlink table 100 scope link
+route add 10.2.0.0/16 nexthop via inet6 fe80::1 dev d0 nexthop via 192.0.2.2 weight 3
+route add 10.3.0.0/16 nexthop via inet6 fe80::2 dev d0 nexthop via inet6 fe80::3 dev d0`,
 	// txqlen 0: set on an ifb (up and down), given at creation to a veth.
 	`link add q0 type ifb
 link set q0 txqlen 0

@@ -78,13 +78,16 @@ const simRoutesBatch = 16
 
 // routePrologue makes the devices the generated lines use: i0 and i1 up
 // with addresses, i2 down with one, v0 up without carrier (its peer v1
-// down) with one, lo down.
+// down) with one, lo down. i0, i1 and v0 have IPv6 (without DAD), i1 a
+// global prefix, for the IPv6 gateways of simVia6Line.
 var routePrologue = []string{
 	"link add i0 type ifb", "link add i1 type ifb", "link add i2 type ifb",
 	"link add v0 type veth peer name v1",
+	"sysctl net.ipv6.conf.i0.accept_dad=0", "sysctl net.ipv6.conf.i1.accept_dad=0", "sysctl net.ipv6.conf.v0.accept_dad=0",
+	"sysctl net.ipv6.conf.i0.disable_ipv6=0", "sysctl net.ipv6.conf.i1.disable_ipv6=0", "sysctl net.ipv6.conf.v0.disable_ipv6=0",
 	"link set i0 up", "link set i1 up", "link set v0 up",
 	"addr add 10.0.0.1/24 dev i0", "addr add 10.1.0.1/24 dev i1",
-	"addr add 10.2.0.1/24 dev i2", "addr add 10.3.0.1/24 dev v0",
+	"addr add 10.2.0.1/24 dev i2", "addr add 10.3.0.1/24 dev v0", "addr add 2001:db8:1::1/64 dev i1 nodad",
 }
 
 // Pools the route lines draw from, so that requests meet.
@@ -379,6 +382,107 @@ func simMultipathLine(r *rand.Rand) string {
 	return strings.Join(parts, " ")
 }
 
+// via6GenBranches are the branches of simVia6Line that
+// TestVia6GenTakesEveryBranch wants taken.
+var via6GenBranches = []string{
+	"via6 add", "via6 append", "via6 prepend", "via6 replace", "via6 change", "via6 del", "via6 del by dev",
+	"via6 del nexthops", "via6 dev", "via6 no dev", "via6 onlink", "via6 table", "via6 metric", "via6 scope",
+	"via6 multipath", "via6 mixed multipath", "via6 toggle ipv6", "via6 get",
+}
+
+// Pools of simVia6Line: IPv6 gateways (link-local ones, a global one
+// on i1's prefix, i1's own address, off every prefix, multicast), and
+// the devices (v0 without carrier, i2 down, lo).
+var (
+	v6Vias = []string{"fe80::1", "fe80::1", "fe80::1", "fe80::2", "2001:db8:1::2", "2001:db8:1::2", "2001:db8:1::1",
+		"2001:db8:9::1", "ff02::1"}
+	v6Devs = []string{"i0", "i0", "i1", "i1", "v0", "v0", "i2", "lo"}
+	// "default" would take the gateway's family: 0.0.0.0/0 instead.
+	v6Dsts   = []string{"10.5.0.0/16", "10.5.0.0/16", "10.6.0.0/16", "10.5.1.0/24", "172.16.0.0/12", "0.0.0.0/0"}
+	v6Toggle = []string{"sysctl net.ipv6.conf.i0.disable_ipv6=1", "sysctl net.ipv6.conf.i0.disable_ipv6=0"}
+)
+
+// simVia6Line makes a line about IPv4 routes with an IPv6 gateway (`via
+// inet6`): an add, append, prepend, replace or change of a prefix the
+// other lines use, through a device or not, onlink, in table 100, with
+// a metric or scope link; a multipath route of such nexthops, or of one
+// with an IPv4 one; deletes by gateway, device or nexthop list; IPv6 off
+// and on again on i0; a route get through them.
+func simVia6Line(r *rand.Rand) string {
+	chance := func(n int) bool { return r.IntN(n) == 0 }
+	switch {
+	case chance(12):
+		mpHit("via6 toggle ipv6")
+		return pick(r, v6Toggle)
+	case chance(8):
+		mpHit("via6 get")
+		return "route get " + pick(r, []string{"10.5.1.1", "10.6.0.9", "172.16.0.1", "8.8.8.8"})
+	}
+	verb := pick(r, []string{"add", "add", "add", "append", "prepend", "replace", "change", "del", "del", "del"})
+	mpHit("via6 " + verb)
+	parts := []string{"route", verb, pick(r, v6Dsts)}
+	if verb == "del" {
+		switch r.IntN(4) {
+		case 0:
+			mpHit("via6 del by dev")
+			parts = append(parts, "dev", pick(r, v6Devs[:6]))
+		case 1:
+			mpHit("via6 del nexthops")
+			parts = append(parts, "nexthop via inet6", pick(r, v6Vias[:5]), "nexthop via inet6", pick(r, v6Vias[:5]))
+		default:
+			parts = append(parts, "via inet6", pick(r, v6Vias[:6]))
+		}
+		return strings.Join(parts, " ")
+	}
+	if chance(6) {
+		mpHit("via6 table")
+		parts = append(parts, "table", "100")
+	}
+	if chance(6) {
+		mpHit("via6 metric")
+		parts = append(parts, "metric", pick(r, []string{"5", "10"}))
+	}
+	if chance(10) {
+		mpHit("via6 scope")
+		parts = append(parts, "scope", pick(r, []string{"link", "host"}))
+	}
+	if chance(4) {
+		nh := func() string {
+			return "nexthop via inet6 " + pick(r, v6Vias[:6]) + " dev " + pick(r, v6Devs[:6])
+		}
+		parts = append(parts, nh())
+		if chance(3) {
+			mpHit("via6 mixed multipath")
+			p := mpPairs[r.IntN(len(mpPairs))]
+			parts = append(parts, "nexthop via "+p[0]+" dev "+p[1])
+		} else {
+			mpHit("via6 multipath")
+			parts = append(parts, nh())
+		}
+		return strings.Join(parts, " ")
+	}
+	parts = append(parts, "via inet6", pick(r, v6Vias))
+	if chance(5) {
+		mpHit("via6 no dev")
+	} else {
+		mpHit("via6 dev")
+		parts = append(parts, "dev", pick(r, v6Devs))
+	}
+	if chance(6) {
+		mpHit("via6 onlink")
+		parts = append(parts, "onlink")
+	}
+	return strings.Join(parts, " ")
+}
+
+// TestVia6GenTakesEveryBranch is TestMultipathGenTakesEveryBranch for
+// simVia6Line (via6GenBranches).
+func TestVia6GenTakesEveryBranch(t *testing.T) {
+	hits, lines, scripts := routeGenHits(t, "inet6", "disable_ipv6")
+	checkBranches(t, hits, "via6 ", via6GenBranches, scripts)
+	t.Logf("%d lines with IPv6 gateways in %d scripts; branches: %v", lines, scripts, hits)
+}
+
 // TestMultipathGenTakesEveryBranch generates, from a fixed seed, as many
 // scripts as TestSimRoutesMatchKernel runs by default, and fails when a
 // branch of the multipath generators (mpGenBranches) is never taken, or
@@ -664,7 +768,7 @@ func TestRouteGetGenTakesEveryBranch(t *testing.T) {
 func routeScriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.UInt64().Map(func(v uint64) string {
 		r := rand.New(rand.NewPCG(v, v>>7))
-		switch n := r.IntN(24); {
+		switch n := r.IntN(26); {
 		case n < 11:
 			return simRouteLine(r)
 		case n < 13:
@@ -675,6 +779,8 @@ func routeScriptGen(minLen, maxLen int) gopter.Gen {
 			return simFlushLine(r)
 		case n < 20:
 			return simRouteGetLine(r)
+		case n < 22:
+			return simVia6Line(r)
 		default:
 			return pick(r, rtOther)
 		}
@@ -721,7 +827,8 @@ func oneWindow(evs []rtnl.Event) []rtnl.Event {
 	return out
 }
 
-// ipv4Routes drops IPv6 routes (none with IPv6 off; kept as a guard).
+// ipv4Routes drops IPv6 routes: those of the devices with IPv6, which
+// the IPv6 properties hold.
 func ipv4Routes(rs []rtnl.RouteEntry) []rtnl.RouteEntry {
 	out := []rtnl.RouteEntry{}
 	for _, r := range rs {
@@ -873,6 +980,9 @@ func simRoutesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 		if len(r.Nexthops) > 0 {
 			seen["multipath "+e.Type]++
 		}
+		if r.Via != nil || len(r.Nexthops) > 0 && r.Nexthops[0].Via != nil {
+			seen["via inet6 "+e.Type]++
+		}
 	}
 	for _, r := range kRes.Routes {
 		if len(r.Nexthops) > 0 {
@@ -888,7 +998,7 @@ func simRoutesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 	if d := compare.Errnos(sRes.Errors, kRes.Errors); d != "" {
 		return fail(d)
 	}
-	if k, s := ipv4Routes(kRes.Routes), sRes.Routes; !reflect.DeepEqual(k, s) {
+	if k, s := ipv4Routes(kRes.Routes), ipv4Routes(sRes.Routes); !reflect.DeepEqual(k, s) {
 		return fail(fmt.Sprintf("routes differ:\nsim:\n%skernel:\n%s", jsonOf(s), jsonOf(k)))
 	}
 	if d := compare.Events(oneWindow(routeEvents(sRes.Events)), oneWindow(routeEvents(kRes.Events))); d != "" {
@@ -959,8 +1069,8 @@ func TestSimRouteErrnos(t *testing.T) {
 	require.Equal(t, want, got)
 }
 
-// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip
-// and route-options-*.ip on the sim target and checks its route lines
+// TestSimMultipathScriptExpectations runs each testdata/multipath-*.ip,
+// route-options-*.ip and ipv6-route-via6*.ip (with IPv6) on the sim target and checks its route lines
 // against their comments: each
 // line marked "# expect ERRNO" refused with that errno, the others
 // accepted. (No root needed: the expectations are the kernel's, and
@@ -973,6 +1083,10 @@ func TestSimMultipathScriptExpectations(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, opts)
 	files = append(files, opts...)
+	via6, err := filepath.Glob("testdata/ipv6-route-via6*.ip")
+	require.NoError(t, err)
+	require.NotEmpty(t, via6)
+	files = append(files, via6...)
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -980,7 +1094,11 @@ func TestSimMultipathScriptExpectations(t *testing.T) {
 		require.NoError(t, err)
 		lines := strings.Split(string(src), "\n")
 		want, got := map[int]string{}, map[int]string{}
-		tg := sim.New(sim.Options{Seed: 1, Sysctls: differ.NoIPv6})
+		sysctls := differ.NoIPv6
+		if strings.HasPrefix(filepath.Base(f), "ipv6-") {
+			sysctls = nil
+		}
+		tg := sim.New(sim.Options{Seed: 1, Sysctls: sysctls})
 		for _, r := range reqs {
 			err := tg.Apply(context.Background(), r)
 			if errors.Is(err, sim.ErrNotModelled) {

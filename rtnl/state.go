@@ -2,6 +2,7 @@ package rtnl
 
 import (
 	"encoding/json"
+	"net/netip"
 	"slices"
 )
 
@@ -84,8 +85,9 @@ type RouteEntry struct {
 	From    string `json:"from,omitempty"`
 	Tos     string `json:"tos,omitempty"` // rtm_tos, printed only when not 0
 	Gateway string `json:"gateway,omitempty"`
-	// Via is RTA_VIA: a gateway of another family (an IPv4 route through
-	// an IPv6 nexthop).
+	// Via is RTA_VIA: a gateway of the other family (an IPv6 one on an
+	// IPv4 route, by `via inet6` or an IPv6 nexthop object); Gateway is
+	// empty then.
 	Via      *RouteVia `json:"via,omitempty"`
 	Dev      string    `json:"dev,omitempty"`
 	Table    string    `json:"table,omitempty"` // omitted for main
@@ -113,11 +115,14 @@ type RouteEntry struct {
 	Family int `json:"-"`
 }
 
-// RouteVia is print_rta_via's object: the family's name and the address.
+// RouteVia is RTA_VIA as ip prints it: the family's name and the address.
 type RouteVia struct {
 	Family string `json:"family"`
 	Host   string `json:"host"`
 }
+
+// ViaOf is the RouteVia of an IPv6 gateway.
+func ViaOf(gw netip.Addr) *RouteVia { return &RouteVia{Family: "inet6", Host: gw.String()} }
 
 // RouteFlow is a route's "flow": its realms by name (rt_realms), From
 // only when not 0.
@@ -139,7 +144,7 @@ type RouteMetrics struct {
 // NexthopEntry is one element of a route's "nexthops" in `ip -j route`.
 type NexthopEntry struct {
 	Gateway string    `json:"gateway,omitempty"`
-	Via     *RouteVia `json:"via,omitempty"`
+	Via     *RouteVia `json:"via,omitempty"` // RTA_VIA, as RouteEntry's
 	Dev     string    `json:"dev,omitempty"`
 	Weight  int       `json:"weight"`
 	Flags   []string  `json:"flags"`

@@ -179,7 +179,7 @@ func RouteText(r RouteEntry) string {
 	add("tos", r.Tos)
 	add("via", r.Gateway)
 	if r.Via != nil {
-		add("via", r.Via.Family+" "+r.Via.Host)
+		parts = append(parts, "via", r.Via.Family, r.Via.Host)
 	}
 	add("dev", r.Dev)
 	add("table", r.Table)

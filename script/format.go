@@ -402,7 +402,11 @@ func (l *line) route(r rtnl.Route) {
 	if r.Type != "" {
 		l.add(r.Type)
 	}
+	v6via := r.Dst.Addr().Is4() && (r.Via.Is6() || len(r.Nexthops) > 0 && r.Nexthops[0].Via.Is6())
 	switch {
+	case r.Dst == netip.PrefixFrom(netip.IPv4Unspecified(), 0) && v6via:
+		// "default" would take the IPv6 gateway's family
+		l.add(r.Dst.String())
 	case r.Dst == netip.PrefixFrom(netip.IPv4Unspecified(), 0):
 		l.add("default")
 	case r.Dst.IsValid():
@@ -411,7 +415,11 @@ func (l *line) route(r rtnl.Route) {
 		l.add("default")
 	}
 	if r.Via.IsValid() {
-		l.add("via", r.Via.String())
+		l.add("via")
+		if r.Via.Is4() != r.Dst.Addr().Is4() {
+			l.add(familyName(r.Via))
+		}
+		l.add(r.Via.String())
 	}
 	if r.Dev != "" {
 		l.add("dev")
@@ -455,7 +463,11 @@ func (l *line) route(r rtnl.Route) {
 	for _, nh := range r.Nexthops {
 		l.add("nexthop")
 		if nh.Via.IsValid() {
-			l.add("via", nh.Via.String())
+			l.add("via")
+			if nh.Via.Is4() != r.Dst.Addr().Is4() {
+				l.add(familyName(nh.Via))
+			}
+			l.add(nh.Via.String())
 		}
 		if nh.Dev != "" {
 			l.add("dev")
@@ -566,4 +578,13 @@ func formatFlushRealms(v, mask uint32) string {
 		return fmt.Sprintf("%d/%d", from, to)
 	}
 	return fmt.Sprint(v)
+}
+
+// familyName is the word `via` takes before an address of the other
+// family than the route's.
+func familyName(a netip.Addr) string {
+	if a.Is4() {
+		return "inet"
+	}
+	return "inet6"
 }

@@ -239,6 +239,9 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 	}
 	if r.Intn(2) == 0 {
 		rt.Via = genAddr(r, f)
+		if f == 4 && r.Intn(4) == 0 {
+			rt.Via = genAddr(r, 6) // via inet6: RTA_VIA
+		}
 	}
 	if r.Intn(3) == 0 {
 		rt.TOS = uint8(r.Intn(256))
@@ -273,6 +276,9 @@ func genRouteBody(r *rand.Rand) rtnl.Route {
 			var nh rtnl.Nexthop
 			if r.Intn(3) != 0 {
 				nh.Via = genAddr(r, f)
+				if f == 4 && r.Intn(4) == 0 {
+					nh.Via = genAddr(r, 6)
+				}
 			}
 			if r.Intn(2) == 0 {
 				nh.Dev = genName(r)

@@ -118,6 +118,11 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	var r rtnl.Route
 	var dstWord, viaWord, srcWord string
 	dstDefault := false
+	// viaFamily: `via inet|inet6 ADDR` named the family, which may then
+	// differ from the route's (RTA_VIA); viaFirst: the gateway came
+	// before the prefix, so iproute2 took the route's family from it.
+	viaFamily, viaFirst := false, false
+	var nhFamily []bool
 	seen := keywords{}
 	once := seen.once
 	for p.more() {
@@ -167,6 +172,7 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 				return r, err
 			}
 			r.Via, viaWord = a, s
+			viaFamily, viaFirst = want != 0, dstWord == ""
 		case ok && k.id == "dev":
 			n, err := p.name(w)
 			if err != nil {
@@ -262,11 +268,11 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 		case ok && k.id == "nexthop":
 			// The nexthop groups end the line: iproute2 reads no route
 			// option after them.
-			nhs, err := parseNexthops(p)
+			nhs, fams, err := parseNexthops(p)
 			if err != nil {
 				return r, err
 			}
-			r.Nexthops = nhs
+			r.Nexthops, nhFamily = nhs, fams
 		default:
 			// [to] [TYPE] PREFIX
 			if w == "to" {
@@ -322,6 +328,9 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	// The family: -4/-6, else the first address given, as iproute2 sets
 	// rtm_family from the first address it parses; "default" follows it.
 	fam := family
+	if fam == 0 && viaFirst && !dstDefault {
+		fam = familyOf(r.Via)
+	}
 	if fam == 0 && !dstDefault {
 		fam = familyOf(r.Dst.Addr())
 	}
@@ -343,7 +352,12 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	if familyOf(r.Dst.Addr()) != fam {
 		return r, errf(dstWord, "is not an IPv%d prefix", fam)
 	}
-	if viaWord != "" && familyOf(r.Via) != fam {
+	if viaWord != "" && familyOf(r.Via) != fam && (!viaFamily || fam == 6) {
+		// An IPv4 gateway of an IPv6 route would be RTA_VIA, which
+		// IPv6 refuses; the model does not send it.
+		if viaFamily {
+			return r, errf(viaWord, "an IPv4 gateway (via inet) on an IPv6 route is not supported")
+		}
 		return r, errf(viaWord, "gateway address family differs from the route's (IPv%d)", fam)
 	}
 	if srcWord != "" && familyOf(r.Src) != fam {
@@ -355,8 +369,11 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 	if r.NhID != 0 && (r.Type != "" || r.Src.IsValid() || r.Onlink || r.MTU != nil || r.Realms != 0) {
 		return r, errf("nhid", "nhid with a route type, src, onlink, mtu or realms is not supported")
 	}
-	for _, nh := range r.Nexthops {
-		if nh.Via.IsValid() && familyOf(nh.Via) != fam {
+	for i, nh := range r.Nexthops {
+		if nh.Via.IsValid() && familyOf(nh.Via) != fam && (!nhFamily[i] || fam == 6) {
+			if nhFamily[i] {
+				return r, errf(nh.Via.String(), "an IPv4 gateway (via inet) on an IPv6 route is not supported")
+			}
 			return r, errf(nh.Via.String(), "nexthop gateway address family differs from the route's (IPv%d)", fam)
 		}
 		if fam == 6 && nh.Onlink {
@@ -369,14 +386,16 @@ func parseRouteArgs(p *words, family int) (rtnl.Route, *LineError) {
 // parseNexthops is parse_nexthops: the words after the first "nexthop",
 // each group `nexthop [via ADDR] [dev NAME] [weight 1..256] [onlink]`, up
 // to the end of the line.
-func parseNexthops(p *words) ([]rtnl.Nexthop, *LineError) {
+func parseNexthops(p *words) ([]rtnl.Nexthop, []bool, *LineError) {
 	var nhs []rtnl.Nexthop
+	var fams []bool // the group's via named its family
 	w := "nexthop"
 	for {
 		if !p.more() {
-			return nil, errf(w, `unexpected end of line after "nexthop"`)
+			return nil, nil, errf(w, `unexpected end of line after "nexthop"`)
 		}
 		var nh rtnl.Nexthop
+		named := false
 		seen := keywords{}
 		for p.more() {
 			k := p.peek()
@@ -388,50 +407,59 @@ func parseNexthops(p *words) ([]rtnl.Nexthop, *LineError) {
 			case "via":
 				s, err := p.arg(k)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
-				if s == "inet" || s == "inet6" {
+				want := 0
+				switch s {
+				case "inet":
+					want = 4
+				case "inet6":
+					want = 6
+				}
+				if want != 0 {
 					if s, err = p.arg("via " + s); err != nil {
-						return nil, err
+						return nil, nil, err
 					}
 				}
 				a, ok := parseAddr(s)
-				if !ok {
-					return nil, errf(s, "invalid gateway address")
+				if !ok || (want != 0 && familyOf(a) != want) {
+					return nil, nil, errf(s, "invalid gateway address")
 				}
+				named = want != 0
 				if err := seen.once("via", s); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				nh.Via = a
 			case "dev":
 				n, err := p.name(k)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if err := seen.once("dev", n); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				nh.Dev = n
 			case "weight":
 				v, err := p.numberOnce("weight", 1, 256, seen.once)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				nh.Weight = int(v)
 			case "onlink":
 				nh.Onlink = true
 			case "realms", "encap", "as":
-				return nil, errf(k, "not supported in a nexthop")
+				return nil, nil, errf(k, "not supported in a nexthop")
 			default:
 				if matches(k, "realms") {
-					return nil, errf(k, "not supported in a nexthop")
+					return nil, nil, errf(k, "not supported in a nexthop")
 				}
-				return nil, errf(k, `"nexthop" or end of line is expected instead of %q`, k)
+				return nil, nil, errf(k, `"nexthop" or end of line is expected instead of %q`, k)
 			}
 		}
 		nhs = append(nhs, nh)
+		fams = append(fams, named)
 		if !p.more() {
-			return nhs, nil
+			return nhs, fams, nil
 		}
 		w = p.take() // "nexthop"
 	}

@@ -445,12 +445,17 @@ func (n *Netns) renderRouteDead(r fibtrie.Route, dead bool) rtnl.RouteEntry {
 			if nh.Gateway != 0 {
 				e.Gateway = fibtrie.FormatIP(nh.Gateway)
 			}
+			if nh.Gateway6.IsValid() {
+				e.Via = rtnl.ViaOf(nh.Gateway6)
+			}
 			if nh.OIF != 0 {
 				e.Dev = n.devName(nh.OIF)
 			}
 			out.Nexthops = append(out.Nexthops, e)
 		}
 		r.Gateway, r.OIF = 0, 0
+	} else if gw := r.Gateway6(); gw.IsValid() {
+		out.Via = rtnl.ViaOf(gw)
 	}
 	if r.Type != fibtrie.TypeUnicast {
 		out.Type = rtnl.RouteTypeName(uint8(r.Type))

@@ -263,7 +263,7 @@ func (n *Netns) nhCreate6(nh *nexthop, dev *Device, o rtnl.NexthopObj) error {
 		return fmt.Errorf("%w: onlink on an IPv6 nexthop", ErrNotModelled)
 	}
 	if o.Via.IsValid() {
-		if _, err := n.validateGW6(o.Via, dev, 0); err != nil {
+		if _, err := n.validateGW6(o.Via, dev, 0, false); err != nil {
 			return err
 		}
 	}

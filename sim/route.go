@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"net/netip"
+	"slices"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -31,7 +33,7 @@ func (n *Netns) route(op rtnl.Op) error {
 	if r.Dst.Addr().Is6() {
 		return n.route6(op, r)
 	}
-	if !r.Dst.Addr().Is4() || (r.Via.IsValid() && !r.Via.Is4()) || (r.Src.IsValid() && !r.Src.Is4()) {
+	if !r.Dst.Addr().Is4() || (r.Src.IsValid() && !r.Src.Is4()) {
 		return errIPv6NotModelled
 	}
 	if _, del := op.(rtnl.RouteDel); del {
@@ -73,9 +75,6 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 	}
 	// iproute2 resolves the nexthops' devices after the route's.
 	for _, nh := range r.Nexthops {
-		if nh.Via.IsValid() && !nh.Via.Is4() {
-			return fibConfig{}, fmt.Errorf("%w: IPv6 nexthops", ErrNotModelled)
-		}
 		var d *Device
 		hop := fibtrie.Nexthop{Weight: 1, Onlink: nh.Onlink}
 		if nh.Dev != "" {
@@ -87,8 +86,11 @@ func (n *Netns) routeConfig(r rtnl.Route, del bool) (fibConfig, error) {
 		if nh.Weight > 0 {
 			hop.Weight = uint16(nh.Weight)
 		}
-		if nh.Via.IsValid() {
+		switch {
+		case nh.Via.Is4():
 			hop.Gateway = u32Of(nh.Via)
+		case nh.Via.Is6():
+			hop.Gateway6 = nh.Via
 		}
 		c.nhs = append(c.nhs, hop)
 		c.nhDevs = append(c.nhDevs, d)
@@ -119,7 +121,7 @@ func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
 	if err != nil {
 		return fibtrie.Route{}, err
 	}
-	if !r.Dst.Addr().Is4() || (r.Via.IsValid() && !r.Via.Is4()) || (r.Src.IsValid() && !r.Src.Is4()) {
+	if !r.Dst.Addr().Is4() || (r.Src.IsValid() && !r.Src.Is4()) {
 		return fibtrie.Route{}, errIPv6NotModelled
 	}
 	if r.TOS&0x03 != 0 { // inet_validate_dscp
@@ -141,7 +143,7 @@ func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
 	if r.Metric != nil {
 		c.Priority = *r.Metric
 	}
-	if r.Via.IsValid() {
+	if r.Via.Is4() {
 		c.Gateway = u32Of(r.Via)
 	}
 	if r.Src.IsValid() {
@@ -149,6 +151,9 @@ func FibRoute(r rtnl.Route, del bool, oif int) (fibtrie.Route, error) {
 	}
 	c.Onlink = r.Onlink
 	x := fibtrie.Extra{Realms: r.Realms, NhID: r.NhID}
+	if r.Via.Is6() {
+		x.Gateway6 = r.Via // RTA_VIA
+	}
 	if r.MTU != nil {
 		x.MTU, x.MTULock = *r.MTU, r.MTULock
 		if del {
@@ -205,7 +210,25 @@ func (n *Netns) routeNew(r rtnl.Route, flags fibtrie.Flags) error {
 	if err := n.fibCreateInfo(&c); err != nil {
 		return err
 	}
+	if hasGateway6(&c.Route) {
+		// fib_find_info: a route that shares a fib_info shows its flags,
+		// which carrier events may have set since fib_check_nh_v6_gw
+		// made it without LINKDOWN.
+		if a := n.fib.SharedInfo(&c.Route); a != nil {
+			c.LinkDown = a.LinkDown
+			if c.IsMulti() {
+				for i := range c.Extra.Multi {
+					c.Extra.Multi[i].LinkDown = a.Extra.Multi[i].LinkDown
+				}
+			}
+		}
+	}
 	return n.fibInsert(c.Route, flags)
+}
+
+// hasGateway6 reports whether a nexthop of r has an IPv6 gateway.
+func hasGateway6(r *fibtrie.Route) bool {
+	return r.Gateway6().IsValid() || slices.ContainsFunc(r.Nexthops(), func(nh fibtrie.Nexthop) bool { return nh.Gateway6.IsValid() })
 }
 
 // fibPropsScope is fib_props[type].scope: the narrowest scope a route of the
@@ -242,7 +265,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		if c.OIF != 0 && nh0.OIF != c.OIF {
 			return rtnl.Errf(uapi.EINVAL, "Nexthop device index does not match RTA_OIF")
 		}
-		if c.Gateway != 0 && nh0.Gateway != c.Gateway {
+		if c.HasGateway() && (nh0.Gateway != c.Gateway || nh0.Gateway6 != c.Gateway6()) {
 			return rtnl.Errf(uapi.EINVAL, "Nexthop gateway does not match RTA_GATEWAY or RTA_VIA")
 		}
 		// The nexthops have no RTA_FLOW here: a first one without
@@ -251,6 +274,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 			return rtnl.Errf(uapi.EINVAL, "Nexthop class id does not match RTA_FLOW")
 		}
 		c.OIF, c.Gateway, c.dev, c.onlink = nh0.OIF, nh0.Gateway, c.nhDevs[0], nh0.Onlink
+		c.SetGateway6(nh0.Gateway6)
 	} else {
 		// Without RTA_MULTIPATH the request's flags are its nexthop's.
 		c.onlink = c.Onlink
@@ -261,7 +285,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		return rtnl.Errf(uapi.EINVAL, "Invalid route type")
 	default:
 		// fib_props[].error: no nexthop, and no prefsrc check either.
-		if c.Gateway != 0 || c.OIF != 0 || c.nhs != nil {
+		if c.HasGateway() || c.OIF != 0 || c.nhs != nil {
 			return rtnl.Errf(uapi.EINVAL, "Gateway, device and multipath can not be specified for this route type")
 		}
 		return nil
@@ -275,7 +299,7 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 		if len(c.nhs) > 1 {
 			return rtnl.Errf(uapi.EINVAL, "Route with host scope can not have multiple nexthops")
 		}
-		if c.Gateway != 0 {
+		if c.HasGateway() {
 			return rtnl.Errf(uapi.EINVAL, "Route with host scope can not have a gateway")
 		}
 		if c.dev == nil {
@@ -306,6 +330,9 @@ func (n *Netns) fibCreateInfo(c *fibConfig) error {
 
 // fibCheckNh is fib_check_nh for the route's one nexthop.
 func (n *Netns) fibCheckNh(c *fibConfig) error {
+	if c.Gateway6().IsValid() {
+		return n.fibCheckNhV6(c)
+	}
 	if c.Gateway != 0 {
 		return n.fibCheckNhGw(c)
 	}
@@ -322,6 +349,7 @@ func (n *Netns) fibCheckNhs(c *fibConfig) error {
 		nh := &c.nhs[i]
 		one := fibConfig{Route: c.Route, dev: c.nhDevs[i], onlink: nh.Onlink}
 		one.Gateway, one.OIF, one.LinkDown = nh.Gateway, nh.OIF, false
+		one.SetGateway6(nh.Gateway6)
 		if err := n.fibCheckNh(&one); err != nil {
 			return err
 		}
@@ -404,6 +432,43 @@ func (n *Netns) fibCheckNhGw(c *fibConfig) error {
 	if !d.Up() {
 		return rtnl.Errf(uapi.ENETDOWN, "")
 	}
+	return nil
+}
+
+// fibCheckNhV6 is fib_check_nh_v6_gw: IPv6's fib6_nh_init on the
+// gateway, with the route's table and flags. The named device needs an
+// inet6_dev (ENODEV); onlink needs a device (ENODEV) that is up
+// (ENETDOWN) and skips the lookup of a global gateway for a check of
+// IPv6 main (validateGW6); the device found must not have IPv6 disabled
+// (EACCES) and must be up (ENETDOWN). The nexthop's scope is link and it
+// is never LINKDOWN when made: fib6_nh_init keeps that flag on its own
+// nexthop, which it then releases.
+func (n *Netns) fibCheckNhV6(c *fibConfig) error {
+	dev := c.dev
+	if dev != nil && dev.in6 == nil {
+		return rtnl.Errf(uapi.ENODEV, "")
+	}
+	if c.onlink {
+		if dev == nil {
+			return rtnl.Errf(uapi.ENODEV, "Nexthop device required for onlink")
+		}
+		if !dev.Up() {
+			return rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
+		}
+	}
+	dev, err := n.validateGW6(c.Gateway6(), dev, c.Table, c.onlink)
+	if err != nil {
+		return err
+	}
+	if dev.in6 == nil || dev.v6Off {
+		return rtnl.Errf(uapi.EACCES, "IPv6 is disabled on nexthop device")
+	}
+	if !dev.Up() {
+		return rtnl.Errf(uapi.ENETDOWN, "Nexthop device is not up")
+	}
+	c.dev, c.OIF = dev, int(dev.ifindex)
+	c.NhScope = fibtrie.ScopeLink
+	c.LinkDown = false
 	return nil
 }
 
@@ -610,13 +675,14 @@ func (n *Netns) routeFlush(op rtnl.RouteFlush) error {
 			// top-level device or gateway; one nexthop dumps as a plain
 			// route.
 			// RTA_METRICS holds the metrics that are not 0 and
-			// RTA_FLOW the realms when not 0: the delete compares them.
+			// RTA_FLOW the realms when not 0, RTA_VIA an IPv6
+			// gateway: the delete compares them.
 			r.LinkDown = false
-			req := fibtrie.Extra{Realms: r.Realms()}
+			req := fibtrie.Extra{Realms: r.Realms(), Gateway6: r.Gateway6()}
 			req.MTU, req.MTULock = r.MTU()
 			req.MTUGiven = req.MTU != 0
 			if r.IsMulti() {
-				r.OIF, r.Gateway = 0, 0
+				r.OIF, r.Gateway, req.Gateway6 = 0, 0, netip.Addr{}
 				req.Multi = r.Nexthops()
 			}
 			r.SetExtra(req)

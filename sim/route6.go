@@ -130,7 +130,7 @@ func (n *Netns) route6Info(r rtnl.Route) (*route6, error) {
 		return nil, fmt.Errorf("%w: IPv6 route type %s", ErrNotModelled, rtnl.RouteTypeName(rt.typ))
 	}
 	if r.Via.IsValid() {
-		gwDev, err := n.validateGW6(r.Via, dev, r.Table)
+		gwDev, err := n.validateGW6(r.Via, dev, r.Table, false)
 		if err != nil {
 			return nil, err
 		}
@@ -389,7 +389,7 @@ func (n *Netns) route6MultiDel(r rtnl.Route) error {
 // link-local gateway needs the device named; any other must be unicast
 // and reachable (ip6_route_check_nh: EHOSTUNREACH), which gives the
 // device when none was named; the device cannot be the loopback.
-func (n *Netns) validateGW6(gw netip.Addr, dev *Device, table uint32) (*Device, error) {
+func (n *Netns) validateGW6(gw netip.Addr, dev *Device, table uint32, onlink bool) (*Device, error) {
 	local := func(only *Device) bool {
 		for _, d := range n.Devices() {
 			if d.in6 == nil || (only != nil && d != only) {
@@ -412,14 +412,20 @@ func (n *Netns) validateGW6(gw netip.Addr, dev *Device, table uint32) (*Device, 
 		if gw.IsMulticast() || gw.IsUnspecified() || gw.IsLoopback() {
 			return nil, rtnl.Errf(uapi.EINVAL, "Invalid gateway address")
 		}
-		via, err := n.checkNH6(gw, dev, table)
-		if err != nil {
-			return nil, err
+		if onlink {
+			if err := n.checkNH6Onlink(gw, dev); err != nil {
+				return nil, err
+			}
+		} else {
+			via, err := n.checkNH6(gw, dev, table)
+			if err != nil {
+				return nil, err
+			}
+			dev = via
 		}
-		if dev == nil && local(nil) {
+		if local(nil) {
 			return nil, rtnl.Errf(uapi.EINVAL, "Gateway can not be a local address")
 		}
-		dev = via
 	}
 	if dev == nil {
 		return nil, rtnl.Errf(uapi.EINVAL, "Egress device not specified")
@@ -463,6 +469,27 @@ func (n *Netns) checkNH6(gw netip.Addr, dev *Device, table uint32) (*Device, err
 		}
 	}
 	return nil, rtnl.Errf(uapi.EHOSTUNREACH, "")
+}
+
+// checkNH6Onlink is ip6_route_check_nh_onlink: the gateway looked up in
+// main, the device a preference only; a route found that is not a reject
+// route nor the default route must be unicast and through the device
+// (EINVAL).
+func (n *Netns) checkNH6Onlink(gw netip.Addr, dev *Device) error {
+	if n.rules6 != nil && n.rules6.custom {
+		return fmt.Errorf("%w: an onlink IPv6 gateway with user rules", ErrNotModelled)
+	}
+	r := n.lookup6(gw, uapi.RT_TABLE_MAIN, nil)
+	if r == nil || reject6(r.typ) || r.dst.Bits() == 0 {
+		return nil
+	}
+	if best := n.lookup6(gw, uapi.RT_TABLE_MAIN, dev); best != nil && best.dst == r.dst && best.metric == r.metric {
+		r = best
+	}
+	if r.typ != uapi.RTN_UNICAST || r.dev != dev {
+		return rtnl.Errf(uapi.EINVAL, "Nexthop has invalid gateway or device mismatch")
+	}
+	return nil
 }
 
 // lookup6 is fib6_table_lookup in one table: the longest prefix holding

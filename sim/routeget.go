@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
+	"net/netip"
 
 	"github.com/rtnlsim/rtnlsim/fibtrie"
 	"github.com/rtnlsim/rtnlsim/rtnl"
@@ -33,6 +35,7 @@ type getAnswer struct {
 	dev     *Device
 	saddr   uint32
 	gateway uint32
+	gwVia   netip.Addr // an IPv6 gateway (RTA_VIA) instead
 	flags   uint32
 	res     *fibtrie.Alias
 	tos     uint8          // fib_result's dscp: the last route a lookup found
@@ -98,6 +101,9 @@ func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	}
 	if ans.gateway != 0 {
 		out.Gateway = fibtrie.FormatIP(ans.gateway)
+	}
+	if ans.gwVia.IsValid() {
+		out.Via = rtnl.ViaOf(ans.gwVia)
 	}
 	out.Dev = ans.dev.name
 	if ans.table != 0 && ans.table != fibtrie.TableMain {
@@ -299,12 +305,13 @@ func (n *Netns) mkrouteOutput(fl *ruleFlow, ans getAnswer) (getAnswer, error) {
 		}
 	}
 	if fi != nil {
-		gw, scope := fi.Gateway, fi.NhScope
+		gw, gw6, scope := fi.Gateway, fi.Gateway6(), fi.NhScope
 		if fi.IsMulti() {
-			gw, scope = fi.Extra.Multi[ans.nh].Gateway, fi.Extra.Multi[ans.nh].Scope
+			m := fi.Extra.Multi[ans.nh]
+			gw, gw6, scope = m.Gateway, m.Gateway6, m.Scope
 		}
-		if gw != 0 && scope == fibtrie.ScopeLink {
-			ans.gateway = gw
+		if (gw != 0 || gw6.IsValid()) && scope == fibtrie.ScopeLink {
+			ans.gateway, ans.gwVia = gw, gw6
 		}
 	}
 	ans.saddr, ans.fi = fl.src, fi
@@ -319,9 +326,15 @@ func (n *Netns) fibResultPrefsrc(res *fibtrie.Alias, nh int) uint32 {
 	if res.PrefSrc != 0 {
 		return res.PrefSrc
 	}
-	gw := res.Gateway
+	gw, gw6 := res.Gateway, res.Gateway6()
 	if res.IsMulti() {
-		gw = res.Extra.Multi[nh].Gateway
+		gw, gw6 = res.Extra.Multi[nh].Gateway, res.Extra.Multi[nh].Gateway6
+	}
+	if gw6.IsValid() {
+		// fib_info_update_nhc_saddr reads the gateway as IPv4 from the
+		// union that holds it: an IPv6 gateway's first four bytes.
+		b := gw6.As16()
+		gw = binary.BigEndian.Uint32(b[:4])
 	}
 	return n.inetSelectAddr(n.ByIndex(uint32(res.NexthopOIF(nh))), gw, res.Scope)
 }
