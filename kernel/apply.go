@@ -48,7 +48,6 @@ func (t *Target) Apply(ctx context.Context, req rtnl.Request) error {
 			}
 		}
 	}
-	t.noteBridgeTimers(req.Op)
 	err := t.apply(ctx, req)
 	if t.opts.SyncLinkwatch {
 		if before != nil {

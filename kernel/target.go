@@ -63,9 +63,6 @@ type Target struct {
 	deadEvents []rtnl.Event
 	// answer is the last route get's (rtnl.Answerer).
 	answer *rtnl.RouteEntry
-	// timerDeadline is the first moment a bridge timer could fire
-	// (bridgetimers.go); zero while none is armed.
-	timerDeadline time.Time
 }
 
 // Answer is the last route get's answer (rtnl.Answerer).
@@ -279,9 +276,6 @@ func (t *Target) Events(ctx context.Context) ([]rtnl.Event, error) {
 	t.mu.Lock()
 	out, err := append([]rtnl.Event(nil), t.events...), t.evErr
 	t.mu.Unlock()
-	if terr := t.timersErr(); terr != nil {
-		return out, terr
-	}
 	if len(t.ranks) == 0 {
 		return out, err
 	}

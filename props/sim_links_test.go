@@ -144,6 +144,10 @@ func linkAddLine(r *rand.Rand) string {
 	case 5, 6:
 		hit("add bridge")
 		name, kindPart = pick(r, []string{"br0", "br1"}), "type bridge"
+		if r.IntN(2) == 0 {
+			hit("add bridge options")
+			kindPart += " " + bridgeOpts(r)
+		}
 	case 7, 8:
 		hit("add macvlan")
 		name = pick(r, []string{"mv0", "mv1"})
@@ -208,6 +212,40 @@ func linkAddLine(r *rand.Rand) string {
 	return fmt.Sprintf("link add %s%s%s %s", name, o, pre, kindPart)
 }
 
+// simBridgeOpts are the bridge options a line draws, with values at and
+// past the kernel's bounds (hello_time 100..1000, max_age 600..4000,
+// forward_delay 200..3000 under STP: ERANGE) and none that the model
+// refuses (a forward delay under a second without STP, whose timer
+// fires within a run). vlan_filtering is EOPNOTSUPP on this kernel
+// (built without CONFIG_BRIDGE_VLAN_FILTERING), whatever its value.
+var simBridgeOpts = []struct {
+	kw   string
+	vals []string
+}{
+	{"stp_state", []string{"0", "1", "1", "2"}},
+	{"forward_delay", []string{"0", "0", "1500", "3000", "199", "200", "3001"}},
+	{"hello_time", []string{"99", "100", "200", "1000", "1001"}},
+	{"max_age", []string{"599", "600", "2000", "4000", "4001"}},
+	{"ageing_time", []string{"0", "30000", "4294967295"}},
+	{"priority", []string{"0", "32768", "65535"}},
+	{"vlan_filtering", []string{"0", "1"}},
+	{"vlan_default_pvid", []string{"0", "1", "4095"}},
+	{"mcast_snooping", []string{"0", "1"}},
+}
+
+// bridgeOpts is one to three bridge options; the kernel applies them in
+// br_changelink's order, and the ones before a failing one stay.
+func bridgeOpts(r *rand.Rand) string {
+	var o []string
+	for range 1 + r.IntN(3) {
+		b := simBridgeOpts[r.IntN(len(simBridgeOpts))]
+		opt := b.kw + " " + pick(r, b.vals)
+		hit("bridge option " + opt)
+		o = append(o, opt)
+	}
+	return strings.Join(o, " ")
+}
+
 // simAltNames are alternative names: two of their own, a long one, and
 // names devices have or may take (EEXIST, and the name templates count
 // them).
@@ -238,7 +276,16 @@ func linkOtherLine(r *rand.Rand) string {
 			}
 		}
 	}
-	switch r.IntN(28) {
+	switch r.IntN(30) {
+	case 28, 29:
+		// br_changelink before do_setlink, up or down with it at times;
+		// on another kind EOPNOTSUPP.
+		hit("set bridge options")
+		br := pick(r, []string{"br0", "br0", "br1", "i0", "nope"})
+		if br != "br0" && br != "br1" {
+			hit("set bridge options on another kind")
+		}
+		return fmt.Sprintf("link set %s%s type bridge %s", br, pick(r, []string{"", "", " up", " down"}), bridgeOpts(r))
 	case 0, 1, 2, 3:
 		hit("set up")
 		return fmt.Sprintf("link set %s up", dev)
@@ -380,6 +427,7 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 // TestLinkScriptGenTakesEveryBranch wants taken.
 var linkGenBranches = []string{
 	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth peer options", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan", "add vxlan options",
+	"add bridge options", "set bridge options", "set bridge options on another kind",
 	"add veth peer of its own name", "add ifb on another kind's name",
 	"add with index", "add with mtu", "add with address", "add with group", "add with up", "add with master",
 	"add with flags", "add with broadcast, alias, carrier",
@@ -387,6 +435,17 @@ var linkGenBranches = []string{
 	"set flags", "set alias", "set carrier", "set broadcast", "altname", "by altname",
 	"group form", "del", "del group", "del list", "sysctl promote_secondaries", "sysctl other keys",
 	"running topology", "bare topology", "IPv6 on", "IPv6 off", "shortest body", "longest body",
+}
+
+// Every value of every bridge option is a branch of its own.
+func init() {
+	for _, b := range simBridgeOpts {
+		for _, v := range b.vals {
+			if o := "bridge option " + b.kw + " " + v; !slices.Contains(linkGenBranches, o) {
+				linkGenBranches = append(linkGenBranches, o)
+			}
+		}
+	}
 }
 
 // branchHits counts the generator branches taken, and bodyLengths the

@@ -73,8 +73,8 @@ func (d *Device) brForwardDelay() uint32 {
 
 // brChangelink is br_changelink for the options the language has, in
 // its order (not the line's); an option before a failing one stays set.
-// ageing_time, priority, mcast_snooping and vlan_default_pvid change
-// nothing the model shows: a bridge alone stays its own root, and this
+// ageing_time, mcast_snooping and vlan_default_pvid change nothing the
+// model shows (priority only what the port state selection does): this
 // kernel is built without CONFIG_BRIDGE_VLAN_FILTERING (its
 // vlan_default_pvid is not even checked, and vlan_filtering is
 // EOPNOTSUPP whatever its value).
@@ -114,6 +114,12 @@ func (n *Netns) brSetOpts(br *Device, o rtnl.BridgeOpts) error {
 		} else if *v == 0 {
 			r.stp = false // br_stp_stop: listening ports go on listening
 		}
+	}
+	if o.Priority != nil {
+		// br_stp_set_bridge_priority: a bridge alone stays its own
+		// root; the port state selection recomputes the carrier
+		// (off for a new bridge, which has no port).
+		n.brPortStateSelection(br)
 	}
 	if o.VlanFiltering != nil {
 		return rtnl.Errf(uapi.EOPNOTSUPP, "")
