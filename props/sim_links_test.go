@@ -377,7 +377,8 @@ func linkOtherLine(r *rand.Rand) string {
 // linkScriptGen makes scripts as line slices (so that a failure shrinks
 // by removing lines): a prologue, then minLen..maxLen lines. Each choice
 // is its own generator: the length, whether the script starts from a
-// running topology (half of them), whether it keeps IPv6 on (a third).
+// running topology (half of them), whether it keeps IPv6 on (a third),
+// whether br0 starts under STP (a third).
 func linkScriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.UInt64().Map(func(v uint64) string {
 		r := rand.New(rand.NewPCG(v, v>>7))
@@ -389,10 +390,20 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 	body := gen.IntRange(minLen, maxLen).FlatMap(func(n any) gopter.Gen {
 		return gen.SliceOfN(n.(int), line)
 	}, reflect.TypeOf([]string(nil)))
-	return gopter.CombineGens(gen.Bool(), gen.IntRange(0, 2), body).Map(func(v []any) []string {
-		running, ipv6, l := v[0].(bool), v[1].(int) == 0, v[2].([]string)
+	return gopter.CombineGens(gen.Bool(), gen.IntRange(0, 2), body, gen.IntRange(0, 2)).Map(func(v []any) []string {
+		running, ipv6, l, stp := v[0].(bool), v[1].(int) == 0, v[2].([]string), v[3].(int) == 0
+		br0 := "link add br0 type bridge"
+		if stp {
+			// br0 under STP from the start: its ports listen, so it
+			// has no carrier; timers of 30 s and 10 s stay out of the
+			// run.
+			hit("STP prologue")
+			br0 += " stp_state 1 forward_delay 3000 hello_time 1000"
+		} else {
+			hit("no STP prologue")
+		}
 		prologue := []string{"link add i0 type ifb", "link add i1 type ifb", "link add v0 type veth peer name v1",
-			"link add br0 type bridge", "link add mv0 link v0 type macvlan", "link add vx0 type vxlan id 42"}
+			br0, "link add mv0 link v0 type macvlan", "link add vx0 type vxlan id 42"}
 		if running {
 			// Start from a running topology: two bridges with
 			// ports, macvlans, everything up.
@@ -434,7 +445,7 @@ var linkGenBranches = []string{
 	"set up", "set down", "set mtu", "set group", "set master", "set nomaster", "set address", "set txqlen", "set name",
 	"set flags", "set alias", "set carrier", "set broadcast", "altname", "by altname",
 	"group form", "del", "del group", "del list", "sysctl promote_secondaries", "sysctl other keys",
-	"running topology", "bare topology", "IPv6 on", "IPv6 off", "shortest body", "longest body",
+	"running topology", "bare topology", "IPv6 on", "IPv6 off", "STP prologue", "no STP prologue", "shortest body", "longest body",
 }
 
 // Every value of every bridge option is a branch of its own.
