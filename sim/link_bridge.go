@@ -321,8 +321,8 @@ func (n *Netns) brAddIf(br, d *Device) error {
 		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_master_upper_dev_link: the bridge is below d already (a
-	// macvlan on the bridge).
-	if d.lower == br {
+	// macvlan or a vxlan on the bridge).
+	if d.lower == br || (d.rel != nil && d.rel.vxLower == br) {
 		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_master_upper_dev_link (NETDEV_CHANGEUPPER), then
