@@ -27,8 +27,10 @@ import (
 // broadcast, alias and carrier; set up/down, mtu, group, master/nomaster,
 // address, txqlen, name, the interface flags (promisc, allmulticast,
 // multicast, arp), alias, broadcast, carrier, and the group form;
-// alternative names added and deleted, and devices named by them; del by
-// name, group and list; the promote_secondaries sysctl) run on a fresh sim
+// alternative names added and deleted, and devices named by them; bridge
+// options on add and on set type bridge, and br0 under STP from the start
+// in a third of the scripts; del by name, group and list; the
+// promote_secondaries sysctl) run on a fresh sim
 // target and a fresh kernel target, and must give the same errno for every
 // line and the same links: ifindex, name, flags, operstate, mtu, group,
 // master, link, qdisc, txqlen, link type, broadcast, alias, altnames, dump order, and MAC
