@@ -89,6 +89,7 @@ func (n *Netns) brChangelink(br *Device, o rtnl.BridgeOpts) error {
 	return err
 }
 
+// brSetOpts is brChangelink without the refusal.
 func (n *Netns) brSetOpts(br *Device, o rtnl.BridgeOpts) error {
 	r := br.relOf()
 	if v := o.ForwardDelay; v != nil {
