@@ -361,6 +361,8 @@ func (t *Target) linkAdd(op rtnl.LinkAdd) error {
 			vx.Link = &idx
 		}
 		info.Data = vx
+	case rtnl.KindBridge:
+		info.Data = bridgeData(op.Bridge)
 	}
 	if op.Lower != "" {
 		idx, err := t.ifindex(op.Lower)
@@ -401,7 +403,31 @@ func (t *Target) linkSet(op rtnl.LinkSet) error {
 	}
 	m.Index = idx
 	m.Attributes.Name = op.NewName
+	if op.Kind != "" {
+		m.Attributes.Info = &rtnetlink.LinkInfo{Kind: op.Kind, Data: bridgeData(op.Bridge)}
+	}
 	return t.sendLink(unix.RTM_NEWLINK, 0, m, extra)
+}
+
+// bridgeData is bridge_parse_opt's IFLA_INFO_DATA, which iproute2 nests
+// even when it is empty (so that br_changelink runs and the change is
+// notified).
+func bridgeData(o rtnl.BridgeOpts) *driver.Bridge {
+	b := &driver.Bridge{ForwardDelay: o.ForwardDelay, HelloTime: o.HelloTime, MaxAge: o.MaxAge,
+		AgeingTime: o.AgeingTime, Priority: o.Priority, VlanDefaultPvid: o.VlanDefaultPvid}
+	if o.StpState != nil {
+		s := driver.BridgeStpState(*o.StpState)
+		b.StpState = &s
+	}
+	if o.VlanFiltering != nil {
+		v := driver.BridgeEnable(*o.VlanFiltering)
+		b.VlanFiltering = &v
+	}
+	if o.McastSnooping != nil {
+		v := driver.BridgeEnable(*o.McastSnooping)
+		b.McastSnooping = &v
+	}
+	return b
 }
 
 // linkProp is iplink_prop: RTM_NEWLINKPROP (with NLM_F_EXCL, CREATE and

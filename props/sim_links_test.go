@@ -27,8 +27,10 @@ import (
 // broadcast, alias and carrier; set up/down, mtu, group, master/nomaster,
 // address, txqlen, name, the interface flags (promisc, allmulticast,
 // multicast, arp), alias, broadcast, carrier, and the group form;
-// alternative names added and deleted, and devices named by them; del by
-// name, group and list; the promote_secondaries sysctl) run on a fresh sim
+// alternative names added and deleted, and devices named by them; bridge
+// options on add and on set type bridge, and br0 under STP from the start
+// in a third of the scripts; del by name, group and list; the
+// promote_secondaries sysctl) run on a fresh sim
 // target and a fresh kernel target, and must give the same errno for every
 // line and the same links: ifindex, name, flags, operstate, mtu, group,
 // master, link, qdisc, txqlen, link type, broadcast, alias, altnames, dump order, and MAC
@@ -144,6 +146,10 @@ func linkAddLine(r *rand.Rand) string {
 	case 5, 6:
 		hit("add bridge")
 		name, kindPart = pick(r, []string{"br0", "br1"}), "type bridge"
+		if r.IntN(2) == 0 {
+			hit("add bridge options")
+			kindPart += " " + bridgeOpts(r)
+		}
 	case 7, 8:
 		hit("add macvlan")
 		name = pick(r, []string{"mv0", "mv1"})
@@ -208,6 +214,40 @@ func linkAddLine(r *rand.Rand) string {
 	return fmt.Sprintf("link add %s%s%s %s", name, o, pre, kindPart)
 }
 
+// simBridgeOpts are the bridge options a line draws, with values at and
+// past the kernel's bounds (hello_time 100..1000, max_age 600..4000,
+// forward_delay 200..3000 under STP: ERANGE) and none that the model
+// refuses (a forward delay under a second without STP, whose timer
+// fires within a run). vlan_filtering is EOPNOTSUPP on this kernel
+// (built without CONFIG_BRIDGE_VLAN_FILTERING), whatever its value.
+var simBridgeOpts = []struct {
+	kw   string
+	vals []string
+}{
+	{"stp_state", []string{"0", "1", "1", "2"}},
+	{"forward_delay", []string{"0", "0", "1500", "3000", "199", "200", "3001"}},
+	{"hello_time", []string{"99", "100", "200", "1000", "1001"}},
+	{"max_age", []string{"599", "600", "2000", "4000", "4001"}},
+	{"ageing_time", []string{"0", "30000", "4294967295"}},
+	{"priority", []string{"0", "32768", "65535"}},
+	{"vlan_filtering", []string{"0", "1"}},
+	{"vlan_default_pvid", []string{"0", "1", "4095"}},
+	{"mcast_snooping", []string{"0", "1"}},
+}
+
+// bridgeOpts is one to three bridge options; the kernel applies them in
+// br_changelink's order, and the ones before a failing one stay.
+func bridgeOpts(r *rand.Rand) string {
+	var o []string
+	for range 1 + r.IntN(3) {
+		b := simBridgeOpts[r.IntN(len(simBridgeOpts))]
+		opt := b.kw + " " + pick(r, b.vals)
+		hit("bridge option " + opt)
+		o = append(o, opt)
+	}
+	return strings.Join(o, " ")
+}
+
 // simAltNames are alternative names: two of their own, a long one, and
 // names devices have or may take (EEXIST, and the name templates count
 // them).
@@ -238,7 +278,16 @@ func linkOtherLine(r *rand.Rand) string {
 			}
 		}
 	}
-	switch r.IntN(28) {
+	switch r.IntN(30) {
+	case 28, 29:
+		// br_changelink before do_setlink, up or down with it at times;
+		// on another kind EOPNOTSUPP.
+		hit("set bridge options")
+		br := pick(r, []string{"br0", "br0", "br1", "i0", "nope"})
+		if br != "br0" && br != "br1" {
+			hit("set bridge options on another kind")
+		}
+		return fmt.Sprintf("link set %s%s type bridge %s", br, pick(r, []string{"", "", " up", " down"}), bridgeOpts(r))
 	case 0, 1, 2, 3:
 		hit("set up")
 		return fmt.Sprintf("link set %s up", dev)
@@ -330,7 +379,8 @@ func linkOtherLine(r *rand.Rand) string {
 // linkScriptGen makes scripts as line slices (so that a failure shrinks
 // by removing lines): a prologue, then minLen..maxLen lines. Each choice
 // is its own generator: the length, whether the script starts from a
-// running topology (half of them), whether it keeps IPv6 on (a third).
+// running topology (half of them), whether it keeps IPv6 on (a third),
+// whether br0 starts under STP (a third).
 func linkScriptGen(minLen, maxLen int) gopter.Gen {
 	line := gen.UInt64().Map(func(v uint64) string {
 		r := rand.New(rand.NewPCG(v, v>>7))
@@ -342,10 +392,20 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 	body := gen.IntRange(minLen, maxLen).FlatMap(func(n any) gopter.Gen {
 		return gen.SliceOfN(n.(int), line)
 	}, reflect.TypeOf([]string(nil)))
-	return gopter.CombineGens(gen.Bool(), gen.IntRange(0, 2), body).Map(func(v []any) []string {
-		running, ipv6, l := v[0].(bool), v[1].(int) == 0, v[2].([]string)
+	return gopter.CombineGens(gen.Bool(), gen.IntRange(0, 2), body, gen.IntRange(0, 2)).Map(func(v []any) []string {
+		running, ipv6, l, stp := v[0].(bool), v[1].(int) == 0, v[2].([]string), v[3].(int) == 0
+		br0 := "link add br0 type bridge"
+		if stp {
+			// br0 under STP from the start: its ports listen, so it
+			// has no carrier; timers of 30 s and 10 s stay out of the
+			// run.
+			hit("STP prologue")
+			br0 += " stp_state 1 forward_delay 3000 hello_time 1000"
+		} else {
+			hit("no STP prologue")
+		}
 		prologue := []string{"link add i0 type ifb", "link add i1 type ifb", "link add v0 type veth peer name v1",
-			"link add br0 type bridge", "link add mv0 link v0 type macvlan", "link add vx0 type vxlan id 42"}
+			br0, "link add mv0 link v0 type macvlan", "link add vx0 type vxlan id 42"}
 		if running {
 			// Start from a running topology: two bridges with
 			// ports, macvlans, everything up.
@@ -380,13 +440,25 @@ func linkScriptGen(minLen, maxLen int) gopter.Gen {
 // TestLinkScriptGenTakesEveryBranch wants taken.
 var linkGenBranches = []string{
 	"add ifb", "add veth v0 v1", "add veth v2 v3", "add veth peer options", "add veth unnamed peer", "add bridge", "add macvlan", "add vxlan", "add vxlan options",
+	"add bridge options", "set bridge options", "set bridge options on another kind",
 	"add veth peer of its own name", "add ifb on another kind's name",
 	"add with index", "add with mtu", "add with address", "add with group", "add with up", "add with master",
 	"add with flags", "add with broadcast, alias, carrier",
 	"set up", "set down", "set mtu", "set group", "set master", "set nomaster", "set address", "set txqlen", "set name",
 	"set flags", "set alias", "set carrier", "set broadcast", "altname", "by altname",
 	"group form", "del", "del group", "del list", "sysctl promote_secondaries", "sysctl other keys",
-	"running topology", "bare topology", "IPv6 on", "IPv6 off", "shortest body", "longest body",
+	"running topology", "bare topology", "IPv6 on", "IPv6 off", "STP prologue", "no STP prologue", "shortest body", "longest body",
+}
+
+// Every value of every bridge option is a branch of its own.
+func init() {
+	for _, b := range simBridgeOpts {
+		for _, v := range b.vals {
+			if o := "bridge option " + b.kw + " " + v; !slices.Contains(linkGenBranches, o) {
+				linkGenBranches = append(linkGenBranches, o)
+			}
+		}
+	}
 }
 
 // branchHits counts the generator branches taken, and bodyLengths the

@@ -80,6 +80,17 @@ type LinkAdd struct {
 	DstPort     *uint16 // vxlan: dstport
 	// Vxlan holds a vxlan's other options (IPv4 endpoints only).
 	Vxlan VxlanOpts
+	// Bridge holds a bridge's options (IFLA_INFO_DATA).
+	Bridge BridgeOpts
+}
+
+// BridgeOpts are the bridge options the language has, as iproute2's
+// bridge_parse_opt sends them (nil: not given; times in centiseconds).
+// The kernel applies them in br_changelink's order, not as written.
+type BridgeOpts struct {
+	ForwardDelay, HelloTime, MaxAge, AgeingTime, StpState *uint32
+	Priority, VlanDefaultPvid                             *uint16
+	VlanFiltering, McastSnooping                          *uint8
 }
 
 // VxlanOpts are `local`, `remote` or `group`, `dev`, `ttl` and
@@ -102,6 +113,10 @@ type LinkSet struct {
 	LinkAttrs
 	NewName string
 	Netns   string // `netns NAME`: the device moves there
+	// Kind is `type KIND` (only bridge): IFLA_LINKINFO with the kind's
+	// options in Bridge, sent even when there are none.
+	Kind   string
+	Bridge BridgeOpts
 }
 
 // LinkDel is `link del [dev] NAME`.

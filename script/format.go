@@ -102,6 +102,7 @@ func Format(op rtnl.Op) string {
 				b.add("nolearning")
 			}
 		}
+		b.bridgeOpts(o.Bridge)
 	case rtnl.ShowOp:
 		if o.Family != 0 {
 			b.add(familyWord(o.Family))
@@ -163,6 +164,11 @@ func Format(op rtnl.Op) string {
 		if o.Netns != "" {
 			b.add("netns")
 			b.word(o.Netns)
+		}
+		if o.Kind != "" {
+			b.add("type")
+			b.word(o.Kind)
+			b.bridgeOpts(o.Bridge)
 		}
 	case rtnl.LinkDel:
 		b.add("link", "del", "dev")

@@ -522,6 +522,10 @@ func parseLinkAdd(p *words) (rtnl.Op, *LineError) {
 		if op.Vxlan.Remote.IsMulticast() && op.Vxlan.Dev == "" {
 			return nil, errf("group", `"group" requires "dev" to be specified`)
 		}
+	case rtnl.KindBridge:
+		if op.Bridge, err = parseBridgeOpts(p); err != nil {
+			return nil, err
+		}
 	default:
 		if p.more() {
 			return nil, p.unknown(p.peek())
@@ -535,8 +539,16 @@ func parseLinkSet(p *words) (rtnl.Op, *LineError) {
 	if err != nil {
 		return nil, err
 	}
-	if a.kind != "" {
-		return nil, p.unsupported("type")
+	var br rtnl.BridgeOpts
+	switch a.kind {
+	case "":
+	case rtnl.KindBridge:
+		p.ctx = "link set type bridge"
+		if br, err = parseBridgeOpts(p); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, p.unsupported("type") // only bridge options can be changed
 	}
 	if a.index != 0 {
 		return nil, errf("index", "can be used only when creating devices")
@@ -544,8 +556,11 @@ func parseLinkSet(p *words) (rtnl.Op, *LineError) {
 	if a.lower != "" {
 		return nil, p.unsupported("link")
 	}
-	op := rtnl.LinkSet{LinkAttrs: a.attrs, NewName: a.name, Netns: a.netns}
+	op := rtnl.LinkSet{LinkAttrs: a.attrs, NewName: a.name, Netns: a.netns, Kind: a.kind, Bridge: br}
 	if a.dev == "" {
+		if a.kind != "" {
+			return nil, p.unsupported("type")
+		}
 		if a.group == nil {
 			return nil, errf("link set", `missing "dev NAME" or "group G"`)
 		}

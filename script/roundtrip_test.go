@@ -509,6 +509,8 @@ func genOp(r *rand.Rand) rtnl.Op {
 				}
 				v.NoLearning = r.Intn(2) == 0
 			}
+		case rtnl.KindBridge:
+			op.Bridge = genBridgeOpts(r)
 		}
 		return op
 	case 1:
@@ -527,6 +529,9 @@ func genOp(r *rand.Rand) rtnl.Op {
 			}
 			if len(op.Address) != 0 {
 				op.Address = append(op.Address, make(net.HardwareAddr, 6)...)[:6] // a named device's length
+			}
+			if r.Intn(4) == 0 {
+				op.Kind, op.Bridge = rtnl.KindBridge, genBridgeOpts(r)
 			}
 		}
 		return op
@@ -721,4 +726,34 @@ func TestFormatCanonical(t *testing.T) {
 			t.Errorf("Parse(%q) = %#v, %v; want %#v", c.want, reqs, err, c.op)
 		}
 	}
+}
+
+// genBridgeOpts gives each bridge option or not, at any value of its width.
+func genBridgeOpts(r *rand.Rand) rtnl.BridgeOpts {
+	var o rtnl.BridgeOpts
+	u32 := func() *uint32 {
+		if r.Intn(3) != 0 {
+			return nil
+		}
+		v := r.Uint32()
+		return &v
+	}
+	u16 := func() *uint16 {
+		if r.Intn(3) != 0 {
+			return nil
+		}
+		v := uint16(r.Intn(1 << 16))
+		return &v
+	}
+	u8 := func() *uint8 {
+		if r.Intn(3) != 0 {
+			return nil
+		}
+		v := uint8(r.Intn(1 << 8))
+		return &v
+	}
+	o.ForwardDelay, o.HelloTime, o.MaxAge, o.AgeingTime, o.StpState = u32(), u32(), u32(), u32(), u32()
+	o.Priority, o.VlanDefaultPvid = u16(), u16()
+	o.VlanFiltering, o.McastSnooping = u8(), u8()
+	return o
 }

@@ -65,9 +65,12 @@ type Device struct {
 	// macvlan: mode passthru; on a lower, a passthru macvlan holds the port
 	macvlanPassthru bool
 	passthruPort    bool
-	// bridge: BROPT_MTU_SET_BY_USER; on a port, whether it is not DISABLED
-	mtuSetByUser bool
-	portEnabled  bool
+	// bridge: BROPT_MTU_SET_BY_USER; on a port, whether it is not
+	// DISABLED, and whether it is LISTENING (enabled under STP: the
+	// forward-delay timer, which the model does not run, would move it on)
+	mtuSetByUser  bool
+	portEnabled   bool
+	portListening bool
 
 	// initializing is rtnl_link_initializing: made by RTM_NEWLINK and not
 	// configured yet, so no notification names it.
@@ -104,6 +107,12 @@ type devRel struct {
 	// bridge: ports (port_list order: newest first), bridge_id.addr
 	ports    []*Device
 	bridgeID net.HardwareAddr
+	// bridge: STP on (the kernel's: br_stp_start runs /sbin/bridge-stp
+	// only in init_net, which no target uses), and bridge_forward_delay
+	// in centiseconds once set (brForwardDelay)
+	stp         bool
+	fwdDelaySet bool
+	fwdDelay    uint32
 	// vxlan
 	vni     uint32
 	dstPort uint16

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"net"
 	"slices"
 
@@ -12,13 +13,18 @@ import (
 // once enabled, FORWARDING at once (br_make_forwarding); the bridge has
 // carrier iff a port forwards, recomputed by br_port_state_selection, which
 // runs when a port is enabled or disabled and when the bridge id changes
-// (net/bridge/br_stp.c, br_stp_if.c, br_if.c).
+// (net/bridge/br_stp.c, br_stp_if.c, br_if.c). With STP on (the kernel's
+// STP) a port enabled goes LISTENING instead, and only its forward-delay
+// timer, twice, makes it FORWARDING; the model keeps no clock, so such a
+// port listens for the rest of the run. Turning STP on or off moves no
+// port: br_make_forwarding acts on BLOCKING ports only.
 
-// brPortStateSelection is br_port_state_selection's carrier rule.
+// brPortStateSelection is br_port_state_selection's carrier rule: a
+// FORWARDING port gives the bridge carrier.
 func (n *Netns) brPortStateSelection(br *Device) {
 	live := false
 	for _, p := range br.portList() {
-		if p.portEnabled {
+		if p.portEnabled && !p.portListening {
 			live = true
 		}
 	}
@@ -30,9 +36,11 @@ func (n *Netns) brPortStateSelection(br *Device) {
 }
 
 // brEnablePort is br_stp_enable_port: the port goes BLOCKING, then
-// FORWARDING (br_make_forwarding notifies), and is notified again.
+// FORWARDING, or LISTENING under STP (br_make_forwarding notifies), and
+// is notified again.
 func (n *Netns) brEnablePort(br, p *Device) {
 	p.portEnabled = true
+	p.portListening = br.rel != nil && br.rel.stp
 	n.bridgeEvent("RTM_NEWLINK", p)
 	n.brPortStateSelection(br)
 	n.bridgeEvent("RTM_NEWLINK", p)
@@ -41,9 +49,83 @@ func (n *Netns) brEnablePort(br, p *Device) {
 // brDisablePort is br_stp_disable_port (one notification, whatever the
 // port's state was).
 func (n *Netns) brDisablePort(br, p *Device) {
-	p.portEnabled = false
+	p.portEnabled, p.portListening = false, false
 	n.bridgeEvent("RTM_NEWLINK", p)
 	n.brPortStateSelection(br)
+}
+
+// STP's bounds on its times (BR_MIN_* and BR_MAX_*), in centiseconds, as
+// IFLA_BR_* carry them (clock_t).
+const (
+	brMinHelloTime, brMaxHelloTime       = 100, 1000
+	brMinMaxAge, brMaxMaxAge             = 600, 4000
+	brMinForwardDelay, brMaxForwardDelay = 200, 3000
+	brDefaultForwardDelay                = 1500
+)
+
+// brForwardDelay is the bridge's bridge_forward_delay, in centiseconds.
+func (d *Device) brForwardDelay() uint32 {
+	if d.rel == nil || !d.rel.fwdDelaySet {
+		return brDefaultForwardDelay
+	}
+	return d.rel.fwdDelay
+}
+
+// brChangelink is br_changelink for the options the language has, in
+// its order (not the line's); an option before a failing one stays set.
+// ageing_time, mcast_snooping and vlan_default_pvid change nothing the
+// model shows (priority only what the port state selection does): this
+// kernel is built without CONFIG_BRIDGE_VLAN_FILTERING (its
+// vlan_default_pvid is not even checked, and vlan_filtering is
+// EOPNOTSUPP whatever its value).
+func (n *Netns) brChangelink(br *Device, o rtnl.BridgeOpts) error {
+	err := n.brSetOpts(br, o)
+	if fd := br.brForwardDelay(); !br.rel.stp && fd > 0 && fd < 100 {
+		// Without STP a forwarding port's forward-delay timer still
+		// fires (br_forward_delay_timer_expired notifies the port):
+		// under a second after the port came up, within a run.
+		return fmt.Errorf("%w: a bridge forward_delay under 100 (but 0) without STP", ErrNotModelled)
+	}
+	return err
+}
+
+// brSetOpts is brChangelink without the refusal.
+func (n *Netns) brSetOpts(br *Device, o rtnl.BridgeOpts) error {
+	r := br.relOf()
+	if v := o.ForwardDelay; v != nil {
+		// br_set_forward_delay: bounded only while STP is on.
+		if r.stp && (*v < brMinForwardDelay || *v > brMaxForwardDelay) {
+			return rtnl.Errf(uapi.ERANGE, "")
+		}
+		r.fwdDelay, r.fwdDelaySet = *v, true
+	}
+	if v := o.HelloTime; v != nil && (*v < brMinHelloTime || *v > brMaxHelloTime) {
+		return rtnl.Errf(uapi.ERANGE, "")
+	}
+	if v := o.MaxAge; v != nil && (*v < brMinMaxAge || *v > brMaxMaxAge) {
+		return rtnl.Errf(uapi.ERANGE, "")
+	}
+	if v := o.StpState; v != nil {
+		if *v != 0 && !r.stp {
+			// br_stp_start: the forward delay is brought into STP's
+			// bounds; the port state selection moves no port.
+			r.stp = true
+			r.fwdDelay, r.fwdDelaySet = min(max(br.brForwardDelay(), brMinForwardDelay), brMaxForwardDelay), true
+			n.brPortStateSelection(br)
+		} else if *v == 0 {
+			r.stp = false // br_stp_stop: listening ports go on listening
+		}
+	}
+	if o.Priority != nil {
+		// br_stp_set_bridge_priority: a bridge alone stays its own
+		// root; the port state selection recomputes the carrier
+		// (off for a new bridge, which has no port).
+		n.brPortStateSelection(br)
+	}
+	if o.VlanFiltering != nil {
+		return rtnl.Errf(uapi.EOPNOTSUPP, "")
+	}
+	return nil
 }
 
 // brPortCarrierCheck is br_port_carrier_check (NETDEV_CHANGE of a port);
@@ -240,15 +322,15 @@ func (n *Netns) brAddIf(br, d *Device) error {
 		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_master_upper_dev_link: the bridge is below d already (a
-	// macvlan on the bridge).
-	if d.lower == br {
+	// macvlan or a vxlan on the bridge).
+	if d.lower == br || (d.rel != nil && d.rel.vxLower == br) {
 		return rtnl.Errf(uapi.EBUSY, "")
 	}
 	// netdev_master_upper_dev_link (NETDEV_CHANGEUPPER), then
 	// nbp_update_port_count's promiscuity (each an RTM_NEWLINK of the
 	// port), then the bridge's features.
 	d.master = br
-	d.portEnabled = false
+	d.portEnabled, d.portListening = false, false
 	n.ev.trace.netdev(d, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")
 	n.linkEvent(d)
 	n.promiscuity(d)
@@ -286,7 +368,7 @@ func (n *Netns) delNbp(br, d *Device) {
 	n.bridgeEvent("RTM_DELLINK", d)
 	br.rel.ports = without(br.rel.ports, d)
 	d.master = nil
-	d.portEnabled = false
+	d.portEnabled, d.portListening = false, false
 	n.ev.trace.netdev(d, "NETDEV_PRECHANGEUPPER", "NETDEV_CHANGEUPPER")
 	n.linkEvent(d)
 }

@@ -160,9 +160,17 @@ func (n *Netns) linkAddPeerIn(op rtnl.LinkAdd, peerNs *Netns) error {
 	if err != nil {
 		return err
 	}
-	if op.Kind == rtnl.KindBridge && op.Address != nil {
-		// br_dev_newlink: an address given at creation is the bridge id.
-		n.brChangeID(d, d.addr)
+	if op.Kind == rtnl.KindBridge {
+		// br_dev_newlink: an address given at creation is the bridge
+		// id; then the options, whose failure unregisters the bridge
+		// before any notification named it (its ifindex stays used).
+		if op.Address != nil {
+			n.brChangeID(d, d.addr)
+		}
+		if err := n.brChangelink(d, op.Bridge); err != nil {
+			n.delete(d)
+			return err
+		}
 	}
 	// rtnl_configure_link: __dev_change_flags (NOARP and MULTICAST, the
 	// device comes up if asked, then promiscuity and allmulti), then its
@@ -591,10 +599,15 @@ func (n *Netns) setMaster(d, m *Device) error {
 // setlink is do_setlink for the attributes the language has, in the
 // kernel's order; changes made before a failure stay.
 func (n *Netns) setlink(d *Device, a rtnl.LinkAttrs, newName string, master *Device, masterGiven bool) (err error) {
+	return n.setlinkNotify(d, a, newName, master, masterGiven, false)
+}
+
+// setlinkNotify is do_setlink with DO_SETLINK_NOTIFY given (notify): a
+// kind's changelink ran before it.
+func (n *Netns) setlinkNotify(d *Device, a rtnl.LinkAttrs, newName string, master *Device, masterGiven, notify bool) (err error) {
 	if (a.Address != nil && len(a.Address) < 6) || (a.Broadcast != nil && len(a.Broadcast) < 6) {
 		return rtnl.Errf(uapi.EINVAL, "") // validate_linkmsg
 	}
-	notify := false
 	defer func() {
 		if notify {
 			n.notifyChange(d) // netif_state_change
@@ -784,7 +797,18 @@ func (n *Netns) linkSet(op rtnl.LinkSet) error {
 	if d == nil {
 		return enodev(op.Dev)
 	}
-	return n.setlink(d, op.LinkAttrs, op.NewName, master, masterGiven)
+	if op.Kind == "" {
+		return n.setlink(d, op.LinkAttrs, op.NewName, master, masterGiven)
+	}
+	// rtnl_changelink: the device's own kind's changelink, before
+	// do_setlink; its failure ends the request, nothing notified.
+	if d.kind != op.Kind {
+		return rtnl.Errf(uapi.EOPNOTSUPP, "")
+	}
+	if err := n.brChangelink(d, op.Bridge); err != nil {
+		return err
+	}
+	return n.setlinkNotify(d, op.LinkAttrs, op.NewName, master, masterGiven, true)
 }
 
 // linkProp is rtnl_linkprop: each alternative name in order

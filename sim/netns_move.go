@@ -133,7 +133,7 @@ func (n *Netns) linkSetNetns(op rtnl.LinkSet) error {
 	if d == nil {
 		return enodev(op.Dev)
 	}
-	if op.NewName != "" || !reflect.DeepEqual(op.LinkAttrs, rtnl.LinkAttrs{}) {
+	if op.NewName != "" || op.Kind != "" || !reflect.DeepEqual(op.LinkAttrs, rtnl.LinkAttrs{}) {
 		return fmt.Errorf("%w: `netns` with other changes in one link set", ErrNotModelled)
 	}
 	return n.linkMove(d, dst)

@@ -88,8 +88,8 @@ func diffRun(ctx context.Context, p sim.Profile, reqs []rtnl.Request, what diffe
 		return "", err
 	}
 	if out.Diff != "" && out.TooSlow() {
-		return fmt.Sprintf("%s\n(the kernel run took %v, longer than a bridge's %v forward delay, whose timer notifies ports: the model has no wall clock; try again on a quieter machine)",
-			out.Diff, out.KernelWall.Round(time.Millisecond), differ.BridgeForwardDelay), nil
+		return fmt.Sprintf("%s\n(the kernel run took %v, longer than the %v after which a bridge timer of the script (forward delay, STP hello) may fire and notify ports: the model has no wall clock; try again on a quieter machine)",
+			out.Diff, out.KernelWall.Round(time.Millisecond), out.TimerAfter()), nil
 	}
 	return out.Diff, nil
 }

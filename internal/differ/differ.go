@@ -82,6 +82,9 @@ type Outcome struct {
 	Sim    rtnl.Result // for Kernels, the second kernel's result
 	// KernelWall is how long the kernel run took.
 	KernelWall time.Duration
+	// Timer is the soonest a bridge timer of the script can fire
+	// (BridgeTimer); zero for BridgeForwardDelay.
+	Timer time.Duration
 }
 
 // BridgeForwardDelay is a bridge's default forward delay: that long after
@@ -91,9 +94,52 @@ type Outcome struct {
 // longer (a loaded machine) cannot be compared; TooSlow says so.
 const BridgeForwardDelay = 15 * time.Second
 
-// TooSlow reports whether the kernel run outlasted the bridge forward
-// delay, so that timer notifications may be in it.
-func (o Outcome) TooSlow() bool { return o.KernelWall >= BridgeForwardDelay }
+// TooSlow reports whether the kernel run outlasted the soonest bridge
+// timer of the script (Timer), so that timer notifications may be in it.
+func (o Outcome) TooSlow() bool { return o.KernelWall >= o.TimerAfter() }
+
+// TimerAfter is Timer, or BridgeForwardDelay when it is zero.
+func (o Outcome) TimerAfter() time.Duration {
+	if o.Timer == 0 {
+		return BridgeForwardDelay
+	}
+	return o.Timer
+}
+
+// BridgeTimer is the soonest a bridge timer that reqs arm can fire after
+// the request that armed it, which the model (no wall clock) never
+// fires: a port's forward-delay timer, after the forward delay a line
+// gives (BridgeForwardDelay by default; the sim refuses one under a
+// second without STP), and under STP the hello timer, whose BPDUs may
+// reach another port, a second at the least (BR_MIN_HELLO_TIME).
+func BridgeTimer(reqs []rtnl.Request) time.Duration {
+	t := BridgeForwardDelay
+	var walk func(op rtnl.Op)
+	walk = func(op rtnl.Op) {
+		var o rtnl.BridgeOpts
+		switch op := op.(type) {
+		case rtnl.InNetns:
+			walk(op.Op)
+			return
+		case rtnl.LinkAdd:
+			o = op.Bridge
+		case rtnl.LinkSet:
+			o = op.Bridge
+		default:
+			return
+		}
+		if v := o.ForwardDelay; v != nil && *v != 0 {
+			t = min(t, time.Duration(*v)*10*time.Millisecond)
+		}
+		if v := o.StpState; v != nil && *v != 0 {
+			t = min(t, time.Second)
+		}
+	}
+	for _, r := range reqs {
+		walk(r.Op)
+	}
+	return t
+}
 
 // TimerLike reports whether a run that outlasted the bridge forward delay
 // first differs by a bridge port notification the kernel sent and the
@@ -302,6 +348,7 @@ func run(ctx context.Context, reqs []rtnl.Request, what What, second func(kern r
 		return out, fmt.Errorf("kernel: %w", err)
 	}
 	out.KernelWall = time.Since(start)
+	out.Timer = BridgeTimer(reqs)
 	// The kernel target records notifications in any case; Run finds
 	// the kernel's random MAC picks in them even when they are not
 	// compared (then a socket that overflowed is no matter: devices are

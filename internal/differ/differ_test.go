@@ -101,3 +101,39 @@ func TestAlignRouteExpires(t *testing.T) {
 		}
 	}
 }
+
+// BridgeTimer: the default forward delay, a shorter one a line gives, a
+// second once a line turns STP on (in a named namespace too); TooSlow
+// measures the run against it.
+func TestBridgeTimer(t *testing.T) {
+	u32 := func(v uint32) *uint32 { return &v }
+	add := func(o rtnl.BridgeOpts) rtnl.Request {
+		return rtnl.Request{Op: rtnl.LinkAdd{Name: "br0", Kind: rtnl.KindBridge, Bridge: o}}
+	}
+	set := func(o rtnl.BridgeOpts) rtnl.Request {
+		return rtnl.Request{Op: rtnl.InNetns{Name: "a", Op: rtnl.LinkSet{Dev: "br0", Kind: rtnl.KindBridge, Bridge: o}}}
+	}
+	for _, c := range []struct {
+		reqs []rtnl.Request
+		want time.Duration
+	}{
+		{nil, BridgeForwardDelay},
+		{[]rtnl.Request{add(rtnl.BridgeOpts{})}, BridgeForwardDelay},
+		{[]rtnl.Request{add(rtnl.BridgeOpts{ForwardDelay: u32(0)})}, BridgeForwardDelay},
+		{[]rtnl.Request{add(rtnl.BridgeOpts{ForwardDelay: u32(250)})}, 2500 * time.Millisecond},
+		{[]rtnl.Request{add(rtnl.BridgeOpts{}), set(rtnl.BridgeOpts{StpState: u32(0)})}, BridgeForwardDelay},
+		{[]rtnl.Request{add(rtnl.BridgeOpts{}), set(rtnl.BridgeOpts{StpState: u32(2), ForwardDelay: u32(3000)})}, time.Second},
+	} {
+		got := BridgeTimer(c.reqs)
+		if got != c.want {
+			t.Errorf("%v: BridgeTimer %v, want %v", c.reqs, got, c.want)
+		}
+		o := Outcome{Timer: got, KernelWall: got}
+		if !o.TooSlow() {
+			t.Errorf("a run of %v is not too slow for a timer of %v", o.KernelWall, got)
+		}
+		if o.KernelWall = got - time.Millisecond; o.TooSlow() {
+			t.Errorf("a run of %v is too slow for a timer of %v", o.KernelWall, got)
+		}
+	}
+}
