@@ -21,7 +21,10 @@ const (
 	igmpAllHosts   = 0xe0000001 // 224.0.0.1, joined by every device that is up
 )
 
-func isZeronet4(a uint32) bool { return a>>24 == 0 }
+// isZeronet4 is ipv4_is_zeronet as this kernel (6.18) has it: the ~6.17
+// source read takes all of 0.0.0.0/8, this kernel routes 0.x.y.z (not
+// 0.0.0.0) like any other address, in and out.
+func isZeronet4(a uint32) bool { return a == 0 }
 
 // inputAnswer is the input route: its type, device, flags, gateway,
 // realms (dst.tclassid), the route it came from (nil: none) and its
