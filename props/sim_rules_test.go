@@ -63,7 +63,11 @@ var (
 		"route get 10.5.1.1", "route get 10.6.1.1 from 10.0.0.2", "route get 10.6.1.1 from 10.1.0.1",
 		"route get 10.0.0.7 mark 0x10", "route get 10.0.0.7 tos 0x10", "route get 10.1.0.1",
 		"route get 10.9.1.1 oif i0", "route get fibmatch 10.6.1.1 from 10.0.0.1", "route get 8.8.8.8 mark 7",
-		"route get 10.0.0.9 from 10.0.0.1 tos 0x20", "route get 10.7.1.1 oif i1"}
+		"route get 10.0.0.9 from 10.0.0.1 tos 0x20", "route get 10.7.1.1 oif i1",
+		"route get 10.5.1.1 from 10.1.0.7 iif i1", "route get 10.6.1.1 from 10.0.0.7 iif i0",
+		"route get 10.0.0.1 from 10.1.0.7 iif i1 mark 0x10", "route get 10.0.0.7 from 10.5.0.9 iif i1 tos 0x10",
+		"route get fibmatch 10.9.1.1 from 10.1.0.7 iif i1", "route get 10.1.0.1 from 10.0.0.2 iif lo",
+		"sysctl net.ipv4.ip_forward=1"}
 	rlLinks = []string{"link set i0 name i9", "link set i9 name i0", "link del i1", "link add i1 type ifb",
 		"link set i1 up", "addr add 10.1.0.1/24 dev i1", "link property add dev i0 altname a0",
 		"link add gone type ifb", "link del gone", "addr add 10.0.0.2/24 dev i0"}
