@@ -63,8 +63,9 @@ type Netns struct {
 	// (devconf4.go); nil until first needed.
 	conf4 *routeConf
 	// customLocalRoutes is fib_has_custom_local_routes: a local route
-	// was once added by request.
-	customLocalRoutes bool
+	// was once added by request. realmsSeen: a route request once had
+	// realms (routeget_input.go).
+	customLocalRoutes, realmsSeen bool
 	// fwd6Default is net.ipv6.conf.default.forwarding (anycast6.go).
 	fwd6Default bool
 	// flushWholeDump is Options.FlushWholeDump.

@@ -42,6 +42,9 @@ func (n *Netns) route(op rtnl.Op) error {
 	if h, _ := r.Header(false); err == nil && h.Type == uapi.RTN_LOCAL {
 		n.customLocalRoutes = true // inet_rtm_newroute never clears it
 	}
+	if r.Realms != 0 {
+		n.realmsSeen = true // its fib_info is freed an RCU grace period late
+	}
 	return err
 }
 
