@@ -31,7 +31,14 @@ var rtcfNames = []struct {
 // and keeps the answer, as `ip -j route get` prints it.
 func (t *Target) routeGet(op rtnl.RouteGet) error {
 	t.answer = nil
-	var oif uint32
+	var iif, oif uint32
+	if op.IIF != "" {
+		idx, err := t.ifindex(op.IIF)
+		if err != nil {
+			return err
+		}
+		iif = idx
+	}
 	if op.OIF != "" {
 		idx, err := t.ifindex(op.OIF)
 		if err != nil {
@@ -59,6 +66,9 @@ func (t *Target) routeGet(op rtnl.RouteGet) error {
 	}
 	d := op.Dst.As4()
 	ae.Bytes(unix.RTA_DST, d[:])
+	if iif != 0 {
+		ae.Uint32(unix.RTA_IIF, iif)
+	}
 	if oif != 0 {
 		ae.Uint32(unix.RTA_OIF, oif)
 	}
@@ -109,6 +119,9 @@ func renderGot(r routeMsg, c linkCache) rtnl.RouteEntry {
 	}
 	if u, ok := r.attrs.u32(unix.RTA_UID); ok {
 		out.UID = &u
+	}
+	if i, ok := r.attrs.u32(unix.RTA_IIF); ok {
+		out.Iif = c.nameOf(i)
 	}
 	names := []string{}
 	for _, f := range rtcfNames {

@@ -23,12 +23,12 @@ func (ns *netns) readSysctl(path string) (string, error) {
 
 // readStartConf reads the rtnl.StartConf of ns, a namespace no request
 // has touched yet: the values of rtnl.StartConfKeys, and whether default's
-// promote_secondaries has its state bit set. That bit shows nowhere, so a
-// second fresh namespace, which devinet_init_net gave the same copy, is
-// probed: its default is written with the other value, and its loopback,
-// which copied default's value and bit when it registered, follows only
-// if the bit is clear. The probe namespace is dropped after; ns is not
-// written.
+// state bit of each of rtnl.StartConfBitKeys is set. That bit shows
+// nowhere, so a second fresh namespace, which devinet_init_net gave the
+// same copy, is probed: its default is written with another value, and
+// its loopback, which copied default's value and bit when it registered,
+// follows only if the bit is clear. The probe namespace is dropped after;
+// ns is not written.
 func readStartConf(ns *netns) (rtnl.StartConf, error) {
 	sc := rtnl.StartConf{Values: map[string]string{}}
 	for _, k := range rtnl.StartConfKeys {
@@ -43,25 +43,27 @@ func readStartConf(ns *netns) (rtnl.StartConf, error) {
 		return sc, fmt.Errorf("probe namespace: %w", err)
 	}
 	defer probe.close()
-	const dflt = "/proc/sys/net/ipv4/conf/default/promote_secondaries"
-	const lo = "/proc/sys/net/ipv4/conf/lo/promote_secondaries"
-	before, err := probe.readSysctl(lo)
-	if err != nil {
-		return sc, fmt.Errorf("probe: %w", err)
-	}
-	other := "1"
-	if before != "0" {
-		other = "0"
-	}
-	if err := probe.writeSysctl(dflt, other); err != nil {
-		return sc, fmt.Errorf("probe: %w", err)
-	}
-	after, err := probe.readSysctl(lo)
-	if err != nil {
-		return sc, fmt.Errorf("probe: %w", err)
-	}
-	if after == before {
-		sc.DefaultSet = append(sc.DefaultSet, "promote_secondaries")
+	for _, key := range rtnl.StartConfBitKeys {
+		dflt := "/proc/sys/net/ipv4/conf/default/" + key
+		lo := "/proc/sys/net/ipv4/conf/lo/" + key
+		before, err := probe.readSysctl(lo)
+		if err != nil {
+			return sc, fmt.Errorf("probe: %w", err)
+		}
+		other := "1"
+		if before != "0" {
+			other = "0"
+		}
+		if err := probe.writeSysctl(dflt, other); err != nil {
+			return sc, fmt.Errorf("probe: %w", err)
+		}
+		after, err := probe.readSysctl(lo)
+		if err != nil {
+			return sc, fmt.Errorf("probe: %w", err)
+		}
+		if after == before {
+			sc.DefaultSet = append(sc.DefaultSet, key)
+		}
 	}
 	return sc, nil
 }

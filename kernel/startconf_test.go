@@ -24,20 +24,22 @@ func TestStartConf(t *testing.T) {
 			t.Errorf("%s: StartConf %q, namespace %q", k, sc.Values[k], v)
 		}
 	}
-	before := sc.Values["net.ipv4.conf.lo.promote_secondaries"]
-	other := "1"
-	if before != "0" {
-		other = "0"
-	}
-	if err := tg.ns.writeSysctl("/proc/sys/net/ipv4/conf/default/promote_secondaries", other); err != nil {
-		t.Fatal(err)
-	}
-	after, err := tg.ns.readSysctl("/proc/sys/net/ipv4/conf/lo/promote_secondaries")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if set := slices.Contains(sc.DefaultSet, "promote_secondaries"); set != (after == before) {
-		t.Errorf("StartConf says default's bit set=%v, but a default write %s the loopback", set,
-			map[bool]string{true: "left", false: "changed"}[after == before])
+	for _, key := range rtnl.StartConfBitKeys {
+		before := sc.Values["net.ipv4.conf.lo."+key]
+		other := "1"
+		if before != "0" {
+			other = "0"
+		}
+		if err := tg.ns.writeSysctl("/proc/sys/net/ipv4/conf/default/"+key, other); err != nil {
+			t.Fatal(err)
+		}
+		after, err := tg.ns.readSysctl("/proc/sys/net/ipv4/conf/lo/" + key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set := slices.Contains(sc.DefaultSet, key); set != (after == before) {
+			t.Errorf("%s: StartConf says default's bit set=%v, but a default write %s the loopback", key, set,
+				map[bool]string{true: "left", false: "changed"}[after == before])
+		}
 	}
 }

@@ -714,26 +714,74 @@ var (
 		"127.0.0.1", "10.0.0.9"}
 	getSrcs = []string{"10.0.0.1", "10.1.0.1", "10.2.0.1", "10.9.0.1", "10.99.0.1", "127.0.0.1"}
 	getOifs = []string{"i0", "i1", "v0", "i2", "lo", "nope"}
+	// getIifSrcs are sources of input routes: on each device's link,
+	// behind the routes the lines add, local, and nowhere.
+	getIifSrcs = []string{"10.0.0.7", "10.1.0.7", "10.1.0.7", "10.3.0.2", "10.2.0.7", "10.5.0.9", "10.6.0.9",
+		"10.9.0.7", "8.8.4.4", "10.0.0.1", "172.16.0.5"}
+	// getIifDsts are destinations an input route delivers here or
+	// forwards.
+	getIifDsts = []string{"10.0.0.1", "10.1.0.1", "10.0.0.255", "255.255.255.255", "224.0.0.1", "10.0.0.5", "10.1.0.7",
+		"10.5.1.1", "10.3.0.2", "10.6.0.9"}
+	// getConfs are the sysctls route get with iif reads.
+	getConfs = map[string][]string{
+		"forwarding": {"net.ipv4.conf.i1.forwarding=1", "net.ipv4.conf.i1.forwarding=0", "net.ipv4.conf.i0.forwarding=1",
+			"net.ipv4.conf.all.forwarding=1", "net.ipv4.conf.all.forwarding=0", "net.ipv4.ip_forward=1",
+			"net.ipv4.conf.default.forwarding=1"},
+		"rp_filter": {"net.ipv4.conf.i1.rp_filter=1", "net.ipv4.conf.i1.rp_filter=2", "net.ipv4.conf.i1.rp_filter=0",
+			"net.ipv4.conf.all.rp_filter=1", "net.ipv4.conf.all.rp_filter=2", "net.ipv4.conf.all.rp_filter=0",
+			"net.ipv4.conf.default.rp_filter=1"},
+		"accept_local": {"net.ipv4.conf.i1.accept_local=1", "net.ipv4.conf.all.accept_local=1",
+			"net.ipv4.conf.all.accept_local=0", "net.ipv4.conf.default.accept_local=1"},
+	}
 )
 
 // routeGetBranches are the branches of simRouteGetLine that
 // TestRouteGetGenTakesEveryBranch wants taken.
-var routeGetBranches = []string{"get", "get from", "get oif", "get tos", "get mark", "get fibmatch", "get to"}
+var routeGetBranches = []string{"get", "get from", "get oif", "get tos", "get mark", "get fibmatch", "get to",
+	"get iif", "get iif from", "get iif uid", "get iif forwarding", "get sysctl forwarding", "get sysctl rp_filter", "get sysctl accept_local"}
 
 // simRouteGetLine makes a route get line: a destination, and now and
-// then a source, an output device, a tos, a mark, fibmatch.
+// then a source, an input device (mostly with a source on some link,
+// now and then a uid, or after forwarding is turned on), an output device, a tos, a mark, fibmatch; or,
+// one time in four, a sysctl the input path reads (simRouteGetConfLine).
 func simRouteGetLine(r *rand.Rand) string {
 	chance := func(n int) bool { return r.IntN(n) == 0 }
+	if chance(4) {
+		return simRouteGetConfLine(r)
+	}
 	mpHit("get")
 	parts := []string{"route", "get"}
 	if chance(8) {
 		mpHit("get to")
 		parts = append(parts, "to")
 	}
-	parts = append(parts, pick(r, getDsts))
-	if chance(4) {
+	dst := pick(r, getDsts)
+	switch {
+	case chance(3):
+		mpHit("get iif")
+		if chance(2) {
+			dst = pick(r, getIifDsts)
+		}
+		parts = append(parts, dst)
+		if !chance(6) {
+			mpHit("get iif from")
+			parts = append(parts, "from", pick(r, getIifSrcs))
+		}
+		parts = append(parts, "iif", pick(r, getOifs))
+		if chance(8) {
+			mpHit("get iif uid")
+			parts = append(parts, "uid", pick(r, []string{"0", "1000"}))
+		}
+		if chance(2) {
+			// forwarded answers need forwarding on
+			mpHit("get iif forwarding")
+			parts = append([]string{"sysctl net.ipv4.ip_forward=1\n" + parts[0]}, parts[1:]...)
+		}
+	case chance(3):
 		mpHit("get from")
-		parts = append(parts, "from", pick(r, getSrcs))
+		parts = append(parts, dst, "from", pick(r, getSrcs))
+	default:
+		parts = append(parts, dst)
 	}
 	if chance(4) {
 		mpHit("get oif")
@@ -752,6 +800,14 @@ func simRouteGetLine(r *rand.Rand) string {
 		parts = append(parts, "fibmatch")
 	}
 	return strings.Join(parts, " ")
+}
+
+// simRouteGetConfLine writes forwarding, rp_filter or accept_local: of
+// i1 (the usual input device), of i0, all, default, or ip_forward.
+func simRouteGetConfLine(r *rand.Rand) string {
+	key := pick(r, []string{"forwarding", "forwarding", "rp_filter", "rp_filter", "accept_local"})
+	mpHit("get sysctl " + key)
+	return "sysctl " + pick(r, getConfs[key])
 }
 
 // TestRouteGetGenTakesEveryBranch generates, from a fixed seed, as many
@@ -963,6 +1019,12 @@ func simRoutesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 	for _, r := range reqs {
 		if strings.HasPrefix(r.Op.Verb(), "route ") && !refused[r.Line] {
 			seen[r.Op.Verb()+" ok"]++
+		}
+		if g, ok := r.Op.(rtnl.RouteGet); ok && g.IIF != "" {
+			seen["route get iif"]++
+			if !refused[r.Line] {
+				seen["route get iif ok"]++
+			}
 		}
 	}
 	for _, e := range routeEvents(kRes.Events) {

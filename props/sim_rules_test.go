@@ -31,10 +31,11 @@ func TestSimRulesMatchKernel(t *testing.T) {
 		"rtnlsim-rules-counterexample-*.ip", rulesCase, "rule add ok", "rule del ok", "detached", "unresolved")
 }
 
-// rulesPrologue makes the devices the rules and routes name.
+// rulesPrologue makes the devices the rules and routes name, and turns
+// forwarding on, so that route get with iif forwards.
 var rulesPrologue = []string{
 	"link add i0 type ifb", "link add i1 type ifb", "link set i0 up", "link set i1 up",
-	"addr add 10.0.0.1/24 dev i0", "addr add 10.1.0.1/24 dev i1",
+	"addr add 10.0.0.1/24 dev i0", "addr add 10.1.0.1/24 dev i1", "sysctl net.ipv4.ip_forward=1",
 }
 
 // Pools the rule lines draw from, so that requests meet.
@@ -66,7 +67,13 @@ var (
 		"route get 10.0.0.9 from 10.0.0.1 tos 0x20", "route get 10.7.1.1 oif i1",
 		// IPv6 is off: what a -6 route get meets is the rules' actions
 		"-6 route get 2001:db8:1::5", "-6 route get 2001:db8:1::5 from 2001:db8::1 mark 0x10",
-		"-6 route get fe80::1 tos 0x10 oif i0"}
+		"-6 route get fe80::1 tos 0x10 oif i0",
+		"route get 10.5.1.1 from 10.1.0.7 iif i1", "route get 10.6.1.1 from 10.0.0.7 iif i0",
+		"route get 10.0.0.1 from 10.1.0.7 iif i1 mark 0x10", "route get 10.0.0.7 from 10.5.0.9 iif i1 tos 0x10",
+		"route get fibmatch 10.9.1.1 from 10.1.0.7 iif i1", "route get 10.1.0.1 from 10.0.0.2 iif lo",
+		"route get 10.0.0.9 from 10.0.0.2 iif i1", "route get 10.9.1.1 from 10.1.0.7 iif i0",
+		"route get 10.5.1.1 from 10.0.0.7 iif i0", "route get 10.0.0.9 from 10.1.0.7 iif lo",
+		"sysctl net.ipv4.conf.i1.forwarding=0"}
 	rlLinks = []string{"link set i0 name i9", "link set i9 name i0", "link del i1", "link add i1 type ifb",
 		"link set i1 up", "addr add 10.1.0.1/24 dev i1", "link property add dev i0 altname a0",
 		"link add gone type ifb", "link del gone", "addr add 10.0.0.2/24 dev i0"}

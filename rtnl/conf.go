@@ -1,7 +1,9 @@
 package rtnl
 
 // StartConf is the net.ipv4.conf state a new network namespace starts
-// from, for the keys the model knows (promote_secondaries).
+// from, for the keys the model follows that start from the host's
+// (promote_secondaries, and forwarding, rp_filter and accept_local, which
+// route get with iif reads).
 // devinet_init_net copies the "all" and "default" confs of the host
 // (init_net, the creating namespace, or the compiled-in values, as
 // net.core.devconf_inherit_init_net says): the values and the IPV4_DEVCONF
@@ -17,16 +19,26 @@ package rtnl
 // value is the compiled-in state: every value 0, no bit set.
 type StartConf struct {
 	// Values are the keys read, dotted as the script writes them:
-	// net.ipv4.conf.{all,default,lo}.promote_secondaries.
+	// net.ipv4.conf.{all,default,lo}.KEY for each of StartConfBitKeys
+	// and forwarding.
 	Values map[string]string
-	// DefaultSet are the net.ipv4.conf.default keys (promote_secondaries)
-	// whose state bit is set.
+	// DefaultSet are the net.ipv4.conf.default keys (of
+	// StartConfBitKeys) whose state bit is set.
 	DefaultSet []string
 }
 
+// StartConfBitKeys are the keys whose default state bit is probed: the
+// ones a write of default copies to devices (forwarding's write does
+// not).
+var StartConfBitKeys = []string{"promote_secondaries", "rp_filter", "accept_local"}
+
 // StartConfKeys are the keys StartConf.Values holds.
-var StartConfKeys = []string{
-	"net.ipv4.conf.all.promote_secondaries",
-	"net.ipv4.conf.default.promote_secondaries",
-	"net.ipv4.conf.lo.promote_secondaries",
-}
+var StartConfKeys = func() []string {
+	var out []string
+	for _, k := range append(append([]string(nil), StartConfBitKeys...), "forwarding") {
+		for _, dev := range []string{"all", "default", "lo"} {
+			out = append(out, "net.ipv4.conf."+dev+"."+k)
+		}
+	}
+	return out
+}()

@@ -374,14 +374,15 @@ type Sysctl struct {
 	Value string
 }
 
-// RouteGet is `route get [to] ADDR [from ADDR] [oif|dev NAME] [tos T] [mark M]
-// [uid U] [fibmatch]` for IPv4, or `-6 route get` without tos for an IPv6
-// Dst: the kernel's output route for that flow (inet_rtm_getroute or
-// inet6_rtm_getroute without iif). Nothing changes; the run keeps the
-// answer (Result.Shown's Got).
+// RouteGet is `route get [to] ADDR [from ADDR] [iif NAME] [oif|dev NAME]
+// [tos T] [mark M] [uid U] [fibmatch]` for IPv4, or `-6 route get` without
+// iif and tos for an IPv6 Dst: the kernel's output route for that flow,
+// or with iif its input route (inet_rtm_getroute, inet6_rtm_getroute).
+// Nothing changes; the run keeps the answer (Result.Shown's Got).
 type RouteGet struct {
 	Dst netip.Addr
 	Src netip.Addr // invalid without from
+	IIF string     // "" without iif
 	OIF string     // "" without oif
 	TOS uint8
 	// Mark is RTA_MARK (iproute2 sends it when not 0).

@@ -159,4 +159,13 @@ func TestRouteGetAnswerAsIproute2(t *testing.T) {
 	local := []string{"local"}
 	r = RouteEntry{Type: "local", Dst: "10.0.0.1", From: "10.0.0.7", Dev: "lo", Flags: []string{}, UID: &uid, Cache: &local}
 	require.Equal(t, "local 10.0.0.1 from 10.0.0.7 dev lo uid 0\n    cache <local>", RouteText(r))
+	// an input route: iif after the metrics, in both
+	redirect := []string{"redirect"}
+	r = RouteEntry{Dst: "10.5.0.9", From: "10.1.0.5", Gateway: "10.1.0.2", Dev: "i1", Flags: []string{},
+		Metrics: []RouteMetrics{{MTU: 1400}}, Cache: &redirect, Iif: "i1"}
+	require.Equal(t, "10.5.0.9 from 10.1.0.5 via 10.1.0.2 dev i1\n    cache <redirect> mtu 1400 iif i1", RouteText(r))
+	b, err = json.Marshal(r)
+	require.NoError(t, err)
+	require.Equal(t, `{"dst":"10.5.0.9","from":"10.1.0.5","gateway":"10.1.0.2","dev":"i1","flags":[],`+
+		`"cache":["redirect"],"metrics":[{"mtu":1400}],"iif":"i1"}`, string(b))
 }

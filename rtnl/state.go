@@ -111,6 +111,9 @@ type RouteEntry struct {
 	Mark  *uint32   `json:"mark,omitempty"`
 	UID   *uint32   `json:"uid,omitempty"`
 	Cache *[]string `json:"cache,omitempty"`
+	// Iif is RTA_IIF of an input route's answer (route get with iif),
+	// which iproute2 prints after the metrics.
+	Iif string `json:"iif,omitempty"`
 	// Family is 4 or 6 (rtm_family), which ip -j does not print.
 	Family int `json:"-"`
 }
@@ -221,14 +224,14 @@ type AddrEvent struct {
 }
 
 // MarshalJSON writes a route as `ip -j` does: a route get's answer (Cache
-// set) has its metrics last, after the cache flags.
+// set) has its metrics after the cache flags, and then its iif.
 func (r RouteEntry) MarshalJSON() ([]byte, error) {
 	type plain RouteEntry
 	if r.Cache == nil || len(r.Metrics) == 0 {
 		return json.Marshal(plain(r))
 	}
-	m := r.Metrics
-	r.Metrics = nil
+	m, iif := r.Metrics, r.Iif
+	r.Metrics, r.Iif = nil, ""
 	b, err := json.Marshal(plain(r))
 	if err != nil {
 		return nil, err
@@ -237,6 +240,13 @@ func (r RouteEntry) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = append(b[:len(b)-1], `,"metrics":`...)
-	return append(append(b, mb...), '}'), nil
+	b = append(append(b[:len(b)-1], `,"metrics":`...), mb...)
+	if iif != "" {
+		ib, err := json.Marshal(iif)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"iif":`...), ib...)
+	}
+	return append(b, '}'), nil
 }

@@ -233,6 +233,9 @@ func RouteText(r RouteEntry) string {
 		if len(metrics) > 0 {
 			line += " " + strings.Join(metrics, " ")
 		}
+		if r.Iif != "" {
+			line += " iif " + r.Iif
+		}
 	}
 	for _, nh := range r.Nexthops {
 		line += "\n\t" + NexthopText(nh)

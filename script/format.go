@@ -121,6 +121,10 @@ func Format(op rtnl.Op) string {
 		if o.Src.IsValid() {
 			b.add("from", o.Src.String())
 		}
+		if o.IIF != "" {
+			b.add("iif")
+			b.word(o.IIF)
+		}
 		if o.OIF != "" {
 			b.add("oif")
 			b.word(o.OIF)

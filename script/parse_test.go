@@ -146,6 +146,7 @@ func TestParseForms(t *testing.T) {
 		// rt_dsfield names come first: EF is 0xb8, not hex ef
 		{"route add 10.2.0.0/16 dev eth0 tos CS1", rtnl.RouteAdd{Route: rtnl.Route{Dst: pfx("10.2.0.0/16"), Dev: "eth0", TOS: 0x20}}},
 		{"route get 10.0.0.1 tos EF", rtnl.RouteGet{Dst: ip("10.0.0.1"), TOS: 0xb8}},
+		{"route get 10.0.0.1 from 10.0.0.2 ii eth0", rtnl.RouteGet{Dst: ip("10.0.0.1"), Src: ip("10.0.0.2"), IIF: "eth0"}},
 		{"route get 10.0.0.0/24 tos default", rtnl.RouteGet{Dst: ip("10.0.0.0")}},
 		{"-6 route get 2001:db8::1 from 2001:db8::2 oif eth0 mark 7 uid 5 fibmatch", rtnl.RouteGet{Dst: ip("2001:db8::1"),
 			Src: ip("2001:db8::2"), OIF: "eth0", Mark: 7, UID: u32(5), FibMatch: true}},
@@ -259,7 +260,7 @@ func TestParseErrors(t *testing.T) {
 		{"rule add pref 1 pref 2", "2", "duplicate"},
 		{"link frob d0", "frob", `unknown command for "link"`},
 		{"link show up", "up", "not supported"},
-		{"route get 10.0.0.1 iif eth0", "iif", "not supported"},
+		{"route get 10.0.0.1 sport 5", "sport", "not supported"},
 		{"route get 10.0.0.1 connected", "connected", "not supported"},
 		{"-4 route get 2001:db8::1", "2001:db8::1", "inet address is expected"},
 		{"-6 route get 2001:db8::1 iif eth0", "iif", "not supported"},

@@ -416,6 +416,9 @@ func genOp(r *rand.Rand) rtnl.Op {
 				op.Src = netip.AddrFrom4([4]byte{10, 0, 0, byte(r.Intn(256))})
 			}
 			if r.Intn(2) == 0 {
+				op.IIF = genName(r)
+			}
+			if r.Intn(2) == 0 {
 				op.OIF = genName(r)
 			}
 			if r.Intn(2) == 0 {

@@ -7,10 +7,10 @@ import (
 )
 
 // iproute_get's keywords in its order; an empty id is known to iproute2
-// but not taken here (the input path, ports, protocols, VRFs, and
+// but not taken here (ports, protocols, VRFs, and
 // `connected`, which asks the same question twice).
 var getKeywords = []kw{
-	{"tos", false, "tos"}, {"dsfield", true, "tos"}, {"from", true, "from"}, {"iif", true, ""},
+	{"tos", false, "tos"}, {"dsfield", true, "tos"}, {"from", true, "from"}, {"iif", true, "iif"},
 	{"mark", true, "mark"}, {"oif", true, "dev"}, {"dev", false, "dev"}, {"notify", true, ""},
 	{"connected", true, ""}, {"vrf", true, ""}, {"uid", true, "uid"}, {"fibmatch", true, "fibmatch"},
 	{"as", false, ""}, {"sport", true, ""}, {"dport", true, ""}, {"ipproto", true, ""},
@@ -66,6 +66,12 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 				return nil, err
 			}
 			op.Mark = uint32(v)
+		case ok && k.id == "iif":
+			n, err := p.name(w)
+			if err != nil {
+				return nil, err
+			}
+			op.IIF = n
 		case ok && k.id == "dev":
 			n, err := p.name(w)
 			if err != nil {

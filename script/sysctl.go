@@ -11,7 +11,8 @@ import (
 // ConfKeys are the net.ipv4.conf.DEV keys `sysctl` accepts, with the values
 // each takes (nil: any integer, as proc_dointvec reads it). This,
 // Conf6Keys and NetKeys are the places to add keys the model learns. Of
-// these only promote_secondaries and ignore_routes_with_linkdown change
+// these promote_secondaries, ignore_routes_with_linkdown, and forwarding,
+// rp_filter and accept_local (what route get with iif answers) change
 // what the model does; the others change nothing it shows (their netconf
 // notifications are not modelled) and are kept.
 var ConfKeys = map[string][]string{

@@ -31,6 +31,7 @@ func (n *Netns) inetdevInit(d *Device) {
 	in.Count = &n.inetCount
 	in.hooks = d
 	d.in = in
+	n.routeConfInit(in)
 }
 
 // inetdevDestroy is inetdev_destroy (NETDEV_UNREGISTER, or an mtu below
@@ -346,6 +347,9 @@ func (n *Netns) startConf(sc rtnl.StartConf) error {
 		return err
 	}
 	n.promoteDefaultSet = slices.Contains(sc.DefaultSet, "promote_secondaries")
+	if err := n.startRouteConf(sc); err != nil {
+		return err
+	}
 	lo := n.ByName("lo")
 	if lo == nil || lo.in == nil {
 		return nil

@@ -59,6 +59,13 @@ type Netns struct {
 	// net.ipv4.conf.{all,default}.ignore_routes_with_linkdown and
 	// default's state bit (compiled-in: 0, not set).
 	linkdownAll, linkdownDefault, linkdownDefaultSet bool
+	// conf4 is what the input route path reads of net.ipv4.conf
+	// (devconf4.go); nil until first needed.
+	conf4 *routeConf
+	// customLocalRoutes is fib_has_custom_local_routes: a local route
+	// was once added by request. realmsSeen: a route request once had
+	// realms (routeget_input.go).
+	customLocalRoutes, realmsSeen bool
 	// fwd6Default is net.ipv6.conf.default.forwarding (anycast6.go).
 	fwd6Default bool
 	// flushWholeDump is Options.FlushWholeDump.

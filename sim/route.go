@@ -40,7 +40,14 @@ func (n *Netns) route(op rtnl.Op) error {
 		return n.routeDel(r)
 	}
 	flags, _ := FibFlags(op)
-	return n.routeNew(r, flags)
+	err := n.routeNew(r, flags)
+	if h, _ := r.Header(false); err == nil && h.Type == uapi.RTN_LOCAL {
+		n.customLocalRoutes = true // inet_rtm_newroute never clears it
+	}
+	if r.Realms != 0 {
+		n.realmsSeen = true // its fib_info is freed an RCU grace period late
+	}
+	return err
 }
 
 // fibConfig is a struct fib_config as rtm_to_fib_config fills it from

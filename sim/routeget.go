@@ -51,6 +51,9 @@ const lbcast4 = 0xffffffff
 
 // routeGet answers op, or refuses it with the kernel's errno.
 func (n *Netns) routeGet(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
+	if op.IIF != "" {
+		return n.routeGetInput(op) // the input path (routeget_input.go)
+	}
 	var oif *Device
 	if op.OIF != "" {
 		// iproute2 resolves the name before it asks.

@@ -472,6 +472,9 @@ func (n *Netns) fibRulesLookup(fl fibtrie.Flow) (*fibtrie.Alias, uapi.Errno) {
 type ruleFlow struct {
 	fibtrie.Flow
 	src, mark uint32
+	// iif is flowi4_iif's device for an input lookup; nil is lo, as
+	// output lookups have it.
+	iif *Device
 }
 
 // fibRulesLookupFlow is __fib_lookup through the IPv4 rules
@@ -535,11 +538,15 @@ func ruleIndex(rules []*fibRule, x *fibRule) int {
 	return len(rules)
 }
 
-// match4 is fib_rule_match with fib4_rule_match for a flow from lo
-// (iif), to fl.OIF, inverted by `not`.
+// match4 is fib_rule_match with fib4_rule_match for a flow from fl.iif
+// (lo when nil), to fl.OIF, inverted by `not`.
 func (x *fibRule) match4(fl ruleFlow, lo *Device) bool {
+	iif := lo
+	if fl.iif != nil {
+		iif = fl.iif
+	}
 	m := func() bool {
-		if x.iifName != "" && x.iif != lo {
+		if x.iifName != "" && x.iif != iif {
 			return false
 		}
 		if x.oifName != "" && (x.oif == nil || int(x.oif.ifindex) != fl.OIF) {

@@ -453,18 +453,21 @@ func (t *Target) Cost(threads int) (cost.Result, error) {
 
 // sysctl stores a net.ipv4.conf key: all, default, or a device that has
 // IPv4 (an mtu below 68 takes it away); ENOENT otherwise, as the missing
-// /proc/sys file is. promote_secondaries and ignore_routes_with_linkdown
-// are followed; the other keys the language has are stored (nothing the
-// model shows depends on them).
+// /proc/sys file is. promote_secondaries, ignore_routes_with_linkdown,
+// and forwarding, rp_filter and accept_local (route get with iif) are
+// followed; the other keys the language has are stored (nothing the model
+// shows depends on them).
 func (n *Netns) sysctl(op rtnl.Sysctl) error {
 	if rest, ok := strings.CutPrefix(op.Key, "net.ipv6.conf."); ok {
 		return n.sysctlIPv6(op, rest) // disable_ipv6 only (sim/ipv6cost.go)
 	}
 	if op.Key == "net.ipv4.ip_forward" {
-		if _, err := strconv.Atoi(strings.TrimSpace(op.Value)); err != nil {
+		v, err := strconv.Atoi(strings.TrimSpace(op.Value))
+		if err != nil {
 			return &rtnl.Error{Errno: uapi.EINVAL, Msg: "sysctl " + op.Key + "=" + op.Value}
 		}
 		n.sysctls[op.Key] = op.Value
+		n.routeConfWrite("all", "forwarding", v) // the same value as all's
 		return nil
 	}
 	rest, ok := strings.CutPrefix(op.Key, "net.ipv4.conf.")
@@ -492,6 +495,8 @@ func (n *Netns) sysctl(op rtnl.Sysctl) error {
 		n.promoteSysctl(dev, v != 0)
 	case "ignore_routes_with_linkdown":
 		n.linkdownSysctl(dev, v != 0)
+	case "forwarding", "rp_filter", "accept_local":
+		n.routeConfWrite(dev, key, v)
 	}
 	return nil
 }
