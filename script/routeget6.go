@@ -35,8 +35,8 @@ func parseRouteGet6(p *words) (rtnl.Op, *LineError) {
 	for p.more() {
 		w := p.take()
 		k, ok := getKeyword(w)
-		if ok && k.id == "" {
-			return nil, p.unsupported(w)
+		if ok && (k.id == "" || k.id == "iif") {
+			return nil, p.unsupported(w) // an IPv6 input route is not modelled
 		}
 		switch {
 		case ok && k.id == "tos":
