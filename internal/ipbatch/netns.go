@@ -13,6 +13,9 @@ import (
 // is bind-mounted there under a name of this process's own, and the
 // batch lines name that instead.
 
+// runNetns is where ip looks a namespace's name up.
+const runNetns = "/run/netns"
+
 // mountedName is the /run/netns name NAME has while this process's ip
 // processes run.
 func mountedName(name string) string { return fmt.Sprintf("rtnlsim-measure-%d-%s", os.Getpid(), name) }

@@ -8,8 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const runNetns = "/run/netns"
-
 // mountNetns bind-mounts each namespace of paths (name to /proc path) at
 // /run/netns/mountedName(name), and returns what undoes it.
 func mountNetns(paths map[string]string) (func(), error) {
