@@ -75,6 +75,12 @@ func (t *Target) routeGet(op rtnl.RouteGet) error {
 	if op.Mark != 0 {
 		ae.Uint32(unix.RTA_MARK, op.Mark)
 	}
+	return t.askRoute(hdr, ae, renderGot)
+}
+
+// askRoute sends RTM_GETROUTE (the rtmsg header, then the attributes)
+// and keeps the first route of the answer, rendered, as the answer.
+func (t *Target) askRoute(hdr []byte, ae *netlink.AttributeEncoder, render func(routeMsg, linkCache) rtnl.RouteEntry) error {
 	b, err := ae.Encode()
 	if err != nil {
 		return err
@@ -92,7 +98,7 @@ func (t *Target) routeGet(op rtnl.RouteGet) error {
 		if !ok {
 			continue
 		}
-		got := renderGot(r, cache)
+		got := render(r, cache)
 		t.answer = &got
 		return nil
 	}

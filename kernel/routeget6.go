@@ -50,28 +50,7 @@ func (t *Target) routeGet6(op rtnl.RouteGet) error {
 	if op.Mark != 0 {
 		ae.Uint32(unix.RTA_MARK, op.Mark)
 	}
-	b, err := ae.Encode()
-	if err != nil {
-		return err
-	}
-	msgs, err := t.get(unix.RTM_GETROUTE, append(hdr, b...))
-	if err != nil {
-		return err
-	}
-	_, cache, err := t.links()
-	if err != nil {
-		return err
-	}
-	for _, m := range msgs {
-		r, ok := parseRoute(m)
-		if !ok {
-			continue
-		}
-		got := renderGot6(r, cache)
-		t.answer = &got
-		return nil
-	}
-	return nil
+	return t.askRoute(hdr, ae, renderGot6)
 }
 
 // renderGot6 is print_route for an IPv6 answer: the route as a dump
