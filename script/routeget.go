@@ -26,6 +26,48 @@ func getKeyword(w string) (kw, bool) {
 	return kw{}, false
 }
 
+// getCommonArg takes a route get keyword both families read alike (tos,
+// mark, oif or dev, uid, fibmatch) and its argument; false for the
+// others.
+func getCommonArg(p *words, w string, k kw, op *rtnl.RouteGet) (bool, *LineError) {
+	switch k.id {
+	case "tos":
+		v, err := p.arg(w)
+		if err != nil {
+			return true, err
+		}
+		n, ok := parseDSField(v)
+		if !ok {
+			return true, errf(v, "invalid \"tos\" value (hex 00..ff or an rt_dsfield name)")
+		}
+		op.TOS = uint8(n)
+	case "mark":
+		v, err := p.number("mark", 0, 0xffffffff)
+		if err != nil {
+			return true, err
+		}
+		op.Mark = uint32(v)
+	case "dev":
+		n, err := p.name(w)
+		if err != nil {
+			return true, err
+		}
+		op.OIF = n
+	case "uid":
+		v, err := p.number("uid", 0, 0xffffffff)
+		if err != nil {
+			return true, err
+		}
+		u := uint32(v)
+		op.UID = &u
+	case "fibmatch":
+		op.FibMatch = true
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 // parseRouteGet is iproute_get's argument loop for an IPv4 destination.
 // A later keyword overrides an earlier one, as there.
 func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
@@ -39,17 +81,14 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 		if ok && k.id == "" {
 			return nil, p.unsupported(w)
 		}
-		switch {
-		case ok && k.id == "tos":
-			v, err := p.arg(w)
-			if err != nil {
+		if ok {
+			if done, err := getCommonArg(p, w, k, &op); err != nil {
 				return nil, err
+			} else if done {
+				continue
 			}
-			n, ok := parseDSField(v)
-			if !ok {
-				return nil, errf(v, "invalid \"tos\" value (hex 00..ff or an rt_dsfield name)")
-			}
-			op.TOS = uint8(n)
+		}
+		switch {
 		case ok && k.id == "from":
 			s, err := p.arg("from")
 			if err != nil {
@@ -60,33 +99,12 @@ func parseRouteGet(p *words, family int) (rtnl.Op, *LineError) {
 				return nil, err
 			}
 			op.Src = a.Addr()
-		case ok && k.id == "mark":
-			v, err := p.number("mark", 0, 0xffffffff)
-			if err != nil {
-				return nil, err
-			}
-			op.Mark = uint32(v)
 		case ok && k.id == "iif":
 			n, err := p.name(w)
 			if err != nil {
 				return nil, err
 			}
 			op.IIF = n
-		case ok && k.id == "dev":
-			n, err := p.name(w)
-			if err != nil {
-				return nil, err
-			}
-			op.OIF = n
-		case ok && k.id == "uid":
-			v, err := p.number("uid", 0, 0xffffffff)
-			if err != nil {
-				return nil, err
-			}
-			u := uint32(v)
-			op.UID = &u
-		case ok && k.id == "fibmatch":
-			op.FibMatch = true
 		default:
 			if w == "to" {
 				s, err := p.arg(w)

@@ -38,17 +38,14 @@ func parseRouteGet6(p *words) (rtnl.Op, *LineError) {
 		if ok && (k.id == "" || k.id == "iif") {
 			return nil, p.unsupported(w) // an IPv6 input route is not modelled
 		}
-		switch {
-		case ok && k.id == "tos":
-			v, err := p.arg(w)
-			if err != nil {
+		if ok {
+			if done, err := getCommonArg(p, w, k, &op); err != nil {
 				return nil, err
+			} else if done {
+				continue
 			}
-			n, ok := parseDSField(v)
-			if !ok {
-				return nil, errf(v, "invalid \"tos\" value (hex 00..ff or an rt_dsfield name)")
-			}
-			op.TOS = uint8(n)
+		}
+		switch {
 		case ok && k.id == "from":
 			s, err := p.arg("from")
 			if err != nil {
@@ -62,27 +59,6 @@ func parseRouteGet6(p *words) (rtnl.Op, *LineError) {
 				return nil, errf(s, "only an address (or /128) is supported here")
 			}
 			op.Src = pf.Addr()
-		case ok && k.id == "mark":
-			v, err := p.number("mark", 0, 0xffffffff)
-			if err != nil {
-				return nil, err
-			}
-			op.Mark = uint32(v)
-		case ok && k.id == "dev":
-			n, err := p.name(w)
-			if err != nil {
-				return nil, err
-			}
-			op.OIF = n
-		case ok && k.id == "uid":
-			v, err := p.number("uid", 0, 0xffffffff)
-			if err != nil {
-				return nil, err
-			}
-			u := uint32(v)
-			op.UID = &u
-		case ok && k.id == "fibmatch":
-			op.FibMatch = true
 		default:
 			if w == "to" {
 				s, err := p.arg(w)
