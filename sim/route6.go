@@ -479,6 +479,9 @@ func (n *Netns) checkNH6Onlink(gw netip.Addr, dev *Device) error {
 	if n.rules6 != nil && n.rules6.custom {
 		return fmt.Errorf("%w: an onlink IPv6 gateway with user rules", ErrNotModelled)
 	}
+	if n.nhRoute6Covers(gw) {
+		return errNhRoute6Lookup
+	}
 	r := n.lookup6(gw, uapi.RT_TABLE_MAIN, nil)
 	if r == nil || reject6(r.typ) || r.dst.Bits() == 0 {
 		return nil

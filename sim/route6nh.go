@@ -42,6 +42,8 @@ func (n *Netns) route6Nh(r rtnl.Route) (*route6, error) {
 	if rt.table == 0 {
 		rt.table = uapi.RT_TABLE_MAIN
 	}
+	// ip6_route_info_create makes the table once the nexthop passed.
+	n.fib6.newTable(rt.table)
 	if r.Metric != nil && *r.Metric != 0 {
 		rt.metric = *r.Metric
 	}

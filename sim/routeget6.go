@@ -75,8 +75,11 @@ func (n *Netns) routeGet6(op rtnl.RouteGet) (rtnl.RouteEntry, error) {
 	if r.typ == uapi.RTN_LOCAL || r.typ == uapi.RTN_ANYCAST {
 		out.Dev = n.lo.name // ip6_rt_get_dev_rcu
 	}
-	if a, ok := n.devGetSaddr6(r.dev, op.Dst); ok {
-		out.Prefsrc = a.String()
+	// ip6_route_get_saddr: the route's own source, else the selection.
+	if !r.prefsrc.IsValid() {
+		if a, ok := n.devGetSaddr6(r.dev, op.Dst); ok {
+			out.Prefsrc = a.String()
+		}
 	}
 	return out, nil
 }
