@@ -104,9 +104,6 @@ func (t *Target) apply(ctx context.Context, req rtnl.Request) error {
 	case rtnl.InNetns:
 		return t.inNetns(ctx, req, op)
 	case rtnl.RouteGet:
-		if op.Dst.Is6() {
-			return t.routeGet6(op)
-		}
 		return t.routeGet(op)
 	case rtnl.LinkAdd:
 		return t.linkAdd(op)

@@ -27,7 +27,8 @@ var rtcfNames = []struct {
 	{0x00200000, "fastroute"}, {0x00010000, "notify"}, {0x00080000, "proxy"},
 }
 
-// routeGet sends RTM_GETROUTE as iproute_get does for an IPv4 address
+// routeGet sends RTM_GETROUTE as iproute_get does, with the family of
+// the destination (RTM_F_LOOKUP_TABLE, which ip sets for IPv4 alone),
 // and keeps the answer, as `ip -j route get` prints it.
 func (t *Target) routeGet(op rtnl.RouteGet) error {
 	t.answer = nil
@@ -46,26 +47,30 @@ func (t *Target) routeGet(op rtnl.RouteGet) error {
 		}
 		oif = idx
 	}
+	v4 := op.Dst.Is4()
+	bits := byte(op.Dst.BitLen())
 	hdr := make([]byte, unix.SizeofRtMsg)
-	hdr[0] = unix.AF_INET
-	hdr[1] = 32 // rtm_dst_len
+	hdr[0] = unix.AF_INET6
+	var flags uint32
+	if v4 {
+		hdr[0] = unix.AF_INET
+		flags = rtmFLookupTable
+	}
+	hdr[1] = bits // rtm_dst_len
 	hdr[3] = op.TOS
-	flags := uint32(rtmFLookupTable)
 	if op.FibMatch {
 		flags |= rtmFFibMatch
 	}
 	nativeEndian.PutUint32(hdr[8:12], flags)
 	ae := netlink.NewAttributeEncoder()
 	if op.Src.IsValid() {
-		hdr[2] = 32
-		b := op.Src.As4()
-		ae.Bytes(unix.RTA_SRC, b[:])
+		hdr[2] = bits
+		ae.Bytes(unix.RTA_SRC, op.Src.AsSlice())
 	}
 	if op.UID != nil {
 		ae.Uint32(unix.RTA_UID, *op.UID)
 	}
-	d := op.Dst.As4()
-	ae.Bytes(unix.RTA_DST, d[:])
+	ae.Bytes(unix.RTA_DST, op.Dst.AsSlice())
 	if iif != 0 {
 		ae.Uint32(unix.RTA_IIF, iif)
 	}
@@ -75,7 +80,10 @@ func (t *Target) routeGet(op rtnl.RouteGet) error {
 	if op.Mark != 0 {
 		ae.Uint32(unix.RTA_MARK, op.Mark)
 	}
-	return t.askRoute(hdr, ae, renderGot)
+	if v4 {
+		return t.askRoute(hdr, ae, renderGot)
+	}
+	return t.askRoute(hdr, ae, renderGot6)
 }
 
 // askRoute sends RTM_GETROUTE (the rtmsg header, then the attributes)
