@@ -201,3 +201,14 @@ func diffProperty(t *testing.T, name, envBatches string, def int, scripts gopter
 		}
 	}
 }
+
+// countRefused counts each errno the kernel gave in seen (the caller
+// holds its lock) and returns the lines it refused.
+func countRefused(errs []rtnl.LineError, seen map[string]int) map[int]bool {
+	refused := map[int]bool{}
+	for _, e := range errs {
+		seen[e.Errno]++
+		refused[e.Line] = true
+	}
+	return refused
+}

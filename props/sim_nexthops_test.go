@@ -181,11 +181,7 @@ func nexthopsCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 		return msg
 	}
 	mu.Lock()
-	refused := map[int]bool{}
-	for _, e := range out.Kernel.Errors {
-		seen[e.Errno]++
-		refused[e.Line] = true
-	}
+	refused := countRefused(out.Kernel.Errors, seen)
 	for _, r := range reqs {
 		if o, ok := r.Op.(rtnl.NexthopAdd); ok && !refused[r.Line] {
 			seen["nexthop add ok"]++

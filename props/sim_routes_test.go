@@ -1011,11 +1011,7 @@ func simRoutesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 	for _, r := range reqs {
 		seen[r.Op.Verb()]++
 	}
-	refused := map[int]bool{}
-	for _, e := range kRes.Errors {
-		seen[e.Errno]++
-		refused[e.Line] = true
-	}
+	refused := countRefused(kRes.Errors, seen)
 	for _, r := range reqs {
 		if strings.HasPrefix(r.Op.Verb(), "route ") && !refused[r.Line] {
 			seen[r.Op.Verb()+" ok"]++

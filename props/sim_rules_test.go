@@ -170,11 +170,7 @@ func rulesCase(lines []string, seen map[string]int, mu *sync.Mutex) string {
 		return msg
 	}
 	mu.Lock()
-	refused := map[int]bool{}
-	for _, e := range out.Kernel.Errors {
-		seen[e.Errno]++
-		refused[e.Line] = true
-	}
+	refused := countRefused(out.Kernel.Errors, seen)
 	for _, r := range reqs {
 		if _, ok := r.Op.(rtnl.RuleAdd); ok && !refused[r.Line] {
 			seen["rule add ok"]++
