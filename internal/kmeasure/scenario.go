@@ -48,7 +48,8 @@ func SysctlPath(k string) string {
 }
 
 // RunScenario measures s in a fresh namespace (kernel.New makes it): the
-// sysctls, the Setup requests, a wait for their notifications to settle,
+// sysctls, the Setup requests, a wait for their notifications to settle
+// and for any namespace being dismantled (kernel.WaitNetnsCleanup),
 // then, with the event subscription closed (kernel.Target.CloseEvents, as
 // Measure does, so no listener is joined to any group), the Timed threads
 // run concurrently, each on its own socket. A refused request fails the
@@ -80,6 +81,8 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 		return 0, fmt.Errorf("kmeasure: scenario %s: setup events: %w", s.Name, err)
 	}
 	kt.CloseEvents()
+	// Nor while an earlier namespace is dismantled: that takes rtnl_lock.
+	kernel.WaitNetnsCleanup(ctx, time.Minute)
 
 	threads := make([]*kernel.Thread, len(s.Timed))
 	defer func() {
