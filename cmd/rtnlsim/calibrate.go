@@ -46,10 +46,15 @@ func calibrationTable() string {
 		{"link set dev X up of DOWN devices, one by one", f.Up, q.Up, "devices"},
 		{"link set dev X mtu 1400 of UP devices, one by one", f.MTU, q.MTU, "devices"},
 		{"link set dev X mtu 1400 of DOWN devices, one by one", f.MTUDown, q.MTUDown, "devices"},
+		{"addr del of the primary of one /8, promote_secondaries 1", f.DelPrimary, q.DelPrimary, "addresses"},
+		{fmt.Sprintf("route del and add of a /24 (%d / %d times) beside /32s", f.Toggles, q.Toggles), f.Suffix, q.Suffix, "routes"},
+		{"link set dev X down of UP devices without addresses", f.BareDown, q.BareDown, "devices"},
+		{"link set dev g0 up, then down, IPv6 on", f.UpDown, q.UpDown, "times"},
+		{fmt.Sprintf("link set dev X down of %d / %d devices with a /24, beside", f.DownDevs, q.DownDevs), f.DownRoutes, q.DownRoutes, "routes"},
 	}
 	var b strings.Builder
 	for _, r := range rows {
-		fmt.Fprintf(&b, "  %-52s  %d,%d / %d,%d %s\n", r.what, r.full[0], r.full[1], r.quick[0], r.quick[1], r.unit)
+		fmt.Fprintf(&b, "  %-62s  %d,%d / %d,%d %s\n", r.what, r.full[0], r.full[1], r.quick[0], r.quick[1], r.unit)
 	}
 	return b.String()
 }
@@ -101,8 +106,10 @@ routes).
 
 Kernel times are taken as users run scripts, through iproute2: each run
 makes a fresh namespace, applies the scenario's setup there (through the
-kernel target, untimed), writes the timed requests as one ip -b batch file
-per user thread, and times "nsenter --net=NETNS ip -b FILE" processes, all
+kernel target, untimed), waits until no earlier namespace is being
+dismantled (the kernel's cleanup of the last run's namespace takes
+rtnl_lock), writes the timed requests as one ip -b batch file per user
+thread, and times "nsenter --net=NETNS ip -b FILE" processes, all
 started together, until the last exits. Every round also times empty batch
 files per thread count: ip's process start and exit alone. Their median is
 SUBTRACTED from every scenario's times (the output says by how much), since
@@ -181,7 +188,7 @@ rtnlsim run --profile FILE and diff --profile FILE load it.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the fitted profile to this JSON file")
-	cmd.Flags().IntVar(&repeat, "repeat", 3, "K: rounds of kernel runs (each scenario once per round, in a fresh namespace); the median is fitted, each round too for the intervals")
+	cmd.Flags().IntVar(&repeat, "repeat", 5, "K: rounds of kernel runs (each scenario once per round, in a fresh namespace); the median is fitted, each round too for the intervals")
 	cmd.Flags().StringVar(&prior, "prior", "", "profile file (or name) whose prices the steps the calibration cannot fit keep (default: the default prices)")
 	cmd.Flags().BoolVar(&predict, "predict", true, "also measure and predict the scenarios outside the calibration set (--predict=false to skip)")
 	cmd.Flags().BoolVar(&quick, "quick", false, "smaller sizes (about a third of the kernel time; the CI test's sizes)")

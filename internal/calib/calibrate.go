@@ -64,6 +64,16 @@ import (
 //	                                                   which the lookup price then absorbed,
 //	                                                   about 38 us, and group moves came out
 //	                                                   +44% to +56%)
+//	addr del of the primary of one /8 (promotion),      ifa_walk near the cache and ifa_walk_far
+//	two sizes                                           beyond it (sim.IfaWalkCacheEntries)
+//	route del and add of one /24 beside /32s, two       trie_suffix_visit (each delete scans the
+//	sizes                                               /32s' tnode: about half of each line)
+//	link set down of UP devices without addresses      synchronize_net_expedited (about half of
+//	(IPv6 off), two sizes                               each line)
+//	link set up then down of one device (IPv6 on),      ipv6_dev_config (each up configures IPv6
+//	two sizes                                           afresh), with short IPv6 walks
+//	link set down of 300 addressed devices beside       fib_flush_leaf (the flushes walk the
+//	10,000 and 30,000 routes (IPv6 off)                 routes: most of the time)
 //
 // The two mtu change pairs are there for identifiability (AnalyzeDesign):
 // without them link_fill, ipv6_walk_cold, ipv6_route_list and ipv6_dev_config lie
@@ -98,14 +108,22 @@ type Sizes struct {
 	MTU        [2]int // UP devices whose MTU changes one by one (IPv6 on)
 	MTUDown    [2]int // DOWN devices whose MTU changes one by one (IPv6 off)
 	DelPrimary [2]int // addresses, deleting the primary with promotion (one below sim.IfaWalkCacheEntries, one above)
+	Suffix     [2]int // /32 routes beside the toggled /24 (SuffixToggle)
+	Toggles    int    // del/add pairs of SuffixToggle
+	BareDown   [2]int // UP devices without addresses taken down one by one
+	UpDown     [2]int // up/down pairs of one device, IPv6 on
+	DownRoutes [2]int // routes beside DownDevs addressed devices taken down one by one
+	DownDevs   int    // addressed devices of DownRoutes
 }
 
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
-var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{2000, 4000},
-	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
-	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{1000, 2000},
-	MTU: [2]int{500, 1000}, MTUDown: [2]int{1000, 2000}, DelPrimary: [2]int{3000, 10000}}
+var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{4000, 8000},
+	Route: [2]int{2000, 4000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
+	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{2000, 4000},
+	MTU: [2]int{500, 1000}, MTUDown: [2]int{2000, 4000}, DelPrimary: [2]int{3000, 10000},
+	Suffix: [2]int{16384, 32768}, Toggles: 1000, BareDown: [2]int{1000, 2000}, UpDown: [2]int{500, 1000},
+	DownRoutes: [2]int{10000, 30000}, DownDevs: 300}
 
 // QuickSizes is --quick and the CI test: smaller sizes, about 15 s of
 // kernel time per repeat.
@@ -119,7 +137,9 @@ var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flu
 var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flush: [2]int{250, 500}, Flush0: [2]int{1000, 2000},
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{1000, 2000},
 	Addressed: 500, AddressedO: 50, RouteFlush: []int{3000, 5000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000},
-	MTU: [2]int{250, 500}, MTUDown: [2]int{500, 1000}, DelPrimary: [2]int{3000, 10000}}
+	MTU: [2]int{250, 500}, MTUDown: [2]int{500, 1000}, DelPrimary: [2]int{3000, 10000},
+	Suffix: [2]int{8192, 16384}, Toggles: 250, BareDown: [2]int{250, 500}, UpDown: [2]int{125, 250},
+	DownRoutes: [2]int{5000, 15000}, DownDevs: 150}
 
 // CalibrationSet is the scenarios the prices are fitted to.
 func CalibrationSet(z Sizes) []kmeasure.Scenario {
@@ -163,6 +183,18 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 	}
 	for _, n := range z.DelPrimary {
 		out = append(out, DelPrimary(n))
+	}
+	for _, n := range z.Suffix {
+		out = append(out, SuffixToggle(n, z.Toggles))
+	}
+	for _, n := range z.BareDown {
+		out = append(out, LinkDownBare(n))
+	}
+	for _, n := range z.UpDown {
+		out = append(out, UpDownToggle(n))
+	}
+	for _, n := range z.DownRoutes {
+		out = append(out, DownRoutes(z.DownDevs, n))
 	}
 	return out
 }
