@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -42,15 +43,22 @@ func NetnsCleanupRunning() bool {
 	return false
 }
 
+// NetnsCleanupLimit is how long a kernel measurement waits for other
+// namespaces' cleanup before it gives up.
+const NetnsCleanupLimit = time.Minute
+
 // WaitNetnsCleanup returns once no namespace has been dismantled for two
-// polls 5 ms apart, or after limit, or when ctx ends; it says how long it
-// waited and whether the cleanup was still running at the limit.
-func WaitNetnsCleanup(ctx context.Context, limit time.Duration) (time.Duration, bool) {
+// polls 5 ms apart, with how long it waited; an error when limit passes
+// first or ctx ends. It sees every namespace of the machine, so other
+// users' cleanups delay it too; it cannot see a cleanup that is queued but
+// not yet running, nor any where the kernel's threads are not in /proc
+// (another PID namespace), and then does not wait.
+func WaitNetnsCleanup(ctx context.Context, limit time.Duration) (time.Duration, error) {
 	start := time.Now()
 	quiet := 0
 	for quiet < 2 {
-		if time.Since(start) > limit {
-			return time.Since(start), true
+		if d := time.Since(start); d > limit {
+			return d, fmt.Errorf("kernel: a namespace was still being dismantled after %v", d.Round(time.Millisecond))
 		}
 		if NetnsCleanupRunning() {
 			quiet = 0
@@ -59,9 +67,9 @@ func WaitNetnsCleanup(ctx context.Context, limit time.Duration) (time.Duration, 
 		}
 		select {
 		case <-ctx.Done():
-			return time.Since(start), false
+			return time.Since(start), ctx.Err()
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	return time.Since(start), false
+	return time.Since(start), nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // Closing a namespace of 300 UP devices hands it to cleanup_net, which
-// NetnsCleanupRunning sees, and WaitNetnsCleanup returns once it is done.
+// NetnsCleanupRunning sees, and WaitNetnsCleanup returns before its limit.
 func TestWaitNetnsCleanup(t *testing.T) {
 	tg := newTestTarget(t)
 	var b strings.Builder
@@ -27,9 +27,11 @@ func TestWaitNetnsCleanup(t *testing.T) {
 	if !saw {
 		t.Fatal("no namespace cleanup seen within 10 s of closing a namespace of 300 UP devices")
 	}
-	waited, late := WaitNetnsCleanup(context.Background(), time.Minute)
+	// Other packages' tests may release namespaces meanwhile, so only the
+	// limit is checked, not that none is being dismantled afterwards.
+	waited, err := WaitNetnsCleanup(context.Background(), NetnsCleanupLimit)
 	t.Logf("waited %v for the cleanup", waited)
-	if late || NetnsCleanupRunning() {
-		t.Errorf("cleanup still running after WaitNetnsCleanup (%v, at the limit: %v)", waited, late)
+	if err != nil {
+		t.Error(err)
 	}
 }

@@ -59,17 +59,13 @@ func Exec(ctx context.Context, netns string, files []string) (time.Duration, err
 	return d, errors.Join(errs...)
 }
 
-// cleanupLimit bounds KernelRun's wait for other namespaces' cleanup.
-const cleanupLimit = time.Minute
-
 // KernelRun is one run in a fresh namespace (kernel.New): the setup
 // applied through the kernel target (sysctl lines too), a wait until its
 // notifications settle, the target's subscription closed (no listener
 // while ip runs), the namespaces the setup named mounted where ip finds
 // them (mountNetns), a wait until no namespace is being dismantled (the
 // previous run's: kernel.WaitNetnsCleanup), then the batch files timed by
-// Exec. A refused setup
-// line fails the run, named as setupName:line.
+// Exec. A refused setup line fails the run, named as setupName:line.
 func KernelRun(ctx context.Context, setup []rtnl.Request, setupName string, files []string) (time.Duration, error) {
 	kt, err := kernel.New(kernel.Options{})
 	if err != nil {
@@ -93,6 +89,8 @@ func KernelRun(ctx context.Context, setup []rtnl.Request, setupName string, file
 	if err != nil {
 		return 0, err
 	}
-	kernel.WaitNetnsCleanup(ctx, cleanupLimit)
+	if _, err := kernel.WaitNetnsCleanup(ctx, kernel.NetnsCleanupLimit); err != nil {
+		return 0, err
+	}
 	return Exec(ctx, kt.NetnsPath(), files)
 }

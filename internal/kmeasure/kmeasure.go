@@ -182,6 +182,10 @@ func Measure(ctx context.Context, c Config) (Result, error) {
 		// request socket (and the namespace) stay.
 		kt.CloseEvents()
 	}
+	// Nor while an earlier namespace is dismantled: that takes rtnl_lock.
+	if _, err := kernel.WaitNetnsCleanup(ctx, kernel.NetnsCleanupLimit); err != nil {
+		return res, fmt.Errorf("kmeasure: %v: %w", c, err)
+	}
 
 	start := time.Now()
 	err = kt.Apply(ctx, Flush)

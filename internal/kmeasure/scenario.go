@@ -82,7 +82,9 @@ func RunScenario(ctx context.Context, s Scenario) (time.Duration, error) {
 	}
 	kt.CloseEvents()
 	// Nor while an earlier namespace is dismantled: that takes rtnl_lock.
-	kernel.WaitNetnsCleanup(ctx, time.Minute)
+	if _, err := kernel.WaitNetnsCleanup(ctx, kernel.NetnsCleanupLimit); err != nil {
+		return 0, fmt.Errorf("kmeasure: scenario %s: %w", s.Name, err)
+	}
 
 	threads := make([]*kernel.Thread, len(s.Timed))
 	defer func() {

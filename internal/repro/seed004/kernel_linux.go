@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/rtnlsim/rtnlsim/kernel"
 	"github.com/rtnlsim/rtnlsim/uapi"
 )
 
@@ -29,6 +30,11 @@ func Measure(ctx context.Context, c Config) (Measurement, error) {
 			return err
 		}
 		m.SetupTime = time.Since(t0)
+		// No timing while an earlier namespace is dismantled: that
+		// takes rtnl_lock.
+		if _, err := kernel.WaitNetnsCleanup(ctx, kernel.NetnsCleanupLimit); err != nil {
+			return err
+		}
 		var err error
 		if m.Results, err = seed004Time(ctx, c, w); err != nil {
 			return err
