@@ -48,7 +48,7 @@ func calibrationTable() string {
 		{"link set dev X mtu 1400 of DOWN devices, one by one", f.MTUDown, q.MTUDown, "devices"},
 		{"addr del of the primary of one /8, promote_secondaries 1", f.DelPrimary, q.DelPrimary, "addresses"},
 		{fmt.Sprintf("route del and add of a /24 (%d / %d times) beside /32s", f.Toggles, q.Toggles), f.Suffix, q.Suffix, "routes"},
-		{"link set dev X down of UP devices without addresses", f.BareDown, q.BareDown, "devices"},
+		{"link set dev X down of UP devices without addresses, IPv6 off", f.BareDown, q.BareDown, "devices"},
 		{"link set dev g0 up, then down, IPv6 on", f.UpDown, q.UpDown, "times"},
 		{fmt.Sprintf("link set dev X down of %d / %d devices with a /24, beside", f.DownDevs, q.DownDevs), f.DownRoutes, q.DownRoutes, "routes"},
 	}
@@ -91,7 +91,8 @@ count x price.
 
 The calibration set (sizes: default / --quick):
 %sUP devices keep IPv6 on (the kernel's default): their IPv6 work is what UP
-adds. The address and route scenarios turn IPv6 off. The first request of
+adds. The address and route scenarios, and the downs of devices without
+addresses, turn IPv6 off. The first request of
 a batch that names a device costs ip a lookup (RTM_GETLINK by name on a
 socket opened for it, the answer cached for the rest of the batch): priced
 as a socket's life, a request and a link fill.

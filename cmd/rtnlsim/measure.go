@@ -34,9 +34,9 @@ Each of --runs K kernel runs makes a fresh network namespace, applies
 --setup FILE there through the kernel target (sysctl lines included; a
 refused line fails the run as FILE:line), waits for its notifications to
 settle and until no earlier namespace is being dismantled (the kernel
-cleans a released namespace up under rtnl_lock), then splits SCRIPT into --threads N contiguous slices, writes each
-as an ip -b batch file, and starts N "nsenter --net=NETNS ip -b SLICE"
-processes together: the time is from the start until the last one exits.
+cleans a released namespace up under rtnl_lock), then splits SCRIPT into
+--threads N contiguous slices, writes each as an ip -b batch file, and
+starts N "nsenter --net=NETNS ip -b SLICE" processes together: the time is from the start until the last one exits.
 A failing ip fails the run with what it said. K runs of empty batch files,
 timed the same way, show what process start and exit alone take; that is
 reported, not subtracted.

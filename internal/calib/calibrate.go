@@ -72,8 +72,8 @@ import (
 //	(IPv6 off), two sizes                               each line)
 //	link set up then down of one device (IPv6 on),      ipv6_dev_config (each up configures IPv6
 //	two sizes                                           afresh), with short IPv6 walks
-//	link set down of 300 addressed devices beside       fib_flush_leaf (the flushes walk the
-//	10,000 and 30,000 routes (IPv6 off)                 routes: most of the time)
+//	link set down of addressed devices beside routes    fib_flush_leaf (the flushes walk the
+//	through another device (IPv6 off), two sizes        routes: most of the time)
 //
 // The two mtu change pairs are there for identifiability (AnalyzeDesign):
 // without them link_fill, ipv6_walk_cold, ipv6_route_list and ipv6_dev_config lie
@@ -118,7 +118,7 @@ type Sizes struct {
 
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
-var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{4000, 8000},
+var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{3000, 6000},
 	Route: [2]int{2000, 4000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
 	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{2000, 4000},
 	MTU: [2]int{500, 1000}, MTUDown: [2]int{2000, 4000}, DelPrimary: [2]int{3000, 10000},
@@ -138,7 +138,7 @@ var QuickSizes = Sizes{OneByOne: [2]int{50, 100}, Group: [2]int{500, 1000}, Flus
 	Route: [2]int{1000, 2000}, Flush2: [2]int{2000, 8000}, Down: [2]int{250, 500}, Threads: 100, Move: [2]int{1000, 2000},
 	Addressed: 500, AddressedO: 50, RouteFlush: []int{3000, 5000}, Up: [2]int{500, 1000}, RouteDel: [2]int{1000, 2000},
 	MTU: [2]int{250, 500}, MTUDown: [2]int{500, 1000}, DelPrimary: [2]int{3000, 10000},
-	Suffix: [2]int{8192, 16384}, Toggles: 250, BareDown: [2]int{250, 500}, UpDown: [2]int{125, 250},
+	Suffix: [2]int{8192, 16384}, Toggles: 1000, BareDown: [2]int{250, 500}, UpDown: [2]int{125, 250},
 	DownRoutes: [2]int{5000, 15000}, DownDevs: 150}
 
 // CalibrationSet is the scenarios the prices are fitted to.
@@ -211,9 +211,9 @@ type Predicted struct {
 
 // gapWarmFlush is why a group delete of devices holding addresses is not
 // held to 25%: it flushes the FIB once per device back to back in one
-// request, warm in the cache after the first, while the only calibration
-// scenario that prices fib_flush_leaf (link down of addressed devices, one
-// flush per request) flushes cold. The model has one price per leaf visit;
+// request, warm in the cache after the first, while the calibration
+// scenarios that price fib_flush_leaf (link down of addressed devices, one
+// flush per request) flush cold. The model has one price per leaf visit;
 // over the runs seen its error moved between -21% and +33%.
 const gapWarmFlush = "known gap: one price per FIB flush leaf, fitted on cold flushes (one per request); this request flushes back to back, warm"
 

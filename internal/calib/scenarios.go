@@ -15,8 +15,8 @@ import (
 // machine has no dummy module). Devices are g0, g1, ...; "UP" devices are
 // brought up in the setup with IPv6 on (the kernel's default: each gets a
 // link-local address and IPv6 routes, which is the work UP adds), "DOWN"
-// ones stay down. The address and route scenarios turn IPv6 off (the
-// model prices IPv4 there).
+// ones stay down. The address and route scenarios, and LinkDownBare, turn
+// IPv6 off (the model prices IPv4 there).
 
 func parse(src string) []rtnl.Request {
 	reqs, err := script.ParseString(src)
@@ -305,10 +305,10 @@ func suffixLines(n int) []string {
 // routes /32s of 11.0/16 (IPv6 off). The /24 is the only suffix of its
 // tnode, so each delete has update_suffix read every second slot of a
 // tnode of about routes slots (a trie_suffix_visit each); the re-add
-// pushes the suffix back up without a scan. Measured with ip -b on this
-// machine's 6.18, 1,000 lines: 13-17 us a line at 8,192 routes, 16-17 at
-// 16,384, 24-25 at 32,768, against 12 for the same toggle of a /24 no
-// /32 shares.
+// pushes the suffix back up without a scan. Probed with ip -b on this
+// machine's 6.18 before it went in, 1,000 lines: 13-17 us a line at 8,192
+// routes, 16-24 at 16,384, 24-25 at 32,768, against 12 for the same
+// toggle of a /24 no /32 shares.
 func SuffixToggle(routes, toggles int) kmeasure.Scenario {
 	lines := make([]string, 0, 2*toggles)
 	for range toggles {
@@ -325,8 +325,8 @@ func SuffixToggle(routes, toggles int) kmeasure.Scenario {
 // LinkDownBare takes n UP devices without addresses down one by one
 // (IPv6 off): ip's line, the request, two notifier calls, a notification
 // and dev_deactivate_many's synchronize_net, expedited under RTNL, which
-// is about half of each line (measured: 68-74 us a line against 39 for
-// an mtu change of a DOWN device, 1,000 devices).
+// is about half of each line (probed before it went in: 68-74 us a line
+// against 39 for an mtu change of a DOWN device, 1,000 devices).
 func LinkDownBare(n int) kmeasure.Scenario {
 	return kmeasure.Scenario{
 		Name:    fmt.Sprintf("link down n=%d UP bare", n),
@@ -355,8 +355,9 @@ func UpDownToggle(toggles int) kmeasure.Scenario {
 
 // DownRoutes is DownAddressed of devs devices beside routes /24s through
 // another device, r0: each NETDEV_DOWN flushes every leaf of the FIB, so
-// fib_flush_leaf is most of the time (measured: 300 devices took 93-105
-// us a line alone, 208-248 with 10,000 routes, 403-452 with 30,000).
+// fib_flush_leaf is most of the time (probed before it went in: 300
+// devices took 93-105 us a line alone, 208-248 with 10,000 routes, 403-452
+// with 30,000).
 func DownRoutes(devs, routes int) kmeasure.Scenario {
 	return kmeasure.Scenario{
 		Name:    fmt.Sprintf("link down of addressed n=%d beside routes=%d", devs, routes),

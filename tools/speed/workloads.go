@@ -101,8 +101,8 @@ var fidelitySizes = struct {
 // workloads, then one-by-one deletion by 2, 4 and 10 concurrent ip
 // processes, a group move of DOWN devices, a flush without promotion and a
 // route flush alone. None is a calibration scenario (rtnlsim calibrate's
-// set has other sizes, one thread, and no group move or flush of these
-// kinds).
+// set has other sizes, one thread, and no group move; the test
+// TestFidelityRowsAreNotCalibrated holds the sizes apart).
 func fidelityWorkloads(scale float64) []workload {
 	ws := workloads(scale)
 	n := scaled(fidelitySizes.concurrent, scale)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rtnlsim/rtnlsim/internal/calib"
 	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -99,4 +100,26 @@ func TestGate(t *testing.T) {
 	require.False(t, pass)
 	_, pass = gate(nil, 0.25, 0.9)
 	require.False(t, pass)
+}
+
+// No fidelity row is a calibration scenario: where both sets have a
+// workload of the same kind (one thread), the fidelity size is none of
+// the calibrated sizes, so a row the fit saw cannot pass for a
+// prediction.
+func TestFidelityRowsAreNotCalibrated(t *testing.T) {
+	z := calib.FullSizes
+	for _, c := range []struct {
+		row        string
+		size       int
+		calibrated []int
+	}{
+		{"a: promoting flush", sizes.flushA, z.Flush[:]},
+		{"b: promoting flush", sizes.flushB, z.Flush[:]},
+		{"c: deleting the primary", sizes.delPrimary, z.DelPrimary[:]},
+		{"g: one-by-one deletion", sizes.del, z.OneByOne[:]},
+		{"j: flush without promotion", fidelitySizes.flushNoPromote, z.Flush0[:]},
+		{"k: route flush", fidelitySizes.routeFlush, z.Flush2[:]},
+	} {
+		require.NotContains(t, c.calibrated, c.size, "%s of %d is a calibration scenario", c.row, c.size)
+	}
 }
