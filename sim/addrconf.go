@@ -391,14 +391,7 @@ func (n *Netns) renderRoute6(r *route6) rtnl.RouteEntry {
 	if r.typ != uapi.RTN_UNICAST {
 		out.Type = rtnl.RouteTypeName(r.typ)
 	}
-	switch r.dst.Bits() {
-	case 128:
-		out.Dst = r.dst.Addr().String()
-	case 0:
-		out.Dst = "default"
-	default:
-		out.Dst = r.dst.String()
-	}
+	out.Dst = dst6Text(r.dst)
 	if r.table != uapi.RT_TABLE_MAIN {
 		out.Table = rtnl.TableName(r.table)
 	}
@@ -847,4 +840,16 @@ func (n *Netns) syncUp6(d *Device) {
 	for _, r := range n.fib6.byDev[d] {
 		r.linkdown, r.dead = false, false
 	}
+}
+
+// dst6Text is an IPv6 route's destination as ip -j shows it: the bare
+// address for a /128, "default" for ::/0, else the prefix.
+func dst6Text(p netip.Prefix) string {
+	switch p.Bits() {
+	case 128:
+		return p.Addr().String()
+	case 0:
+		return "default"
+	}
+	return p.String()
 }

@@ -91,14 +91,7 @@ func (n *Netns) renderNhRoute6(r *route6) rtnl.RouteEntry {
 	if r.proto != uapi.RTPROT_BOOT {
 		out.Protocol = rtnl.ProtoName(r.proto)
 	}
-	switch r.dst.Bits() {
-	case 128:
-		out.Dst = r.dst.Addr().String()
-	case 0:
-		out.Dst = "default"
-	default:
-		out.Dst = r.dst.String()
-	}
+	out.Dst = dst6Text(r.dst)
 	if r.table != uapi.RT_TABLE_MAIN {
 		out.Table = rtnl.TableName(r.table)
 	}
