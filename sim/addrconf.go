@@ -600,8 +600,12 @@ func (n *Netns) runDAD() {
 			w.ifa.dadStopped = true
 			continue
 		}
+		bump := w.ifa.flags&uapi.IFA_F_TENTATIVE != 0
 		w.ifa.flags &^= uapi.IFA_F_TENTATIVE
 		n.ifaNotifyNew(w.d, w.ifa)
+		if bump {
+			n.v6.dadFlush() // addrconf_dad_completed's rt_genid_bump_ipv6
+		}
 	}
 }
 

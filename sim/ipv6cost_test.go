@@ -165,14 +165,15 @@ func TestIPv6WalkOneByOneAndDown(t *testing.T) {
 	require.EqualValues(t, 8+9+3+6, down.Count(cost.StepIPv6Walk))
 	// up: inserting fe80::/64 and ff00::/8 walks the other two ready
 	// devices' routes in each list (4 route-list entries), then the FIB
-	// walk.
+	// walk; then DAD completes for the new link-local address and walks
+	// the 8 nodes again (fib6_flush_trees).
 	require.EqualValues(t, 4, up.Count(cost.StepIPv6RouteList))
-	require.EqualValues(t, 8+9, up.Count(cost.StepIPv6Walk))
+	require.EqualValues(t, 8+9+8, up.Count(cost.StepIPv6Walk))
 	// down: the FIB walk and the address hash are the request's first,
-	// the flush walk finds the nodes warm; up: its only walk is cold, and
-	// the device becomes IPv6-ready again.
+	// the flush walk finds the nodes warm; up: its walk is cold, the DAD
+	// worker's too, and the device becomes IPv6-ready again.
 	require.EqualValues(t, 8+9+3, down.Count(cost.StepIPv6WalkCold))
-	require.EqualValues(t, 8+9, up.Count(cost.StepIPv6WalkCold))
+	require.EqualValues(t, 8+9+8, up.Count(cost.StepIPv6WalkCold))
 	require.Zero(t, down.Count(cost.StepIPv6DevConfig))
 	require.EqualValues(t, 1, up.Count(cost.StepIPv6DevConfig))
 	// RTM_NEWLINK; RTM_DELADDR, three RTM_DELROUTE, RTM_DELNEIGH.
@@ -418,4 +419,14 @@ func TestUnregisterBuildersIPv6MatchSimTarget(t *testing.T) {
 		require.Equal(t, one[i].Count(cost.StepIPv6WalkCold), w.Count(cost.StepIPv6WalkCold), "deletion %d", i+1)
 		require.Equal(t, one[i].Count(cost.StepNotification), w.Count(cost.StepNotification), "deletion %d", i+1)
 	}
+}
+
+// Only an address that was tentative makes the DAD worker walk the FIB
+// (addrconf_dad_completed's bump_id): turning ARP on for a ready ifb
+// device runs DAD again for its link-local address, which is no longer
+// tentative, so the request walks once (rt6_sync_up), not twice.
+func TestIPv6DADWalkOnlyWhenTentative(t *testing.T) {
+	tg, _ := runProfile(t, "linux-6.18", ifbScript(3, true)+"link set dev g1 arp on\n")
+	on := tg.workList()[len(tg.workList())-1]
+	require.EqualValues(t, 8+9, on.Count(cost.StepIPv6Walk))
 }
