@@ -35,6 +35,7 @@ type Counters struct {
 	IfaWalkFar              int64 `json:"ifa_walk_far"`
 	ClientLine              int64 `json:"client_line"`
 	RCUBarrierUp            int64 `json:"rcu_barrier_up"`
+	FibFlushTnode           int64 `json:"fib_flush_tnode"`
 }
 
 func (c *Counters) field(s Step) *int64 {
@@ -95,6 +96,8 @@ func (c *Counters) field(s Step) *int64 {
 		return &c.ClientLine
 	case StepRCUBarrierUp:
 		return &c.RCUBarrierUp
+	case StepFibFlushTnode:
+		return &c.FibFlushTnode
 	}
 	panic(fmt.Sprintf("cost: counter of unknown step %d", s))
 }

@@ -39,6 +39,7 @@ type Params struct {
 	IfaWalkFarNs              float64 `json:"ifa_walk_far_ns"`
 	ClientLineNs              float64 `json:"client_line_ns"`
 	RCUBarrierUpNs            float64 `json:"rcu_barrier_up_ns"`
+	FibFlushTnodeNs           float64 `json:"fib_flush_tnode_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -117,6 +118,8 @@ func (p Params) Cost(s Step) float64 {
 		return p.ClientLineNs
 	case StepRCUBarrierUp:
 		return p.RCUBarrierUpNs
+	case StepFibFlushTnode:
+		return p.FibFlushTnodeNs
 	}
 	panic(fmt.Sprintf("cost: cost of unknown step %d", s))
 }

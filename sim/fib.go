@@ -20,8 +20,10 @@ type FibCounters struct {
 	// Inserts and Deletes are fib_table_insert / fib_table_delete calls
 	// (kernel-made and requested), whether or not they changed the FIB.
 	Inserts, Deletes int
-	// Flushes are fib_flush calls (each walks every table).
-	Flushes int
+	// Flushes are fib_flush calls (each walks every table), and
+	// FlushTnodes the tnodes their walks finished (resize calls,
+	// cost.StepFibFlushTnode).
+	Flushes, FlushTnodes int
 	// IfaScanSteps are the addresses fib_del_ifaddr's scan and
 	// inet_ifa_byprefix looked at; IfaScanFarSteps those of them beyond
 	// each scan's first IfaWalkCacheEntries.
@@ -72,6 +74,8 @@ func (n *Netns) fibRemove(r fibtrie.Route) error {
 // went: pfsrc_removed), each with an RTM_DELROUTE. announce may be nil.
 func (n *Netns) fibFlush(announce func(*fibtrie.Alias) bool) {
 	n.fibCount.Flushes++
+	resizes := n.fib.Counters().ResizeCalls
+	defer func() { n.fibCount.FlushTnodes += int(n.fib.Counters().ResizeCalls - resizes) }()
 	if announce == nil {
 		n.fib.Flush(nil)
 		return

@@ -386,6 +386,7 @@ func (t *Target) requestWork(n *Netns) cost.Work {
 type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
+	flushTnodes                             int64
 	walkFar                                 int64
 	v6Walk, v6Far, v6Notes                  int64
 	v6Cold, v6Config, v6List                int64
@@ -405,6 +406,7 @@ func (iw inetWork) addTo(w *cost.Work) {
 	w.AddLocked(cost.StepFibOp, iw.fibOps)
 	w.AddLocked(cost.StepFibInsert, iw.fibInserts)
 	w.AddLocked(cost.StepFibFlushLeaf, iw.flushLeaves)
+	w.AddLocked(cost.StepFibFlushTnode, iw.flushTnodes)
 	w.AddLocked(cost.StepTrieSuffixVisit, iw.suffixVisits)
 }
 
@@ -427,6 +429,7 @@ func (n *Netns) takeInetWork() inetWork {
 		fibOps:       int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
 		fibInserts:   int64(fc.Inserts) - int64(last.fib.Inserts),
 		flushLeaves:  int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),
+		flushTnodes:  int64(fc.FlushTnodes - last.fib.FlushTnodes),
 		suffixVisits: int64(tc.UpdateSuffixVisits - last.trie.UpdateSuffixVisits),
 	}
 }

@@ -306,6 +306,7 @@ var stepFunctions = map[string]string{
 	"ifa_walk":                  "for_each_ifa (devinet.c)",
 	"fib_op":                    "fib_table_insert/delete",
 	"fib_flush_leaf":            "fib_table_flush",
+	"fib_flush_tnode":           "fib_table_flush: update_suffix, resize",
 	"trie_suffix_visit":         "update_suffix",
 	"ipv6_walk":                 "fib6_clean_all, addrconf_ifdown",
 	"setns":                     "setns",
