@@ -320,7 +320,7 @@ type Result struct {
 	IPVersion    string
 	Kernel       string
 	Machine      string
-	Load         string // /proc/loadavg at the start and the end
+	Load         string // /proc/loadavg at the start and the end, and the steal time between
 	Date         time.Time
 	Repeat       int
 	// Ignored are sysctls of the scenarios the sim does not model.
@@ -449,7 +449,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	prof := sim.MustParseProfile(sim.DefaultProfile)
 	res := Result{Profile: prof.Name, Kernel: kernelRelease(), Machine: machine(), Repeat: o.Repeat,
 		IPVersion: ipVersion(), ProcessStart: map[int]ipbatch.Stats{}}
-	load0 := ipbatch.LoadAvg()
+	load0, cpu0 := ipbatch.LoadAvg(), ipbatch.ReadCPUTimes()
 	base := cost.Params{}
 	if o.Base != nil {
 		base = *o.Base
@@ -613,6 +613,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	sort.Strings(res.Ignored)
 	res.Load = fmt.Sprintf("load average %s at the start, %s at the end", load0, ipbatch.LoadAvg())
+	if s := ipbatch.StealText(cpu0, ipbatch.ReadCPUTimes()); s != "" {
+		res.Load += "; " + s + " (/proc/stat)"
+	}
 	res.Date = time.Now().UTC()
 	return res, nil
 }

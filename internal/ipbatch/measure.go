@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,6 +89,56 @@ func LoadAvg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// CPUTimes is the machine-wide line of /proc/stat: time every CPU spent
+// in each state since boot, in clock ticks (user, nice, system, idle,
+// iowait, irq, softirq, steal, ...); nil off Linux.
+type CPUTimes []uint64
+
+// ReadCPUTimes reads CPUTimes from /proc/stat.
+func ReadCPUTimes() CPUTimes {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return nil
+	}
+	return parseCPUTimes(string(b))
+}
+
+func parseCPUTimes(stat string) CPUTimes {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return nil
+	}
+	var t CPUTimes
+	for _, s := range f[1:] {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return nil
+		}
+		t = append(t, v)
+	}
+	return t
+}
+
+// StealText says what share of the CPU time between a and b (a read
+// before, b after) the hypervisor gave to others (steal, the eighth
+// field): on a virtual machine the host's other guests slow every timed
+// run down, which the load average does not show. "" when either read
+// failed.
+func StealText(a, b CPUTimes) string {
+	if len(a) < 8 || len(b) < 8 {
+		return ""
+	}
+	var total uint64
+	for i := range 8 { // guest time is inside user time already
+		total += b[i] - a[i]
+	}
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf("steal %.1f%% of CPU time", 100*float64(b[7]-a[7])/float64(total))
 }
 
 // Report is one scenario measured on the kernel and on the model.

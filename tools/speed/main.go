@@ -95,7 +95,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), ipbatch.ReadCPUTimes()
 		r, err := ipbatch.Measure(ctx, s, ipbatch.Options{Threads: max(w.threads, 1), Runs: *runs, Profile: p, Progress: os.Stderr})
 		if err != nil {
 			// The others still run: a full run takes many minutes.
@@ -109,7 +109,7 @@ func run() error {
 		for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
 			fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", w.name, l)
 		}
-		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s\n", w.name, time.Since(t0).Round(time.Second), ipbatch.LoadAvg())
+		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s, %s\n", w.name, time.Since(t0).Round(time.Second), ipbatch.LoadAvg(), ipbatch.StealText(cpu0, ipbatch.ReadCPUTimes()))
 		reports = append(reports, r)
 	}
 	if err := ipbatch.WriteTable(os.Stdout, reports); err != nil {
