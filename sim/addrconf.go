@@ -603,8 +603,11 @@ func (n *Netns) runDAD() {
 		bump := w.ifa.flags&uapi.IFA_F_TENTATIVE != 0
 		w.ifa.flags &^= uapi.IFA_F_TENTATIVE
 		n.ifaNotifyNew(w.d, w.ifa)
-		if bump {
-			n.v6.dadFlush() // addrconf_dad_completed's rt_genid_bump_ipv6
+		if bump && !w.ifa.user {
+			// addrconf_dad_completed's rt_genid_bump_ipv6; a user
+			// address's walks are not counted (ipv6cost.go), as its
+			// delete's are not.
+			n.v6.dadFlush()
 		}
 	}
 }

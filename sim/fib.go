@@ -74,8 +74,7 @@ func (n *Netns) fibRemove(r fibtrie.Route) error {
 // went: pfsrc_removed), each with an RTM_DELROUTE. announce may be nil.
 func (n *Netns) fibFlush(announce func(*fibtrie.Alias) bool) {
 	n.fibCount.Flushes++
-	resizes := n.fib.Counters().ResizeCalls
-	defer func() { n.fibCount.FlushTnodes += int(n.fib.Counters().ResizeCalls - resizes) }()
+	defer n.countFlushTnodes()()
 	if announce == nil {
 		n.fib.Flush(nil)
 		return
@@ -87,6 +86,21 @@ func (n *Netns) fibFlush(announce func(*fibtrie.Alias) bool) {
 			n.send("RTM_DELROUTE", "inet", func() any { return r })
 		}
 	})
+}
+
+// countFlushTnodes starts counting the tnodes a flush walk finishes (the
+// trie's resize calls, cost.StepFibFlushTnode); the function it returns
+// ends the count.
+func (n *Netns) countFlushTnodes() func() {
+	resizes := n.fib.Counters().ResizeCalls
+	return func() { n.fibCount.FlushTnodes += int(n.fib.Counters().ResizeCalls - resizes) }
+}
+
+// unmerge is fib_unmerge: its walk of main (fib_table_flush_external)
+// finishes tnodes as a flush does.
+func (n *Netns) unmerge() {
+	defer n.countFlushTnodes()()
+	n.fib.Unmerge()
 }
 
 // fibMagic is fib_magic: a kernel route of an address, in main for a

@@ -41,3 +41,17 @@ func TestFlushCountsTnodes(t *testing.T) {
 	require.LessOrEqual(t, w.Count(cost.StepFibFlushTnode), int64(2*1001))
 	require.EqualValues(t, 2*3000-1, w.Count(cost.StepFibFlushLeaf))
 }
+
+// The first custom rule unmerges local from main (fib_unmerge), whose walk
+// of main finishes its tnodes as a flush does.
+func TestUnmergeCountsTnodes(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "link add g%d type ifb\nlink set dev g%d up\naddr add 10.0.%d.1/24 dev g%d\n", i, i, i, i)
+	}
+	tg, errs := runProfile(t, "linux-6.18", b.String()+"rule add from 192.0.2.0/24 table 100\n")
+	require.Empty(t, errs[len(errs)-1])
+	w := tg.workList()[len(tg.workList())-1]
+	require.Positive(t, w.Count(cost.StepFibFlushTnode))
+	require.Positive(t, w.Count(cost.StepFibFlushLeaf))
+}

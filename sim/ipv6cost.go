@@ -85,9 +85,9 @@ type ipv6Est struct {
 	notes  int64 // IPv6 notifications: sent (send6), and netconf and neigh ones not modelled
 
 	// fibWarm and addrWarm: the current request has walked the FIB, the
-	// address hash (a later walk finds it in the cache); endRequest
-	// clears them.
-	fibWarm, addrWarm bool
+	// address hash (a later walk finds it in the cache); dadWarm: the DAD
+	// work after it has (dadFlush). endRequest clears them.
+	fibWarm, addrWarm, dadWarm bool
 
 	// dfltOff is net.ipv6.conf.default.disable_ipv6, which new devices
 	// take.
@@ -156,8 +156,8 @@ func (e *ipv6Est) addrs() int64 {
 
 // IPv6WalkCacheEntries is how many entries of one whole-FIB IPv6 walk are
 // priced at cost.StepIPv6Walk alone; the rest of a bigger walk also counts
-// cost.StepIPv6WalkFar. It stands for the cache: this machine's L2 is 512 KiB
-// per core, about 10,000 fib6 nodes and routes at ~50 bytes touched each.
+// cost.StepIPv6WalkFar. It stands for the cache: this machine's L2 is 1 MiB
+// per core, about 10,000 fib6 nodes and routes at ~100 bytes touched each.
 // Measured on this machine, the price per entry rises past that size:
 // (UP - DOWN) time per walked entry of a group move is ~30 ns at 1,000 and
 // 2,000 devices (walks of 5,000 and 10,000 entries) and ~47 ns at 4,000
@@ -168,9 +168,10 @@ func (e *ipv6Est) addrs() int64 {
 const IPv6WalkCacheEntries = 10_000
 
 // Cold and warm walks. Every entry of every walk is a cost.StepIPv6Walk; the
-// entries of a request's first FIB walk, and of its first address-hash
-// walk, are cost.StepIPv6WalkCold as well. Measured on this machine (6.18,
-// 2-core EPYC VM, 512 KiB L2 per core; minima of interleaved runs on the
+// entries of a request's first FIB walk, of its first address-hash walk
+// and of the first DAD walk after it (dadFlush) are
+// cost.StepIPv6WalkCold as well. Measured on this machine (6.18,
+// 2-core EPYC VM, 1 MiB L2 per core; minima of interleaved runs on the
 // shared machine): the same fib6_clean_all walks cost about twice as much
 // per entry one per request as back to back in one request:
 // `link set dev gI mtu 1400` per device (rt6_mtu_change, one walk per
@@ -200,7 +201,7 @@ func (e *ipv6Est) fibEntries(s int64) {
 }
 
 // endRequest ends a request: the next request's first walks are cold.
-func (e *ipv6Est) endRequest() { e.fibWarm, e.addrWarm = false, false }
+func (e *ipv6Est) endRequest() { e.fibWarm, e.addrWarm, e.dadWarm = false, false, false }
 
 // cleanAll is fib6_clean_all with a callback: every node, every route.
 func (e *ipv6Est) cleanAll() { e.fibEntries(e.nodes() + e.routes()) }
@@ -211,7 +212,9 @@ func (e *ipv6Est) flushTrees() { e.fibEntries(e.nodes()) }
 // dadFlush is the fib6_flush_trees that addrconf_dad_completed makes when
 // the address was tentative (bump_id, then rt_genid_bump_ipv6): a walk of
 // every node. The DAD worker makes it after the request, in a context of
-// its own, so it is a cold walk whatever the request walked. perf on this
+// its own, so the first such walk after a request is cold whatever the
+// request walked; the DAD works a request queued run one after another,
+// and the walks after the first find the nodes warm. perf on this
 // machine's 6.18, 2,000 ifb devices brought up one by one through ip -b:
 // this walk (addrconf_dad_work) took about half as many samples as the
 // request's rt6_sync_up walk of nodes and routes.
@@ -219,7 +222,10 @@ func (e *ipv6Est) dadFlush() {
 	s := e.nodes()
 	e.walk += s
 	e.far += max(0, s-IPv6WalkCacheEntries)
-	e.cold += s
+	if !e.dadWarm {
+		e.cold += s
+		e.dadWarm = true
+	}
 }
 
 // ifDownWalks are the walks addrconf_ifdown makes for any device:

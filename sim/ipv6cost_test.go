@@ -426,7 +426,29 @@ func TestUnregisterBuildersIPv6MatchSimTarget(t *testing.T) {
 // device runs DAD again for its link-local address, which is no longer
 // tentative, so the request walks once (rt6_sync_up), not twice.
 func TestIPv6DADWalkOnlyWhenTentative(t *testing.T) {
-	tg, _ := runProfile(t, "linux-6.18", ifbScript(3, true)+"link set dev g1 arp on\n")
+	reqs, err := script.ParseString(ifbScript(3, true) + "link set dev g1 arp on\n")
+	require.NoError(t, err)
+	tg := New(Options{Seed: 1, Events: true})
+	t.Cleanup(func() { tg.Close() })
+	for _, r := range reqs[:len(reqs)-1] {
+		require.NoError(t, tg.Apply(context.Background(), r), r.Text)
+	}
+	before, err := tg.Events(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, tg.Apply(context.Background(), reqs[len(reqs)-1]))
+	evs, err := tg.Events(context.Background())
+	require.NoError(t, err)
+	// DAD ran again: the address is announced again.
+	require.Equal(t, []string{"RTM_NEWADDR g1"}, inet6AddrEvents(evs[len(before):]))
 	on := tg.workList()[len(tg.workList())-1]
 	require.EqualValues(t, 8+9, on.Count(cost.StepIPv6Walk))
+}
+
+// A user's IPv6 address makes no DAD walk: the walks of user addresses
+// are not counted, neither at the add nor at the delete.
+func TestIPv6DADWalkNotForUserAddresses(t *testing.T) {
+	tg, _ := runProfile(t, "linux-6.18", ifbScript(3, true)+"addr add 2001:db8::1/64 dev g1\naddr del 2001:db8::1/64 dev g1\n")
+	for _, w := range tg.workList()[len(tg.workList())-2:] {
+		require.Zero(t, w.Count(cost.StepIPv6Walk))
+	}
 }

@@ -273,7 +273,7 @@ func (n *Netns) ruleConfigure(rl *ruleList, q *ruleReq) error {
 	if q.tos&^0x1e != 0 {
 		return rtnl.Errf(uapi.EINVAL, "Invalid tos")
 	}
-	n.fib.Unmerge()
+	n.unmerge()
 	if q.table == 0 && q.action == rtnl.RuleActToTable {
 		// fib_empty_table: the lowest id with no table, made now.
 		id := uint32(1)
@@ -306,7 +306,7 @@ func (n *Netns) ruleDel(r rtnl.Rule) error {
 func (n *Netns) ruleRemove(rl *ruleList, i int) {
 	x := rl.rules[i]
 	if rl.family == 4 {
-		n.fib.Unmerge()
+		n.unmerge()
 	}
 	rl.custom = true
 	rl.rules = append(rl.rules[:i], rl.rules[i+1:]...)
