@@ -44,9 +44,10 @@ import (
 //	                                                   per route is lower, so the pair starts
 //	                                                   there)
 //	link set up of DOWN devices one by one (IPv6 on),   ipv6_walk_cold (each NETDEV_UP walks the
-//	two sizes                                           IPv6 FIB once, rt6_sync_up, the request's
-//	                                                   only walk: N^2), ipv6_dev_config (the
-//	                                                   device's IPv6 setup and DAD work: N)
+//	two sizes                                           IPv6 FIB, rt6_sync_up, and the DAD work
+//	                                                   after it walks its nodes, both cold:
+//	                                                   N^2), ipv6_dev_config (the device's IPv6
+//	                                                   setup and DAD work: N)
 //	route del of N /24s one by one, two sizes           the deletes route flush makes, one
 //	                                                   request each; route add then prices
 //	                                                   fib_insert
@@ -73,7 +74,9 @@ import (
 //	link set up then down of one device (IPv6 on),      ipv6_dev_config (each up configures IPv6
 //	two sizes                                           afresh), with short IPv6 walks
 //	link set down of addressed devices beside routes    fib_flush_leaf (the flushes walk the
-//	through another device (IPv6 off), two sizes        routes: most of the time)
+//	through another device (IPv6 off), two sizes        routes: most of the time), against
+//	                                                   fib_flush_tnode (the addressed devices
+//	                                                   alone have a tnode each)
 //
 // The two mtu change pairs are there for identifiability (AnalyzeDesign):
 // without them link_fill, ipv6_walk_cold, ipv6_route_list and ipv6_dev_config lie
@@ -213,8 +216,9 @@ type Predicted struct {
 // held to 25%: it flushes the FIB once per device back to back in one
 // request, warm in the cache after the first, while the calibration
 // scenarios that price fib_flush_leaf (link down of addressed devices, one
-// flush per request) flush cold. The model has one price per leaf visit;
-// over the runs seen its error moved between -21% and +33%.
+// flush per request) flush cold. The model has one price per leaf visit
+// and one per tnode finished, whatever the cache holds; over the runs seen
+// its error moved between -21% and +33%.
 const gapWarmFlush = "known gap: one price per FIB flush leaf, fitted on cold flushes (one per request); this request flushes back to back, warm"
 
 // The prediction groups: what the calibration set does not contain.

@@ -109,7 +109,11 @@ func run() error {
 		for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
 			fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", w.name, l)
 		}
-		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s, %s\n", w.name, time.Since(t0).Round(time.Second), ipbatch.LoadAvg(), ipbatch.StealText(cpu0, ipbatch.ReadCPUTimes()))
+		steal := ipbatch.StealText(cpu0, ipbatch.ReadCPUTimes())
+		if steal != "" {
+			steal = ", " + steal
+		}
+		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s%s\n", w.name, time.Since(t0).Round(time.Second), ipbatch.LoadAvg(), steal)
 		reports = append(reports, r)
 	}
 	if err := ipbatch.WriteTable(os.Stdout, reports); err != nil {
