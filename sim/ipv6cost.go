@@ -190,15 +190,21 @@ const IPv6WalkCacheEntries = 10_000
 // from L3 (a dependent load per entry); the walks after it in the same
 // request find them in L2 while they fit (IPv6WalkCacheEntries).
 
-// fibEntries counts one FIB walk of s entries.
-func (e *ipv6Est) fibEntries(s int64) {
+// walked counts one walk of s entries: beyond the cache when a FIB walk
+// is bigger than it (far), cold when *warm is not yet set, which it sets.
+func (e *ipv6Est) walked(s int64, far bool, warm *bool) {
 	e.walk += s
-	e.far += max(0, s-IPv6WalkCacheEntries)
-	if !e.fibWarm {
+	if far {
+		e.far += max(0, s-IPv6WalkCacheEntries)
+	}
+	if !*warm {
 		e.cold += s
-		e.fibWarm = true
+		*warm = true
 	}
 }
+
+// fibEntries counts one FIB walk of s entries made by the request.
+func (e *ipv6Est) fibEntries(s int64) { e.walked(s, true, &e.fibWarm) }
 
 // endRequest ends a request: the next request's first walks are cold.
 func (e *ipv6Est) endRequest() { e.fibWarm, e.addrWarm, e.dadWarm = false, false, false }
@@ -218,15 +224,7 @@ func (e *ipv6Est) flushTrees() { e.fibEntries(e.nodes()) }
 // machine's 6.18, 2,000 ifb devices brought up one by one through ip -b:
 // this walk (addrconf_dad_work) took about half as many samples as the
 // request's rt6_sync_up walk of nodes and routes.
-func (e *ipv6Est) dadFlush() {
-	s := e.nodes()
-	e.walk += s
-	e.far += max(0, s-IPv6WalkCacheEntries)
-	if !e.dadWarm {
-		e.cold += s
-		e.dadWarm = true
-	}
-}
+func (e *ipv6Est) dadFlush() { e.walked(e.nodes(), true, &e.dadWarm) }
 
 // ifDownWalks are the walks addrconf_ifdown makes for any device:
 // fib6_clean_all with the device's routes still in, then the address hash
@@ -234,12 +232,7 @@ func (e *ipv6Est) dadFlush() {
 // is the request's first).
 func (e *ipv6Est) ifDownWalks() {
 	e.cleanAll()
-	a := e.addrs()
-	e.walk += a
-	if !e.addrWarm {
-		e.cold += a
-		e.addrWarm = true
-	}
+	e.walked(e.addrs(), false, &e.addrWarm)
 }
 
 // dropLLA is addrconf_ifdown removing a device's link-local address and
