@@ -142,7 +142,7 @@ const (
 	// tnodes for 3,000 leaves with 1,000 devices, /proc/net/fib_triestat
 	// on this machine's 6.18), where routes added in bulk sit side by side
 	// in a few big tnodes. Taking such devices down one by one cost this
-	// kernel about 50 ns a leaf per flush, routes in bulk 15-25 ns, and
+	// kernel about 50 ns a leaf per flush, routes in bulk about 20, and
 	// one price per leaf could not fit both.
 	StepFibFlushTnode
 
