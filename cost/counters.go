@@ -36,6 +36,7 @@ type Counters struct {
 	ClientLine              int64 `json:"client_line"`
 	RCUBarrierUp            int64 `json:"rcu_barrier_up"`
 	FibFlushTnode           int64 `json:"fib_flush_tnode"`
+	IfaScanCheck            int64 `json:"ifa_scan_check"`
 }
 
 func (c *Counters) field(s Step) *int64 {
@@ -98,6 +99,8 @@ func (c *Counters) field(s Step) *int64 {
 		return &c.RCUBarrierUp
 	case StepFibFlushTnode:
 		return &c.FibFlushTnode
+	case StepIfaScanCheck:
+		return &c.IfaScanCheck
 	}
 	panic(fmt.Sprintf("cost: counter of unknown step %d", s))
 }

@@ -40,6 +40,7 @@ type Params struct {
 	ClientLineNs              float64 `json:"client_line_ns"`
 	RCUBarrierUpNs            float64 `json:"rcu_barrier_up_ns"`
 	FibFlushTnodeNs           float64 `json:"fib_flush_tnode_ns"`
+	IfaScanCheckNs            float64 `json:"ifa_scan_check_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -120,6 +121,8 @@ func (p Params) Cost(s Step) float64 {
 		return p.RCUBarrierUpNs
 	case StepFibFlushTnode:
 		return p.FibFlushTnodeNs
+	case StepIfaScanCheck:
+		return p.IfaScanCheckNs
 	}
 	panic(fmt.Sprintf("cost: cost of unknown step %d", s))
 }

@@ -145,6 +145,16 @@ const (
 	// kernel about 50 ns a leaf per flush, routes in bulk about 20, and
 	// one price per leaf could not fit both.
 	StepFibFlushTnode
+	// StepIfaScanCheck is one entry of fib_del_ifaddr's scan that the scan
+	// compares with the deleted address (its subnet, its local and
+	// broadcast addresses), priced on top of StepIfaWalk. The scans a
+	// promotion makes skip the promoted subnet's entries after two
+	// compares; the scans of secondaries deleted with their primary, no
+	// promotion, compare every entry. On this machine's 6.18 the first
+	// kind cost about 5.5 ns an entry and the second 8.5 ns, at 4,000
+	// addresses in one /8 (ip -b, deleting the primary with and without
+	// promote_secondaries).
+	StepIfaScanCheck
 
 	numSteps
 )
@@ -179,6 +189,7 @@ var stepNames = [numSteps]string{
 	StepClientLine:              "client_line",
 	StepRCUBarrierUp:            "rcu_barrier_up",
 	StepFibFlushTnode:           "fib_flush_tnode",
+	StepIfaScanCheck:            "ifa_scan_check",
 }
 
 // Steps lists every step in order.

@@ -270,6 +270,26 @@ func (d *InDevice) scanCountable(ifa, prim, iprim *Ifaddr) bool {
 	return primaries == 0
 }
 
+// scanChecks is how many entries fib_del_ifaddr's scan for ifa compares
+// with it when scanCountable holds: all listed ones but ifa itself and,
+// when a promotion deletes iprim, those of iprim's subnet and mask.
+func (d *InDevice) scanChecks(ifa, iprim *Ifaddr) int {
+	n := d.ix.len()
+	if d.listed(ifa) {
+		n--
+	}
+	if iprim == nil {
+		return n
+	}
+	if s := d.ix.subnet(groupOf(iprim)); s != nil {
+		n -= s.members.Len()
+		if d.listed(ifa) && groupOf(ifa) == groupOf(iprim) {
+			n++ // ifa is one of them, and already left out
+		}
+	}
+	return n
+}
+
 // listed says whether a is in the list.
 func (d *InDevice) listed(a *Ifaddr) bool { return d.ix != nil && a.listed }
 

@@ -28,6 +28,11 @@ type FibCounters struct {
 	// inet_ifa_byprefix looked at; IfaScanFarSteps those of them beyond
 	// each scan's first IfaWalkCacheEntries.
 	IfaScanSteps, IfaScanFarSteps int
+	// IfaScanCheckSteps are the entries of fib_del_ifaddr's scans that
+	// went on to be compared with the deleted address: neither that
+	// address itself nor one of the subnet a promotion moves
+	// (cost.StepIfaScanCheck).
+	IfaScanCheckSteps int
 }
 
 // IfaWalkCacheEntries is how many entries of one IPv4 address-list scan
@@ -239,6 +244,7 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 	if !in.Dead && !in.literal && in.scanCountable(ifa, prim, iprim) {
 		ok, gone = in.scanCounted(ifa, prim, iprim)
 		n.fibCount.scanned(in.Len())
+		n.fibCount.IfaScanCheckSteps += in.scanChecks(ifa, iprim)
 	} else if !in.Dead {
 		steps := 0
 		for ifa1 := in.head; ifa1 != nil; ifa1 = ifa1.next {
@@ -250,6 +256,7 @@ func (n *Netns) fibDelIfaddr(d *Device, ifa, iprim *Ifaddr) {
 			if iprim != nil && ifa1.Mask == iprim.Mask && inetIfaMatch(ifa1.Address, iprim) {
 				continue
 			}
+			n.fibCount.IfaScanCheckSteps++
 			if ifa1.Secondary() {
 				if ifa1.Mask == prim.Mask && inetIfaMatch(ifa1.Address, prim) {
 					prim1 = prim

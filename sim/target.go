@@ -387,7 +387,7 @@ type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
 	flushTnodes                             int64
-	walkFar                                 int64
+	walkFar, scanChecks                     int64
 	v6Walk, v6Far, v6Notes                  int64
 	v6Cold, v6Config, v6List                int64
 	fibInserts                              int64
@@ -403,6 +403,7 @@ func (iw inetWork) addTo(w *cost.Work) {
 	w.AddLocked(cost.StepNotification, iw.v6Notes)
 	w.AddLocked(cost.StepIfaWalk, iw.walk)
 	w.AddLocked(cost.StepIfaWalkFar, iw.walkFar)
+	w.AddLocked(cost.StepIfaScanCheck, iw.scanChecks)
 	w.AddLocked(cost.StepFibOp, iw.fibOps)
 	w.AddLocked(cost.StepFibInsert, iw.fibInserts)
 	w.AddLocked(cost.StepFibFlushLeaf, iw.flushLeaves)
@@ -426,6 +427,7 @@ func (n *Netns) takeInetWork() inetWork {
 		requests:     inet.Requests - last.inet.Requests,
 		walk:         int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
 		walkFar:      int64(fc.IfaScanFarSteps - last.fib.IfaScanFarSteps),
+		scanChecks:   int64(fc.IfaScanCheckSteps - last.fib.IfaScanCheckSteps),
 		fibOps:       int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
 		fibInserts:   int64(fc.Inserts) - int64(last.fib.Inserts),
 		flushLeaves:  int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),
