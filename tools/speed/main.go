@@ -4,6 +4,8 @@
 //
 // RTNLSIM_SPEED_SCALE (default 1) scales every workload's size, e.g. 0.1
 // for a quick run; RTNLSIM_SPEED_ONLY=a,c runs those workloads alone.
+// -repredict FILE prices the workloads FILE recorded again with -profile,
+// against FILE's kernel times, without running the kernel (no root).
 package main
 
 import (
@@ -41,6 +43,7 @@ func run() error {
 	set := flag.String("set", "speed", "the workloads: speed (the seven) or fidelity (those and six more, a prediction set)")
 	within := flag.Float64("within", 0.25, "fidelity: a prediction counts as right within this fraction of the kernel's median")
 	need := flag.Float64("need", 0.9, "fidelity: exit non-zero when fewer than this fraction of the predictions are right")
+	again := flag.String("repredict", "", "price the workloads of this earlier -json file again with -profile, against its kernel times (the kernel does not run; model wall times as recorded)")
 	flag.Parse()
 	scale := 1.0
 	if s := os.Getenv("RTNLSIM_SPEED_SCALE"); s != "" {
@@ -87,9 +90,21 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	fmt.Fprintf(os.Stderr, "speed: scale %g, %d runs, load %s\n", scale, *runs, ipbatch.LoadAvg())
 	var reports []ipbatch.Report
 	var failed []error
+	if *again != "" {
+		recorded, err := readReports(*again)
+		if err != nil {
+			return err
+		}
+		if reports, err = repredict(ctx, recorded, ws, p); err != nil {
+			return fmt.Errorf("-repredict %s: %w", *again, err)
+		}
+		fmt.Fprintf(os.Stderr, "speed: %d workloads of %s priced again with %s; kernel and model wall times as recorded\n", len(reports), *again, p.Name)
+		ws = nil
+	} else {
+		fmt.Fprintf(os.Stderr, "speed: scale %g, %d runs, load %s\n", scale, *runs, ipbatch.LoadAvg())
+	}
 	for _, w := range ws {
 		s, err := scenario(w)
 		if err != nil {
