@@ -35,7 +35,10 @@ import (
 //	sizes (IPv6 off)                                    flushes the whole FIB), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
 //	each (promote 0 larger: it takes a few ms)
-//	                                                   notifications (seed 001)
+//	                                                   notifications (seed 001);
+//	                                                   promote 0 ifa_scan_check (its
+//	                                                   scans compare every entry, the
+//	                                                   promotion's skip the subnet)
 //	route add of N /24s, two sizes                      request, fib_op, name lookups
 //	route flush dev of N /24s, two sizes 4x apart       fib_op, trie work of deletes (the
 //	                                                   trie's update_suffix visits grow as

@@ -93,12 +93,23 @@ func run() error {
 	var reports []ipbatch.Report
 	var failed []error
 	if *again != "" {
+		if sameFile(*again, *out) {
+			return fmt.Errorf("-repredict %s: -json names the same file; write the new prices elsewhere", *again)
+		}
 		recorded, err := readReports(*again)
 		if err != nil {
 			return err
 		}
 		if reports, err = repredict(ctx, recorded, ws, p); err != nil {
+			if os.Getenv("RTNLSIM_SPEED_ONLY") != "" {
+				err = fmt.Errorf("%w (RTNLSIM_SPEED_ONLY=%s is set)", err, os.Getenv("RTNLSIM_SPEED_ONLY"))
+			}
 			return fmt.Errorf("-repredict %s: %w", *again, err)
+		}
+		for _, r := range reports {
+			for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
+				fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", r.Name, l)
+			}
 		}
 		fmt.Fprintf(os.Stderr, "speed: %d workloads of %s priced again with %s; kernel and model wall times as recorded\n", len(reports), *again, p.Name)
 		ws = nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -24,6 +25,19 @@ func readReports(path string) ([]ipbatch.Report, error) {
 		return nil, fmt.Errorf("%s: no reports", path)
 	}
 	return rs, nil
+}
+
+// sameFile says whether paths a and b name one file (by their absolute
+// paths, or as the same existing file).
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // repredict prices the workloads of recorded reports again with profile

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,4 +81,18 @@ func TestRepredictRefusesOtherWorkloads(t *testing.T) {
 	longer[1].MainLines++
 	_, err = repredict(context.Background(), longer, ws, p)
 	require.ErrorContains(t, err, "another scale?")
+}
+
+// The recorded file is never the output: -repredict F -json F would
+// overwrite the kernel's times with a copy that no longer says which
+// prices made its predictions.
+func TestSameFile(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "speed.json")
+	require.NoError(t, os.WriteFile(f, []byte("[]"), 0o644))
+	require.True(t, sameFile(f, f))
+	require.True(t, sameFile(f, filepath.Join(dir, ".", "speed.json")))
+	require.NoError(t, os.Link(f, filepath.Join(dir, "hard.json")))
+	require.True(t, sameFile(f, filepath.Join(dir, "hard.json")))
+	require.False(t, sameFile(f, filepath.Join(dir, "other.json")))
 }
