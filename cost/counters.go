@@ -37,7 +37,6 @@ type Counters struct {
 	RCUBarrierUp            int64 `json:"rcu_barrier_up"`
 	FibFlushTnode           int64 `json:"fib_flush_tnode"`
 	IfaScanCheck            int64 `json:"ifa_scan_check"`
-	TrieSuffixChild         int64 `json:"trie_suffix_child"`
 }
 
 func (c *Counters) field(s Step) *int64 {
@@ -102,8 +101,6 @@ func (c *Counters) field(s Step) *int64 {
 		return &c.FibFlushTnode
 	case StepIfaScanCheck:
 		return &c.IfaScanCheck
-	case StepTrieSuffixChild:
-		return &c.TrieSuffixChild
 	}
 	panic(fmt.Sprintf("cost: counter of unknown step %d", s))
 }

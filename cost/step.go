@@ -155,15 +155,6 @@ const (
 	// addresses in one /8 (ip -b, deleting the primary with and without
 	// promote_secondaries).
 	StepIfaScanCheck
-	// StepTrieSuffixChild is a slot update_suffix examines that holds a
-	// child, priced on top of StepTrieSuffixVisit: it reads the child's
-	// slen, a load from the child's own memory, where an empty slot is a
-	// read of the tnode's slot array alone. A route flush of N routes in
-	// one tnode has each delete scan past the slots the earlier deletes
-	// emptied, about N^2/4 empty slots in all; the suffix toggles of the
-	// calibration set visit full slots. One price for both put a flush of
-	// 100,000 routes between +6% and +56% over six calibrations.
-	StepTrieSuffixChild
 
 	numSteps
 )
@@ -199,7 +190,6 @@ var stepNames = [numSteps]string{
 	StepRCUBarrierUp:            "rcu_barrier_up",
 	StepFibFlushTnode:           "fib_flush_tnode",
 	StepIfaScanCheck:            "ifa_scan_check",
-	StepTrieSuffixChild:         "trie_suffix_child",
 }
 
 // Steps lists every step in order.

@@ -67,14 +67,13 @@ type flushState struct {
 // flushCounts is the work fib_table_flush does under a node that it
 // leaves as it was.
 type flushCounts struct {
-	leaves, suffixCalls, suffixVisits, suffixChildren, resizes uint64
+	leaves, suffixCalls, suffixVisits, resizes uint64
 }
 
 func (c *flushCounts) add(o flushCounts, sign uint64) {
 	c.leaves += sign * o.leaves
 	c.suffixCalls += sign * o.suffixCalls
 	c.suffixVisits += sign * o.suffixVisits
-	c.suffixChildren += sign * o.suffixChildren
 	c.resizes += sign * o.resizes
 }
 
@@ -523,7 +522,6 @@ func (t *trie) updateSuffix(tn *node) uint8 {
 			break
 		}
 		c.UpdateSuffixVisits += (j-i)/stride + 1
-		c.UpdateSuffixChildren++
 		i = j
 		n := tn.child[i]
 		if n.slen <= slen {
@@ -1108,11 +1106,9 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 				fc := flushCounts{d.FlushLeafVisits - fr.before.FlushLeafVisits,
 					d.UpdateSuffixCalls - fr.before.UpdateSuffixCalls,
 					d.UpdateSuffixVisits - fr.before.UpdateSuffixVisits,
-					d.UpdateSuffixChildren - fr.before.UpdateSuffixChildren,
 					d.ResizeCalls - fr.before.ResizeCalls}
 				d.FlushLeafVisits, d.UpdateSuffixCalls = fr.before.FlushLeafVisits, fr.before.UpdateSuffixCalls
 				d.UpdateSuffixVisits, d.ResizeCalls = fr.before.UpdateSuffixVisits, fr.before.ResizeCalls
-				d.UpdateSuffixChildren = fr.before.UpdateSuffixChildren
 				if d == fr.before {
 					if old.fl == nil {
 						old.fl = &flushState{agg: make([]uint64, occWords(old.bits))}
@@ -1155,7 +1151,6 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 				c.FlushLeafVisits += own.leaves
 				c.UpdateSuffixCalls += own.suffixCalls
 				c.UpdateSuffixVisits += own.suffixVisits
-				c.UpdateSuffixChildren += own.suffixChildren
 				c.ResizeCalls += own.resizes
 				aggregate(pn, cindex, n)
 				continue
@@ -1168,7 +1163,6 @@ func (t *trie) reverseFlush(keep func(*Alias) bool, kept func(pn, n *node), reus
 				c.FlushLeafVisits += sum.leaves
 				c.UpdateSuffixCalls += sum.suffixCalls
 				c.UpdateSuffixVisits += sum.suffixVisits
-				c.UpdateSuffixChildren += sum.suffixChildren
 				c.ResizeCalls += sum.resizes
 			}
 			continue

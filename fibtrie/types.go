@@ -419,27 +419,23 @@ func Linux42() Options { return Options{LegacyUpdateSuffix: true} }
 type Counters struct {
 	UpdateSuffixCalls  uint64 // update_suffix invocations
 	UpdateSuffixVisits uint64 // child slots update_suffix examined
-	// UpdateSuffixChildren are the examined slots that held a child,
-	// whose slen update_suffix then read: a load from the child's own
-	// memory, where an empty slot is a read of the slot array alone.
-	UpdateSuffixChildren uint64
-	ResizeCalls          uint64 // resize() invocations
-	ResizeSteps          uint64 // inflates + halves + collapses
-	MaxWorkHits          uint64 // resize calls that stopped at max_work
-	Inflates             uint64
-	Halves               uint64
-	Collapses            uint64
-	TnodeAllocs          uint64
-	TnodeFrees           uint64
-	LeafAllocs           uint64
-	LeafFrees            uint64
-	AliasAllocs          uint64
-	AliasFrees           uint64
-	SynchronizeNet       uint64 // tnode_free crossing sysctl_fib_sync_mem
-	Lookups              uint64
-	LookupVisits         uint64 // nodes looked at by fib_table_lookup
-	Backtracks           uint64 // ascents to a parent during lookup
-	FlushLeafVisits      uint64 // leaves examined by fib_table_flush
+	ResizeCalls        uint64 // resize() invocations
+	ResizeSteps        uint64 // inflates + halves + collapses
+	MaxWorkHits        uint64 // resize calls that stopped at max_work
+	Inflates           uint64
+	Halves             uint64
+	Collapses          uint64
+	TnodeAllocs        uint64
+	TnodeFrees         uint64
+	LeafAllocs         uint64
+	LeafFrees          uint64
+	AliasAllocs        uint64
+	AliasFrees         uint64
+	SynchronizeNet     uint64 // tnode_free crossing sysctl_fib_sync_mem
+	Lookups            uint64
+	LookupVisits       uint64 // nodes looked at by fib_table_lookup
+	Backtracks         uint64 // ascents to a parent during lookup
+	FlushLeafVisits    uint64 // leaves examined by fib_table_flush
 }
 
 // FormatIP prints a host-order IPv4 address in dotted quad.

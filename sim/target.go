@@ -386,7 +386,6 @@ func (t *Target) requestWork(n *Netns) cost.Work {
 type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
-	suffixChildren                          int64
 	flushTnodes                             int64
 	walkFar, scanChecks                     int64
 	v6Walk, v6Far, v6Notes                  int64
@@ -410,7 +409,6 @@ func (iw inetWork) addTo(w *cost.Work) {
 	w.AddLocked(cost.StepFibFlushLeaf, iw.flushLeaves)
 	w.AddLocked(cost.StepFibFlushTnode, iw.flushTnodes)
 	w.AddLocked(cost.StepTrieSuffixVisit, iw.suffixVisits)
-	w.AddLocked(cost.StepTrieSuffixChild, iw.suffixChildren)
 }
 
 // takeInetWork is the address and FIB work since the last call.
@@ -420,22 +418,21 @@ func (n *Netns) takeInetWork() inetWork {
 	n.lastInet = inetSnapshot{inet, fc, tc, n.v6.walk, n.v6.far, n.v6.notes, n.v6.cold, n.v6.config, n.v6.list}
 	n.v6.endRequest()
 	return inetWork{
-		v6Walk:         n.v6.walk - last.v6Walk,
-		v6Far:          n.v6.far - last.v6Far,
-		v6Cold:         n.v6.cold - last.v6Cold,
-		v6List:         n.v6.list - last.v6List,
-		v6Config:       n.v6.config - last.v6Config,
-		v6Notes:        n.v6.notes - last.v6Notes,
-		requests:       inet.Requests - last.inet.Requests,
-		walk:           int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
-		walkFar:        int64(fc.IfaScanFarSteps - last.fib.IfaScanFarSteps),
-		scanChecks:     int64(fc.IfaScanCheckSteps - last.fib.IfaScanCheckSteps),
-		fibOps:         int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
-		fibInserts:     int64(fc.Inserts) - int64(last.fib.Inserts),
-		flushLeaves:    int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),
-		flushTnodes:    int64(fc.FlushTnodes - last.fib.FlushTnodes),
-		suffixVisits:   int64(tc.UpdateSuffixVisits - last.trie.UpdateSuffixVisits),
-		suffixChildren: int64(tc.UpdateSuffixChildren - last.trie.UpdateSuffixChildren),
+		v6Walk:       n.v6.walk - last.v6Walk,
+		v6Far:        n.v6.far - last.v6Far,
+		v6Cold:       n.v6.cold - last.v6Cold,
+		v6List:       n.v6.list - last.v6List,
+		v6Config:     n.v6.config - last.v6Config,
+		v6Notes:      n.v6.notes - last.v6Notes,
+		requests:     inet.Requests - last.inet.Requests,
+		walk:         int64(inet.WalkSteps-last.inet.WalkSteps) + int64(fc.IfaScanSteps-last.fib.IfaScanSteps),
+		walkFar:      int64(fc.IfaScanFarSteps - last.fib.IfaScanFarSteps),
+		scanChecks:   int64(fc.IfaScanCheckSteps - last.fib.IfaScanCheckSteps),
+		fibOps:       int64(fc.Inserts+fc.Deletes) - int64(last.fib.Inserts+last.fib.Deletes),
+		fibInserts:   int64(fc.Inserts) - int64(last.fib.Inserts),
+		flushLeaves:  int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),
+		flushTnodes:  int64(fc.FlushTnodes - last.fib.FlushTnodes),
+		suffixVisits: int64(tc.UpdateSuffixVisits - last.trie.UpdateSuffixVisits),
 	}
 }
 

@@ -309,7 +309,6 @@ var stepFunctions = map[string]string{
 	"fib_flush_tnode":           "fib_table_flush: update_suffix, resize",
 	"ifa_scan_check":            "fib_del_ifaddr's scan",
 	"trie_suffix_visit":         "update_suffix",
-	"trie_suffix_child":         "update_suffix: a child's slen",
 	"ipv6_walk":                 "fib6_clean_all, addrconf_ifdown",
 	"setns":                     "setns",
 	"nl_socket":                 "netlink_create, netlink_release",
