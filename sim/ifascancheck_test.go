@@ -35,13 +35,7 @@ func TestIfaScanCheckSteps(t *testing.T) {
 			got := tg.Netns().fibCount.IfaScanCheckSteps - before
 			require.Equal(t, want, got, "promote=%v literal=%v", promote, literal)
 			work := tg.Work()
-			var checks int64
-			for _, s := range work[len(work)-1].Locked {
-				if s.Step == cost.StepIfaScanCheck {
-					checks += s.N
-				}
-			}
-			require.Equal(t, int64(want), checks, "promote=%v literal=%v", promote, literal)
+			require.Equal(t, int64(want), work[len(work)-1].Count(cost.StepIfaScanCheck), "promote=%v literal=%v", promote, literal)
 		}
 	}
 }

@@ -167,6 +167,15 @@ type Report struct {
 	ModelMainRefused  []string `json:"model_main_refused,omitempty"`
 }
 
+// SetError sets ErrorPct from ModelVirtualNs and the kernel's median (0
+// without a kernel median).
+func (r *Report) SetError() {
+	r.ErrorPct = 0
+	if r.Kernel.MedianNs > 0 {
+		r.ErrorPct = 100 * float64(r.ModelVirtualNs-r.Kernel.MedianNs) / float64(r.Kernel.MedianNs)
+	}
+}
+
 // Measure runs the scenario K times on the model (first, as it is quick to
 // fail: a line it does not cover) and K times on the kernel, each run in
 // a fresh namespace with the main part split over the threads as ip -b
@@ -245,9 +254,7 @@ func Measure(ctx context.Context, s Scenario, o Options) (Report, error) {
 	}
 	r.Kernel, r.ProcessStart = StatsOf(kern), StatsOf(start)
 	say("kernel median %s; process start median %s", time.Duration(r.Kernel.MedianNs), time.Duration(r.ProcessStart.MedianNs))
-	if r.Kernel.MedianNs > 0 {
-		r.ErrorPct = 100 * float64(r.ModelVirtualNs-r.Kernel.MedianNs) / float64(r.Kernel.MedianNs)
-	}
+	r.SetError()
 	if r.ModelWall.MedianNs > 0 {
 		r.FasterBy = float64(r.Kernel.MedianNs) / float64(r.ModelWall.MedianNs)
 	}

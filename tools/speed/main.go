@@ -93,54 +93,14 @@ func run() error {
 	var reports []ipbatch.Report
 	var failed []error
 	if *again != "" {
-		if sameFile(*again, *out) {
-			return fmt.Errorf("-repredict %s: -json names the same file; write the new prices elsewhere", *again)
-		}
-		recorded, err := readReports(*again)
-		if err != nil {
+		if reports, err = repriced(ctx, *again, *out, ws, p); err != nil {
 			return err
 		}
-		if reports, err = repredict(ctx, recorded, ws, p); err != nil {
-			if os.Getenv("RTNLSIM_SPEED_ONLY") != "" {
-				err = fmt.Errorf("%w (RTNLSIM_SPEED_ONLY=%s is set)", err, os.Getenv("RTNLSIM_SPEED_ONLY"))
-			}
-			return fmt.Errorf("-repredict %s: %w", *again, err)
-		}
-		for _, r := range reports {
-			for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
-				fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", r.Name, l)
-			}
-		}
-		fmt.Fprintf(os.Stderr, "speed: %d workloads of %s priced again with %s; kernel and model wall times as recorded\n", len(reports), *again, p.Name)
-		ws = nil
 	} else {
 		fmt.Fprintf(os.Stderr, "speed: scale %g, %d runs, load %s\n", scale, *runs, ipbatch.LoadAvg())
-	}
-	for _, w := range ws {
-		s, err := scenario(w)
-		if err != nil {
+		if reports, failed, err = measureAll(ctx, ws, *runs, p); err != nil {
 			return err
 		}
-		t0, cpu0 := time.Now(), ipbatch.ReadCPUTimes()
-		r, err := ipbatch.Measure(ctx, s, ipbatch.Options{Threads: max(w.threads, 1), Runs: *runs, Profile: p, Progress: os.Stderr})
-		if err != nil {
-			// The others still run: a full run takes many minutes.
-			failed = append(failed, fmt.Errorf("%s: %w", w.name, err))
-			fmt.Fprintf(os.Stderr, "speed: %v\n", failed[len(failed)-1])
-			if ctx.Err() != nil {
-				break
-			}
-			continue
-		}
-		for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
-			fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", w.name, l)
-		}
-		steal := ipbatch.StealText(cpu0, ipbatch.ReadCPUTimes())
-		if steal != "" {
-			steal = ", " + steal
-		}
-		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s%s\n", w.name, time.Since(t0).Round(time.Second), ipbatch.LoadAvg(), steal)
-		reports = append(reports, r)
 	}
 	if err := ipbatch.WriteTable(os.Stdout, reports); err != nil {
 		return err
@@ -161,6 +121,44 @@ func run() error {
 		}
 	}
 	return errors.Join(failed...)
+}
+
+// measureAll measures each workload on the kernel and the model. A
+// workload that fails is reported in failed and the others still run (a
+// full run takes many minutes), unless the run was interrupted; a
+// workload that does not parse stops it.
+func measureAll(ctx context.Context, ws []workload, runs int, p sim.Profile) (reports []ipbatch.Report, failed []error, err error) {
+	for _, w := range ws {
+		s, err := scenario(w)
+		if err != nil {
+			return nil, nil, err
+		}
+		t0, cpu0 := time.Now(), ipbatch.ReadCPUTimes()
+		r, err := ipbatch.Measure(ctx, s, ipbatch.Options{Threads: max(w.threads, 1), Runs: runs, Profile: p, Progress: os.Stderr})
+		if err != nil {
+			failed = append(failed, fmt.Errorf("%s: %w", w.name, err))
+			fmt.Fprintf(os.Stderr, "speed: %v\n", failed[len(failed)-1])
+			if ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		sayRefused(r)
+		steal := ipbatch.StealText(cpu0, ipbatch.ReadCPUTimes())
+		if steal != "" {
+			steal = ", " + steal
+		}
+		fmt.Fprintf(os.Stderr, "speed: %s done in %s, load %s%s\n", w.name, time.Since(t0).Round(time.Second), ipbatch.LoadAvg(), steal)
+		reports = append(reports, r)
+	}
+	return reports, failed, nil
+}
+
+// sayRefused reports the lines the model refused.
+func sayRefused(r ipbatch.Report) {
+	for _, l := range append(r.ModelSetupRefused, r.ModelMainRefused...) {
+		fmt.Fprintf(os.Stderr, "speed: %s: the model refused %s\n", r.Name, l)
+	}
 }
 
 func scenario(w workload) (ipbatch.Scenario, error) {

@@ -40,6 +40,30 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
+// repriced is -repredict: the reports recorded in path, priced again
+// with p (out, where they go, must be another file).
+func repriced(ctx context.Context, path, out string, ws []workload, p sim.Profile) ([]ipbatch.Report, error) {
+	if sameFile(path, out) {
+		return nil, fmt.Errorf("-repredict %s: -json names the same file; write the new prices elsewhere", path)
+	}
+	recorded, err := readReports(path)
+	if err != nil {
+		return nil, err
+	}
+	reports, err := repredict(ctx, recorded, ws, p)
+	if err != nil {
+		if only := os.Getenv("RTNLSIM_SPEED_ONLY"); only != "" {
+			err = fmt.Errorf("%w (RTNLSIM_SPEED_ONLY=%s is set)", err, only)
+		}
+		return nil, fmt.Errorf("-repredict %s: %w", path, err)
+	}
+	for _, r := range reports {
+		sayRefused(r)
+	}
+	fmt.Fprintf(os.Stderr, "speed: %d workloads of %s priced again with %s; kernel and model wall times as recorded\n", len(reports), path, p.Name)
+	return reports, nil
+}
+
 // repredict prices the workloads of recorded reports again with profile
 // p: the kernel's times and the model's own wall times stay as recorded,
 // the prediction and its error are the new profile's. Each report must
@@ -70,10 +94,7 @@ func repredict(ctx context.Context, recorded []ipbatch.Report, ws []workload, p 
 		}
 		r.Profile, r.ModelVirtualNs = p.Name, m.VirtualNs
 		r.ModelSetupRefused, r.ModelMainRefused = m.SetupRefused, m.MainRefused
-		r.ErrorPct = 0
-		if r.Kernel.MedianNs > 0 {
-			r.ErrorPct = 100 * float64(r.ModelVirtualNs-r.Kernel.MedianNs) / float64(r.Kernel.MedianNs)
-		}
+		r.SetError()
 		out = append(out, r)
 	}
 	return out, nil
