@@ -37,6 +37,7 @@ type Counters struct {
 	RCUBarrierUp            int64 `json:"rcu_barrier_up"`
 	FibFlushTnode           int64 `json:"fib_flush_tnode"`
 	IfaScanCheck            int64 `json:"ifa_scan_check"`
+	TrieTnodeNew            int64 `json:"trie_tnode_new"`
 }
 
 func (c *Counters) field(s Step) *int64 {
@@ -101,6 +102,8 @@ func (c *Counters) field(s Step) *int64 {
 		return &c.FibFlushTnode
 	case StepIfaScanCheck:
 		return &c.IfaScanCheck
+	case StepTrieTnodeNew:
+		return &c.TrieTnodeNew
 	}
 	panic(fmt.Sprintf("cost: counter of unknown step %d", s))
 }

@@ -41,6 +41,7 @@ type Params struct {
 	RCUBarrierUpNs            float64 `json:"rcu_barrier_up_ns"`
 	FibFlushTnodeNs           float64 `json:"fib_flush_tnode_ns"`
 	IfaScanCheckNs            float64 `json:"ifa_scan_check_ns"`
+	TrieTnodeNewNs            float64 `json:"trie_tnode_new_ns"`
 
 	// RCUBarrierShareWindowNs is not a step price but a latency: how long
 	// after a barrier starts its grace period can still take the callbacks
@@ -123,6 +124,8 @@ func (p Params) Cost(s Step) float64 {
 		return p.FibFlushTnodeNs
 	case StepIfaScanCheck:
 		return p.IfaScanCheckNs
+	case StepTrieTnodeNew:
+		return p.TrieTnodeNewNs
 	}
 	panic(fmt.Sprintf("cost: cost of unknown step %d", s))
 }

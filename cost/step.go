@@ -155,6 +155,17 @@ const (
 	// promote_secondaries 1 cost about 5.5 ns an entry of its scans and
 	// addr flush with promote_secondaries 0 about 8.5 ns.
 	StepIfaScanCheck
+	// StepTrieTnodeNew is one tnode_new of the IPv4 FIB trie: a new 1-bit
+	// tnode where an insert meets a leaf, and every tnode an inflate or a
+	// halve builds, with the children moved into it and the RCU free of
+	// the one it replaces. Deleting routes in key order halves a big
+	// tnode again and again, and each halve's new 1-bit tnodes inflate at
+	// once: flushing N /24s through ip -b on this machine's 6.18 cost
+	// about 1.3 us a route plus 0.46 us per tnode the model counts,
+	// from 2,000 to 65,000 routes, whose tnodes ran from 3.6 to 11 a
+	// route (route flush with lo up, where update_suffix finds no empty
+	// slots to read).
+	StepTrieTnodeNew
 
 	numSteps
 )
@@ -190,6 +201,7 @@ var stepNames = [numSteps]string{
 	StepRCUBarrierUp:            "rcu_barrier_up",
 	StepFibFlushTnode:           "fib_flush_tnode",
 	StepIfaScanCheck:            "ifa_scan_check",
+	StepTrieTnodeNew:            "trie_tnode_new",
 }
 
 // Steps lists every step in order.

@@ -387,7 +387,7 @@ type inetWork struct {
 	requests                                int
 	walk, fibOps, flushLeaves, suffixVisits int64
 	flushTnodes                             int64
-	walkFar, scanChecks                     int64
+	walkFar, scanChecks, tnodes             int64
 	v6Walk, v6Far, v6Notes                  int64
 	v6Cold, v6Config, v6List                int64
 	fibInserts                              int64
@@ -409,6 +409,7 @@ func (iw inetWork) addTo(w *cost.Work) {
 	w.AddLocked(cost.StepFibFlushLeaf, iw.flushLeaves)
 	w.AddLocked(cost.StepFibFlushTnode, iw.flushTnodes)
 	w.AddLocked(cost.StepTrieSuffixVisit, iw.suffixVisits)
+	w.AddLocked(cost.StepTrieTnodeNew, iw.tnodes)
 }
 
 // takeInetWork is the address and FIB work since the last call.
@@ -433,6 +434,7 @@ func (n *Netns) takeInetWork() inetWork {
 		flushLeaves:  int64(tc.FlushLeafVisits - last.trie.FlushLeafVisits),
 		flushTnodes:  int64(fc.FlushTnodes - last.fib.FlushTnodes),
 		suffixVisits: int64(tc.UpdateSuffixVisits - last.trie.UpdateSuffixVisits),
+		tnodes:       int64(tc.TnodeAllocs - last.trie.TnodeAllocs),
 	}
 }
 

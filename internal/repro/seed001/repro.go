@@ -26,6 +26,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
@@ -59,7 +60,10 @@ const (
 	seed001Tol    = 25
 )
 
-// seed001Counts is the flush's step counts for case c at size n.
+// seed001Counts is the flush's counts for case c at size n of the steps
+// FlushPrices prices (layoutSteps): the trie's counts, such as the tnodes
+// its inflates and halves build, follow the addresses' bits and are not
+// polynomials in N.
 func seed001Counts(c Case) func(n int) (map[string]int64, error) {
 	return func(n int) (map[string]int64, error) {
 		c.N = n
@@ -69,7 +73,7 @@ func seed001Counts(c Case) func(n int) (map[string]int64, error) {
 		}
 		out := map[string]int64{}
 		for _, s := range cost.Steps() {
-			if k := r.Work.Count(s); k != 0 {
+			if k := r.Work.Count(s); k != 0 && slices.Contains(layoutSteps, s.String()) {
 				out[s.String()] = k
 			}
 		}
