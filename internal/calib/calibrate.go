@@ -173,7 +173,7 @@ func CalibrationSet(z Sizes) []kmeasure.Scenario {
 		out = append(out, RouteAdd(n))
 	}
 	for _, n := range z.Flush2 {
-		out = append(out, RouteFlush(n))
+		out = append(out, RouteFlush(n), RouteFlushLoUp(n))
 	}
 	for _, n := range z.Up {
 		out = append(out, LinkUp(n))
