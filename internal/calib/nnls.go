@@ -1,10 +1,6 @@
 package calib
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/mat"
-)
+import "gonum.org/v1/gonum/mat"
 
 // NonNegLeastSquares solves x·p ≈ 1 (one row per measurement, each scaled
 // by its time) with the parameters in fixed held and the others
@@ -57,26 +53,28 @@ func NonNegLeastSquares(x [][]float64, fixed map[int]float64) []float64 {
 	return p
 }
 
-// lawsonHanson is min |a·s - y| over s >= 0 (n columns of a).
+// lawsonHanson is min |a·s - y| over s >= 0 (n columns of a). The columns
+// are scaled to unit norm first, as the calibration's counts per ns span
+// seven orders of magnitude: a column enters while its scaled gradient
+// exceeds a tolerance relative to the residual, whatever the units.
 func lawsonHanson(a *mat.Dense, y *mat.VecDense, n int) []float64 {
 	rows := y.Len()
+	norm := make([]float64, n)
+	u := mat.NewDense(rows, n, nil)
+	for j := range n {
+		norm[j] = mat.Norm(a.ColView(j), 2)
+		if norm[j] > 0 {
+			for i := range rows {
+				u.Set(i, j, a.At(i, j)/norm[j])
+			}
+		}
+	}
 	s := make([]float64, n)
 	passive := make([]bool, n)
-	// dependent: columns that were a combination of the passive ones when
-	// they entered; they cannot lower the residual and do not enter again.
-	dependent := make([]bool, n)
-	// The tolerance scales with the data: a's columns and y need not be
-	// of unit size.
-	tol := 1e-12 * (mat.Norm(a, 1) + 1) * (mat.Norm(y, 1) + 1)
-	gradient := func() []float64 {
-		var r, w mat.VecDense
-		r.MulVec(a, mat.NewVecDense(n, append([]float64(nil), s...)))
-		r.SubVec(y, &r)
-		w.MulVec(a.T(), &r)
-		return w.RawVector().Data
-	}
-	// solve is the unconstrained least squares on the passive columns,
-	// zero elsewhere, or false when those columns are rank deficient.
+	// blocked: a column whose entry gave it no positive price (rounding
+	// with near-collinear columns); it waits until the passive set
+	// changes, so the same column is not picked again and again.
+	blocked := make([]bool, n)
 	solve := func() ([]float64, bool) {
 		var cols []int
 		for j := range n {
@@ -91,7 +89,7 @@ func lawsonHanson(a *mat.Dense, y *mat.VecDense, n int) []float64 {
 		sub := mat.NewDense(rows, len(cols), nil)
 		for i := range rows {
 			for c, j := range cols {
-				sub.Set(i, c, a.At(i, j))
+				sub.Set(i, c, u.At(i, j))
 			}
 		}
 		var v mat.VecDense
@@ -103,47 +101,62 @@ func lawsonHanson(a *mat.Dense, y *mat.VecDense, n int) []float64 {
 		}
 		return z, true
 	}
-	for iter := 0; iter < 3*n+10; iter++ {
-		w := gradient()
-		enter, best := -1, tol
+	for iter := 0; iter < 10*n+50; iter++ {
+		var r, w mat.VecDense
+		r.MulVec(u, mat.NewVecDense(n, append([]float64(nil), s...)))
+		r.SubVec(y, &r)
+		w.MulVec(u.T(), &r)
+		enter, best := -1, 1e-10*mat.Norm(&r, 2)
 		for j := range n {
-			if !passive[j] && !dependent[j] && w[j] > best {
-				enter, best = j, w[j]
+			if !passive[j] && !blocked[j] && norm[j] > 0 && w.AtVec(j) > best {
+				enter, best = j, w.AtVec(j)
 			}
 		}
 		if enter < 0 {
 			break
 		}
 		passive[enter] = true
-		for {
-			z, ok := solve()
-			if !ok {
-				passive[enter], dependent[enter] = false, true
-				break
-			}
+		z, ok := solve()
+		if !ok || z[enter] <= 0 {
+			passive[enter], blocked[enter] = false, true
+			continue
+		}
+		clear(blocked)
+		for range n + 1 {
 			feasible := true
+			alpha, hit := 1.0, -1
 			for j := range n {
 				if passive[j] && z[j] <= 0 {
 					feasible = false
+					// s[j] > 0 here: only the entering column starts at
+					// 0, and its price is positive
+					if t := s[j] / (s[j] - z[j]); t < alpha {
+						alpha, hit = t, j
+					}
 				}
 			}
 			if feasible {
 				copy(s, z)
 				break
 			}
-			// step from s towards z until the first passive price reaches 0
-			alpha := math.Inf(1)
+			// step from s towards z until the first passive price reaches
+			// 0; it, and any other that reaches 0 with it, leave
 			for j := range n {
-				if passive[j] && z[j] <= 0 {
-					alpha = min(alpha, s[j]/(s[j]-z[j]))
+				if passive[j] {
+					s[j] += alpha * (z[j] - s[j])
+					if j == hit || s[j] <= 0 {
+						passive[j], s[j] = false, 0
+					}
 				}
 			}
-			for j := range n {
-				s[j] += alpha * (z[j] - s[j])
-				if passive[j] && s[j] <= tol {
-					passive[j], s[j] = false, 0
-				}
+			if z, ok = solve(); !ok {
+				break
 			}
+		}
+	}
+	for j := range n {
+		if norm[j] > 0 {
+			s[j] /= norm[j]
 		}
 	}
 	return s
