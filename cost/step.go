@@ -143,7 +143,8 @@ const (
 	// on this machine's 6.18), where routes added in bulk sit side by side
 	// in a few big tnodes. Taking such devices down one by one cost this
 	// kernel about 50 ns a leaf per flush, routes in bulk about 20, and
-	// one price per leaf could not fit both.
+	// one price per leaf could not fit both. The tnodes those resizes
+	// build are priced apart, on top (StepTrieTnodeNew).
 	StepFibFlushTnode
 	// StepIfaScanCheck is one entry of fib_del_ifaddr's scan that the scan
 	// compares with the deleted address (its subnet, its local and

@@ -308,7 +308,7 @@ var stepFunctions = map[string]string{
 	"fib_flush_leaf":            "fib_table_flush",
 	"fib_flush_tnode":           "fib_table_flush: update_suffix, resize",
 	"ifa_scan_check":            "fib_del_ifaddr's scan",
-	"trie_tnode_new":            "tnode_new (inflate, halve)",
+	"trie_tnode_new":            "tnode_new (insert, inflate, halve)",
 	"trie_suffix_visit":         "update_suffix",
 	"ipv6_walk":                 "fib6_clean_all, addrconf_ifdown",
 	"setns":                     "setns",

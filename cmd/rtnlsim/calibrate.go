@@ -41,7 +41,7 @@ func calibrationTable() string {
 		{"addr flush of one /8, promote_secondaries 0", f.Flush0, q.Flush0, "addresses"},
 		{"addr flush of one /8, promote_secondaries 1", f.Flush, q.Flush, "addresses"},
 		{"route add of /24s through one device", f.Route, q.Route, "routes"},
-		{"route flush dev of such routes", f.Flush2, q.Flush2, "routes"},
+		{"route flush dev of such routes, lo down and lo up", f.Flush2, q.Flush2, "routes"},
 		{"route del of such routes, one by one", f.RouteDel, q.RouteDel, "routes"},
 		{"link set dev X up of DOWN devices, one by one", f.Up, q.Up, "devices"},
 		{"link set dev X mtu 1400 of UP devices, one by one", f.MTU, q.MTU, "devices"},

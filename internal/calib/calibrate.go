@@ -46,6 +46,10 @@ import (
 //	                                                   below ~1000 routes the kernel's cost
 //	                                                   per route is lower, so the pair starts
 //	                                                   there)
+//	the same flushes with lo up                         trie_tnode_new (the routes' tnode is no
+//	                                                   longer the root: no emptied slots to
+//	                                                   read, the deletes' halves still build
+//	                                                   tnodes)
 //	link set up of DOWN devices one by one (IPv6 on),   ipv6_walk_cold (each NETDEV_UP walks the
 //	two sizes                                           IPv6 FIB, rt6_sync_up, and the DAD work
 //	                                                   after it walks its nodes, both cold:

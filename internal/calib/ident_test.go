@@ -125,7 +125,8 @@ func TestCollinearPairNotIdentified(t *testing.T) {
 var standIn = cost.Params{RequestNs: 20_000, RCUBarrierNs: 17_000_000, SynchronizeNetExpeditedNs: 100_000,
 	UnregisterDeviceNs: 120_000, NotifierCallNs: 200, NotificationNs: 250, IfaWalkNs: 3, FibOpNs: 1000,
 	FibFlushLeafNs: 15, TrieSuffixVisitNs: 2, IPv6WalkNs: 25, LinkFillNs: 8000, IPv6WalkColdNs: 20,
-	IPv6DevConfigNs: 90_000, FibInsertNs: 5000, IPv6RouteListNs: 30}
+	IPv6DevConfigNs: 90_000, FibInsertNs: 5000, IPv6RouteListNs: 30, FibFlushTnodeNs: 50, IfaScanCheckNs: 2,
+	TrieTnodeNewNs: 460}
 
 // The calibration set pins every price it exercises but two pairs, at
 // both sizes, with ip's lookups: notifier_call / notification (1:1 but in

@@ -135,8 +135,8 @@ var seed001Params = []cost.Step{cost.StepRequest, cost.StepIfaWalk, cost.StepFib
 
 // Fit fits request_ns, ifa_walk_ns and fib_op_ns to measured flush
 // times by least squares on relative error (each row divided by its
-// time, so a 10 ms row weighs as much as a 10 s one), over the subsets of
-// the three parameters, taking the best fit with no negative parameter.
+// time, so a 10 ms row weighs as much as a 10 s one), non-negative
+// (calib.NonNegLeastSquares).
 // base gives the other parameters.
 func Fit(base cost.Params, rows []Measured, cache Cache) (cost.Params, error) {
 	if len(rows) < 2 {

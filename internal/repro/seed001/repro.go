@@ -9,7 +9,7 @@ package seed001
 // device, as the thread implies (every address after the first a
 // secondary of it). Its counts at 40,000 are too many to simulate (with
 // promotion, list steps grow as N^3: 2e13), so they come from exact
-// polynomials: each step's count is taken at four sizes, the polynomial
+// polynomials: the count of each step FlushPrices prices is taken at four sizes, the polynomial
 // through them is checked to be exact at two more, and evaluated at
 // 40,000 (polyCounts). The prices: FlushPrices, this machine's fit (request
 // 13.0 us, list step 5 ns, FIB operation 1.31 us) times one factor, fitted to the "after" row. The
