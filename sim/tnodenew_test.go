@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rtnlsim/rtnlsim/cost"
+	"github.com/rtnlsim/rtnlsim/script"
 )
 
 // A request's trie_tnode_new is the tnode_new calls the trie made for it.
@@ -29,14 +31,14 @@ func TestTrieTnodeNewCounts(t *testing.T) {
 	for i := 2; i < 3000; i++ {
 		lines = append(lines, fmt.Sprintf("route add 10.%d.%d.0/24 dev i0", i>>8, i&255))
 	}
-	lines = append(lines, "route flush table main")
-	tg, _, err = walkRun("linux-6.18", false, lines[:len(lines)-1])
+	tg, _, err = walkRun("linux-6.18", false, lines)
 	require.NoError(t, err)
 	before := tg.Netns().fib.Counters().TnodeAllocs
-	tg2, _, err := walkRun("linux-6.18", false, lines)
+	flush, err := script.ParseString("route flush table main\n")
 	require.NoError(t, err)
-	made := tg2.Netns().fib.Counters().TnodeAllocs - before
-	work = tg2.Work()
+	require.NoError(t, tg.Apply(context.Background(), flush[0]))
+	made := tg.Netns().fib.Counters().TnodeAllocs - before
+	work = tg.Work()
 	require.Positive(t, made, "the flush's halves build tnodes")
 	require.Equal(t, int64(made), work[len(work)-1].Count(cost.StepTrieTnodeNew))
 }

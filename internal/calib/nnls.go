@@ -21,8 +21,15 @@ func NonNegLeastSquares(x [][]float64, fixed map[int]float64) []float64 {
 			free = append(free, j)
 		}
 	}
+	p := make([]float64, k)
+	for j, v := range fixed {
+		p[j] = v
+	}
+	if len(free) == 0 {
+		return p
+	}
 	// a: the free columns; y: what the held prices leave to explain.
-	a := mat.NewDense(len(x), max(len(free), 1), nil)
+	a := mat.NewDense(len(x), len(free), nil)
 	y := mat.NewVecDense(len(x), nil)
 	for i := range x {
 		rest := 1.0
@@ -33,13 +40,6 @@ func NonNegLeastSquares(x [][]float64, fixed map[int]float64) []float64 {
 		for c, j := range free {
 			a.Set(i, c, x[i][j])
 		}
-	}
-	p := make([]float64, k)
-	for j, v := range fixed {
-		p[j] = v
-	}
-	if len(free) == 0 {
-		return p
 	}
 	sol := lawsonHanson(a, y, len(free))
 	priced := len(fixed) > 0

@@ -26,7 +26,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
@@ -61,7 +60,7 @@ const (
 )
 
 // seed001Counts is the flush's counts for case c at size n of the steps
-// FlushPrices prices (layoutSteps): the trie's counts, such as the tnodes
+// FlushPrices prices (seed001Params): the trie's counts, such as the tnodes
 // its inflates and halves build, follow the addresses' bits and are not
 // polynomials in N.
 func seed001Counts(c Case) func(n int) (map[string]int64, error) {
@@ -72,8 +71,8 @@ func seed001Counts(c Case) func(n int) (map[string]int64, error) {
 			return nil, err
 		}
 		out := map[string]int64{}
-		for _, s := range cost.Steps() {
-			if k := r.Work.Count(s); k != 0 && slices.Contains(layoutSteps, s.String()) {
+		for _, s := range seed001Params {
+			if k := r.Work.Count(s); k != 0 {
 				out[s.String()] = k
 			}
 		}
