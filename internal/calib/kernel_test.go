@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rtnlsim/rtnlsim/internal/differ"
 	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
 	"github.com/rtnlsim/rtnlsim/internal/nscheck"
 	"github.com/rtnlsim/rtnlsim/internal/testseed"
+	"github.com/rtnlsim/rtnlsim/sim"
 )
 
 func TestMain(m *testing.M) { nscheck.Main(m) }
@@ -59,5 +61,41 @@ func TestKernelTimeThroughIP(t *testing.T) {
 	setup := ipSetup(AddrFlush(20, true))
 	if setup[0].Text != "sysctl net.ipv6.conf.all.disable_ipv6=1" || setup[0].Line != 1 {
 		t.Errorf("setup starts with %+v", setup[0])
+	}
+}
+
+// The trie the route flush scenarios build, and the ones their deletes
+// leave on the way (in key order, as ip's flush sends them), are the
+// kernel's: /proc/net/fib_trie text for text after the adds and after a
+// quarter, half, three quarters and fifteen sixteenths of the deletes,
+// with lo down (the /24s' tnode is the root) and up (127/8 beside it).
+// The counts trie_tnode_new and trie_suffix_visit price come from these
+// shapes.
+func TestKernelFlushTrieShapes(t *testing.T) {
+	testseed.NeedKernel(t)
+	for _, n := range []int{2000, 20000} {
+		for _, loUp := range []bool{false, true} {
+			src := routeDev + joinLines(routeLines(n))
+			if loUp {
+				src = "link set dev lo up\n" + src
+			}
+			for _, l := range routeLines(n) {
+				src += strings.Replace(l, "route add", "route del", 1) + "\n"
+			}
+			reqs := parse(src)
+			adds := len(reqs) - n
+			var at []int
+			for _, k := range []int{0, n / 4, n / 2, 3 * n / 4, n - n/16} {
+				at = append(at, adds+k)
+			}
+			out, err := differ.Run(context.Background(), reqs, sim.Options{Seed: 1},
+				differ.What{FibTrie: true, Checkpoints: at})
+			if err != nil {
+				t.Fatalf("n=%d lo up %v: %v", n, loUp, err)
+			}
+			if out.Diff != "" {
+				t.Errorf("n=%d lo up %v: request %d: %s", n, loUp, out.At, out.Diff)
+			}
+		}
 	}
 }
