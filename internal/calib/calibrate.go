@@ -31,8 +31,12 @@ import (
 //	del group (one batch), DOWN and UP, two sizes       per-device unregister work,
 //	                                                   notifier calls; UP prices the
 //	                                                   IPv6 work of taking devices down
-//	link set down of UP devices with a /24 each, two    fib_flush_leaf (every NETDEV_DOWN
-//	sizes (IPv6 off)                                    flushes the whole FIB), lookups
+//	link set down of UP devices with a /24 each, two    fib_flush_leaf and fib_flush_tnode
+//	sizes (IPv6 off)                                    (every NETDEV_DOWN flushes the whole
+//	                                                   FIB: N^2; the larger size is where the
+//	                                                   flush is most of the time, 55% of perf's
+//	                                                   samples at 3,000 devices against 31% at
+//	                                                   1,000), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
 //	each (promote 0 larger: it takes a few ms)
 //	                                                   notifications (seed 001);
@@ -129,7 +133,7 @@ type Sizes struct {
 // FullSizes is the default calibration: about a minute of kernel time per
 // repeat on a 2-core machine.
 var FullSizes = Sizes{OneByOne: [2]int{100, 200}, Group: [2]int{1000, 2000}, Flush: [2]int{500, 1000}, Flush0: [2]int{3000, 6000},
-	Route: [2]int{2000, 4000}, Flush2: [2]int{2000, 8000}, Down: [2]int{500, 1000}, Threads: 200, Move: [2]int{1000, 2000},
+	Route: [2]int{2000, 4000}, Flush2: [2]int{2000, 8000}, Down: [2]int{1000, 3000}, Threads: 200, Move: [2]int{1000, 2000},
 	Addressed: 1000, AddressedO: 100, RouteFlush: []int{3000, 5000}, Up: [2]int{1000, 2000}, RouteDel: [2]int{2000, 4000},
 	MTU: [2]int{500, 1000}, MTUDown: [2]int{2000, 4000}, DelPrimary: [2]int{3000, 10000},
 	Suffix: [2]int{16384, 32768}, Toggles: 1000, BareDown: [2]int{1000, 2000}, UpDown: [2]int{500, 1000},
