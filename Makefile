@@ -49,7 +49,7 @@ portable:
 # prints the table, writes it as JSON, and fails when fewer than 90% of the
 # predictions are within 25% of the kernel's median. fidelity-tests are the
 # seed and calibration checks of the same kind.
-FIDELITY_PROFILE ?= docs/profiles/this-machine-2026-12-02-night.json
+FIDELITY_PROFILE ?= docs/profiles/this-machine-2026-12-03.json
 FIDELITY_JSON ?= bin/fidelity.json
 fidelity:
 	@mkdir -p $(dir $(FIDELITY_JSON))
