@@ -33,10 +33,10 @@ import (
 //	                                                   IPv6 work of taking devices down
 //	link set down of UP devices with a /24 each, two    fib_flush_leaf and fib_flush_tnode
 //	sizes (IPv6 off)                                    (every NETDEV_DOWN flushes the whole
-//	                                                   FIB: N^2; the larger size is where the
-//	                                                   flush is most of the time, 55% of perf's
-//	                                                   samples at 3,000 devices against 31% at
-//	                                                   1,000), lookups
+//	                                                   FIB: N^2; at the full sizes the larger
+//	                                                   is where the flush is most of the time,
+//	                                                   55% of perf's samples at 3,000 devices
+//	                                                   against 31% at 1,000), lookups
 //	addr flush of one /8, promote 0 and 1, two sizes    request, ifa_walk, fib_op,
 //	each (promote 0 larger: it takes a few ms)
 //	                                                   notifications (seed 001);
