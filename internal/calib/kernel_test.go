@@ -78,14 +78,15 @@ func TestKernelFlushTrieShapes(t *testing.T) {
 	testseed.NeedKernel(t)
 	for _, n := range []int{2000, 8000, 20000} {
 		for _, loUp := range []bool{false, true} {
-			src := routeDev + joinLines(routeLines(n))
+			var src strings.Builder
 			if loUp {
-				src = "link set dev lo up\n" + src
+				src.WriteString("link set dev lo up\n")
 			}
+			src.WriteString(routeDev + joinLines(routeLines(n)))
 			for _, l := range routeLines(n) {
-				src += strings.Replace(l, "route add", "route del", 1) + "\n"
+				src.WriteString(strings.Replace(l, "route add", "route del", 1) + "\n")
 			}
-			reqs := parse(src)
+			reqs := parse(src.String())
 			lastAdd := len(reqs) - n // 1-based: the request after which the deletes start
 			var at []int
 			for _, k := range []int{0, n / 4, n / 2, 3 * n / 4, n - n/16} {
