@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,16 +79,17 @@ func TestKernelFlushTrieShapes(t *testing.T) {
 	testseed.NeedKernel(t)
 	for _, n := range []int{2000, 8000, 20000} {
 		for _, loUp := range []bool{false, true} {
-			var src strings.Builder
+			// The flush scenario's setup, then RouteDel's deletes of
+			// the same routes, numbered on as one script.
+			flush := RouteFlush(n)
 			if loUp {
-				src.WriteString("link set dev lo up\n")
+				flush = RouteFlushLoUp(n)
 			}
-			src.WriteString(routeDev + joinLines(routeLines(n)))
-			for _, l := range routeLines(n) {
-				src.WriteString(strings.Replace(l, "route add", "route del", 1) + "\n")
+			reqs := append(slices.Clone(flush.Setup), RouteDel(n).Timed[0]...)
+			for i := range reqs {
+				reqs[i].Line = i + 1
 			}
-			reqs := parse(src.String())
-			lastAdd := len(reqs) - n // 1-based: the request after which the deletes start
+			lastAdd := len(flush.Setup) // 1-based: the request after which the deletes start
 			var at []int
 			for _, k := range []int{0, n / 4, n / 2, 3 * n / 4, n - n/16} {
 				at = append(at, lastAdd+k)
