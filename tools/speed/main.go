@@ -74,15 +74,7 @@ func run() error {
 		ws = keep
 	}
 	if *write != "" {
-		for _, w := range ws {
-			if err := os.WriteFile(filepath.Join(*write, w.name+".setup.ip"), []byte(w.setup), 0o644); err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(*write, w.name+".ip"), []byte(w.main), 0o644); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeScripts(*write, ws)
 	}
 	p, err := sim.LoadProfile(*profile)
 	if err != nil {
@@ -171,4 +163,21 @@ func scenario(w workload) (ipbatch.Scenario, error) {
 		return ipbatch.Scenario{}, fmt.Errorf("%s: %w", w.name, err)
 	}
 	return ipbatch.Scenario{Name: w.name, SetupName: w.name + ".setup", Setup: setup, Main: main}, nil
+}
+
+// writeScripts writes each workload as NAME.setup.ip and NAME.ip into
+// dir, which it makes when missing.
+func writeScripts(dir string, ws []workload) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if err := os.WriteFile(filepath.Join(dir, w.name+".setup.ip"), []byte(w.setup), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, w.name+".ip"), []byte(w.main), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

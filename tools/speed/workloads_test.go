@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,5 +123,21 @@ func TestFidelityRowsAreNotCalibrated(t *testing.T) {
 		{"k: route flush", fidelitySizes.routeFlush, z.Flush2[:]},
 	} {
 		require.NotContains(t, c.calibrated, c.size, "%s of %d is a calibration scenario", c.row, c.size)
+	}
+}
+
+// -write makes its directory when missing, and each workload's two files
+// hold its setup and main script.
+func TestWriteScriptsMakesTheDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "dir")
+	ws := workloads(0.01)
+	require.NoError(t, writeScripts(dir, ws))
+	for _, w := range ws {
+		setup, err := os.ReadFile(filepath.Join(dir, w.name+".setup.ip"))
+		require.NoError(t, err)
+		main, err := os.ReadFile(filepath.Join(dir, w.name+".ip"))
+		require.NoError(t, err)
+		require.Equal(t, w.setup, string(setup))
+		require.Equal(t, w.main, string(main))
 	}
 }
