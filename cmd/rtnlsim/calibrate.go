@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rtnlsim/rtnlsim/internal/calib"
+	"github.com/rtnlsim/rtnlsim/internal/outpath"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
 
@@ -144,6 +145,9 @@ rtnlsim run --profile FILE and diff --profile FILE load it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if repeat < 1 {
 				return fmt.Errorf("--repeat must be at least 1, got %d", repeat)
+			}
+			if err := outpath.Check("--out", out); err != nil {
+				return err
 			}
 			o := calib.Options{Sizes: calib.FullSizes, Repeat: repeat, Predict: predict}
 			if quick {

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/rtnlsim/rtnlsim/internal/outpath"
 	"github.com/rtnlsim/rtnlsim/internal/sweep"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -140,6 +141,9 @@ func runSweep(cmd *cobra.Command, scenario string, f *sweepFlags) error {
 		if err := sweep.CheckPlotPath(f.plot); err != nil {
 			return err
 		}
+	}
+	if err := outpath.Check("--csv", f.csv); err != nil {
+		return err
 	}
 	plan, err := sweep.NewPlan(sweep.Config{Scenario: scenario, Ns: ns, Profiles: f.profiles, Options: opts, Seed: f.seed})
 	if err != nil {
@@ -328,6 +332,9 @@ the rows in point order: exactly the CSV the unsharded sweep writes.
 				if err := sweep.CheckPlotPath(f.plot); err != nil {
 					return err
 				}
+			}
+			if err := outpath.Check("--out", f.out); err != nil {
+				return err
 			}
 			var ins []sweep.CSV
 			for _, a := range args {

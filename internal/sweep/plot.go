@@ -11,18 +11,20 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/rtnlsim/rtnlsim/internal/outpath"
 )
 
 // PlotFormats are the chart formats, by file extension.
 var PlotFormats = []string{".svg", ".png", ".pdf"}
 
-// CheckPlotPath refuses an extension gonum/plot cannot write, before a
-// sweep runs.
+// CheckPlotPath refuses an extension gonum/plot cannot write, or a
+// directory that is not there, before a sweep runs.
 func CheckPlotPath(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	for _, f := range PlotFormats {
 		if ext == f {
-			return nil
+			return outpath.Check("--plot", path)
 		}
 	}
 	return fmt.Errorf("--plot %q: unknown chart format %q (use %s)", path, ext, strings.Join(PlotFormats, ", "))
