@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,8 +27,9 @@ addresses the kernel picked at random up to a consistent renaming), the
 addresses of every device (addr_info exactly, in order), the routes of all
 tables (exactly, in order), /proc/net/fib_trie (text for text), and the
 notifications of every family (link, bridge, inet and inet6 addresses and
-routes) request by request. It exits 0 when they agree, or prints the
-difference of the earliest request and exits 1.
+routes) request by request. It exits 0 when they agree. Otherwise it prints
+every line whose errno differs, or else the earliest request after which the
+state or the notifications differ, and exits 1.
 
 The kernel runs first, each request ending only when the linkwatch and IPv6
 DAD work it caused has run (so every notification has its request); the MAC
@@ -62,8 +64,7 @@ not to how the line as a whole behaves.`,
 			}
 			reqs, err := readScript(args[0], cmd.InOrStdin())
 			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
-				return exitError{1}
+				return scriptFailure(cmd, err)
 			}
 			what := differ.What{Links: sh.Links, Addrs: sh.Addrs, Routes: sh.Routes, Rules: sh.Rules, FibTrie: sh.FibTrie, Events: sh.Events, IPv6: ipv6}
 			d, err := diffRun(cmd.Context(), p, reqs, what)
@@ -96,7 +97,11 @@ func diffRun(ctx context.Context, p sim.Profile, reqs []rtnl.Request, what diffe
 
 func reportDiff(w io.Writer, d, show string) error {
 	if d == "" {
-		fmt.Fprintf(w, "model and kernel agree (errno of every line; %s)\n", show)
+		what := "errno of every line"
+		if strings.Trim(show, ", ") != "" {
+			what += "; " + show
+		}
+		fmt.Fprintf(w, "model and kernel agree (%s)\n", what)
 		return nil
 	}
 	fmt.Fprintln(w, d)

@@ -44,8 +44,9 @@ resulting links, addresses, routes, FIB trie and notifications in the shape
 ` + "`ip -j`" + ` prints them.
 
 Targets:
-  sim     the model (the default): links, IPv4 addresses and routes, their
-          notifications, and each request's cost in virtual time
+  sim     the model (the default): links, IPv4 and IPv6 addresses and
+          routes, rules, their notifications, and each request's cost in
+          virtual time
   kernel  a fresh network namespace of this machine (needs Linux and
           root); nothing outside that namespace is touched`,
 		SilenceUsage:  true,

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,6 +97,24 @@ func TestBadScriptNamesLines(t *testing.T) {
 	require.Contains(t, stderr, "<stdin>: line 2")
 	require.Contains(t, stderr, "mtux")
 	require.Contains(t, stderr, "<stdin>: line 4")
+}
+
+// A script that cannot be opened or read is not a script that does not
+// parse: it is an error like any other (exit 2, "rtnlsim: ..."), for
+// every command that reads one, and for a setup file too.
+func TestUnreadableScriptIsNotAParseError(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nosuch.ip")
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", missing}, {"run", dir}, {"trie", missing}, {"diff", missing},
+		{"measure", missing}, {"run", "--setup", missing, "-"}, {"measure", "--setup", missing, dir},
+	} {
+		_, stderr, err := runCLI(t, "", args...)
+		require.Error(t, err, args)
+		var ee exitError
+		require.False(t, errors.As(err, &ee), "%v: %v", args, err)
+		require.Empty(t, stderr, args)
+	}
 }
 
 func TestBadFlags(t *testing.T) {
@@ -198,4 +218,34 @@ func TestSimCost(t *testing.T) {
 	require.Contains(t, text, "on 2 thread(s)")
 	_, _, err = runCLI(t, src, "run", "--target", "kernel", "--show", "cost", "-")
 	require.ErrorContains(t, err, "--target sim")
+}
+
+// diff's agreement line names what was compared; with an empty --show only the
+// errnos were.
+func TestReportDiffNamesWhatWasCompared(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, reportDiff(&b, "", "links,addrs"))
+	require.Equal(t, "model and kernel agree (errno of every line; links,addrs)\n", b.String())
+	b.Reset()
+	require.NoError(t, reportDiff(&b, "", ""))
+	require.Equal(t, "model and kernel agree (errno of every line)\n", b.String())
+	b.Reset()
+	require.Equal(t, exitError{1}, reportDiff(&b, "errnos differ:\n", ""))
+}
+
+// trie --stat --counters prints both, the stat first; measure refuses a
+// script with no request lines (there would be nothing to time).
+func TestTrieStatAndCountersAndEmptyMeasure(t *testing.T) {
+	routes := "route add 10.0.0.0/24 dev d0\nroute add 10.0.1.0/24 dev d0\n"
+	stat, _, err := runCLI(t, routes, "trie", "--stat", "-")
+	require.NoError(t, err)
+	counters, _, err := runCLI(t, routes, "trie", "--counters", "-")
+	require.NoError(t, err)
+	both, _, err := runCLI(t, routes, "trie", "--stat", "--counters", "-")
+	require.NoError(t, err)
+	require.Equal(t, stat+counters, both)
+	empty := filepath.Join(t.TempDir(), "empty.ip")
+	require.NoError(t, os.WriteFile(empty, []byte("# nothing\n"), 0o644))
+	_, _, err = runCLI(t, "", "measure", empty)
+	require.ErrorContains(t, err, "has no request lines")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
+	"github.com/rtnlsim/rtnlsim/internal/outpath"
 	"github.com/rtnlsim/rtnlsim/rtnl"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -68,6 +69,9 @@ them.`,
 			if f.runs < 1 {
 				return fmt.Errorf("--runs must be at least 1")
 			}
+			if err := outpath.Check("--json", f.json); err != nil {
+				return err
+			}
 			p, err := sim.LoadProfile(f.profile)
 			if err != nil {
 				return fmt.Errorf("--profile: %w", err)
@@ -80,14 +84,15 @@ them.`,
 			}
 			main, err := readScript(args[0], nil)
 			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
-				return exitError{1}
+				return scriptFailure(cmd, err)
+			}
+			if len(main) == 0 {
+				return fmt.Errorf("%s has no request lines: nothing to time", args[0])
 			}
 			var setup []rtnl.Request
 			if f.setup != "" {
 				if setup, err = readScript(f.setup, nil); err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), err)
-					return exitError{1}
+					return scriptFailure(cmd, err)
 				}
 			}
 			if _, err := ipbatch.Lines(main); err != nil {

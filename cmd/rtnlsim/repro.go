@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rtnlsim/rtnlsim/internal/outpath"
 	"github.com/rtnlsim/rtnlsim/internal/repro"
 	"github.com/rtnlsim/rtnlsim/internal/sweep"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -73,6 +74,9 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 			if ext := strings.ToLower(filepath.Ext(lplot)); lplot != "" && !slices.Contains(sweep.PlotFormats, ext) {
 				return fmt.Errorf("--layouts-plot %q: unknown chart format %q (use %s)", lplot, ext, strings.Join(sweep.PlotFormats, ", "))
 			}
+			if err := outpath.Check("--layouts-plot", lplot); err != nil {
+				return err
+			}
 			o := repro.Options{Kernel: kernel, KernelRuns: runs, Layouts: layouts, LayoutsPlot: lplot}
 			if !quiet {
 				o.Progress = cmd.ErrOrStderr()
@@ -130,7 +134,7 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 	f := cmd.Flags()
 	f.BoolVar(&kernel, "kernel", false, "add a column measured on this machine's kernel at affordable sizes (root)")
 	f.StringVar(&format, "format", "table", "output format: table, json or csv")
-	f.StringVar(&profile, "profile", "", "a profile file from `rtnlsim calibrate`: its prices give the model's prediction beside each kernel measurement (default: the seed-era prices)")
+	f.StringVar(&profile, "profile", "", "a profile file from rtnlsim calibrate: its prices give the model's prediction beside each kernel measurement (default: the seed-era prices)")
 	f.IntVar(&runs, "runs", 3, "with --kernel, how many times each kernel scenario runs (the minimum is kept)")
 	f.StringSliceVar(&sizes, "size", nil, "with --kernel, KEY=N overrides a kernel size (e.g. 000/one-by-one=100; keys listed above)")
 	f.BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")

@@ -84,8 +84,7 @@ A refused setup line is reported as FILE:line and the run goes on.`,
 			}
 			reqs, err := readScript(args[0], cmd.InOrStdin())
 			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
-				return exitError{1}
+				return scriptFailure(cmd, err)
 			}
 			var setup []rtnl.Request
 			if f.setup != "" {
@@ -93,8 +92,7 @@ A refused setup line is reported as FILE:line and the run goes on.`,
 					return fmt.Errorf("--setup: give a file, not standard input")
 				}
 				if setup, err = readScript(f.setup, nil); err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), err)
-					return exitError{1}
+					return scriptFailure(cmd, err)
 				}
 			}
 			// Refused before the target is made: a kernel target would
@@ -174,7 +172,7 @@ A refused setup line is reported as FILE:line and the run goes on.`,
 
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.target, "target", "sim", "where to run: sim (the model) or kernel (a fresh network namespace of this machine's kernel; Linux, root)")
-	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18 or linux-6.4, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex), or a profile file written by rtnlsim calibrate (its name and fitted prices; FILE.json+ifa-flush adds a switch); the kernel target is linux-6.18 only")
+	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18, linux-6.4, linux-4.2-rc3 or linux-4.2, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex), or a profile file written by rtnlsim calibrate (its name and fitted prices; FILE.json+ifa-flush adds a switch); the kernel target is linux-6.18 only")
 	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
 	cmd.Flags().IntVar(&f.threads, "threads", 1, "sim cost: split the requests, in order, over N user threads")
@@ -391,11 +389,29 @@ func readScript(name string, stdin io.Reader) ([]rtnl.Request, error) {
 			for _, e := range *errs {
 				fmt.Fprintf(&b, "%s: %s\n", name, e.Error())
 			}
-			return nil, fmt.Errorf("%s%d line(s) do not parse; nothing was run", b.String(), len(*errs))
+			return nil, parseFailure{fmt.Sprintf("%s%d line(s) do not parse; nothing was run", b.String(), len(*errs))}
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return reqs, nil
+}
+
+// parseFailure is a script that does not parse: its lines' errors, each
+// with its file and line number.
+type parseFailure struct{ msg string }
+
+func (e parseFailure) Error() string { return e.msg }
+
+// scriptFailure is what a command returns for readScript's error: a script
+// that does not parse is printed as is and exits 1; a file that cannot be
+// opened or read is an error like any other (exit 2).
+func scriptFailure(cmd *cobra.Command, err error) error {
+	var pf parseFailure
+	if errors.As(err, &pf) {
+		fmt.Fprintln(cmd.ErrOrStderr(), pf.msg)
+		return exitError{1}
+	}
+	return err
 }
 
 // progress draws a bar on a terminal for long scripts.

@@ -29,12 +29,15 @@ order they first appear, as if created in that order. A refused route
 (EEXIST, ESRCH, ...) is reported and the rest goes on, as ip -b -force does.
 
 --stat prints /proc/net/fib_triestat instead, --counters the work counters
-(update_suffix visits, resizes, allocations). --seed003 prints the seed 003
+(update_suffix visits, resizes, allocations); given both, the stat comes
+first. --seed003 prints the seed 003
 table: update_suffix work of one device's flush under the 4.2-rc3 flush and
 the fixed one, for 1K to 10K prefixes (SCRIPT is not read).
 
-Profiles: linux-6.18 (default), linux-4.2-rc3 (fib_table_flush pulls every
-surviving leaf's suffix), linux-4.2 (the fix).`,
+Profiles: any that run --profile takes; only its FIB behaviour matters here.
+linux-6.18 (default) and linux-6.4 build the same trie (the switches change
+nothing in it); linux-4.2-rc3: fib_table_flush pulls every surviving leaf's
+suffix; linux-4.2: the fix.`,
 		Example: `  printf 'route add 10.0.0.0/24 dev d0\nroute add 10.0.1.0/24 dev d0\n' | rtnlsim trie -
   rtnlsim trie --seed003`,
 		Args: cobra.RangeArgs(0, 1),
@@ -53,8 +56,7 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 			}
 			reqs, err := readScript(args[0], cmd.InOrStdin())
 			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), err)
-				return exitError{1}
+				return scriptFailure(cmd, err)
 			}
 			fib := fibtrie.New(prof.FIB)
 			devs := map[string]int{}
@@ -66,18 +68,19 @@ surviving leaf's suffix), linux-4.2 (the fix).`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %s: %v\n", r.Line, r.Text, err)
 				}
 			}
-			switch {
-			case counters:
-				writeCounters(out, fib.Counters())
-			case stat:
+			if stat {
 				fmt.Fprint(out, fib.RenderStat())
-			default:
+			}
+			if counters {
+				writeCounters(out, fib.Counters())
+			}
+			if !stat && !counters {
 				fmt.Fprint(out, fib.Render())
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&profile, "profile", "linux-6.18", "kernel behaviour: linux-6.18, linux-4.2-rc3 or linux-4.2")
+	cmd.Flags().StringVar(&profile, "profile", "linux-6.18", "kernel behaviour: linux-6.18 (or linux-6.4, the same trie), linux-4.2-rc3 or linux-4.2")
 	cmd.Flags().BoolVar(&stat, "stat", false, "print /proc/net/fib_triestat")
 	cmd.Flags().BoolVar(&counters, "counters", false, "print the work counters")
 	cmd.Flags().BoolVar(&withSeed003, "seed003", false, "print the seed 003 update_suffix table")
