@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rtnlsim/rtnlsim/cost"
 	"github.com/rtnlsim/rtnlsim/internal/differ"
 	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
 	"github.com/rtnlsim/rtnlsim/internal/kmeasure"
@@ -109,4 +112,93 @@ func TestKernelFlushTrieShapes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The model's count of update_suffix's slot reads (trie_suffix_visit) is
+// held to the kernel's time in update_suffix, as perf samples it in the
+// ip process that flushes the routes. The count depends on the trie's
+// shape, not only on N: flushing the route flush scenario's /24s reads
+// 15.5, 62.0, 0.59 and 54.7 million slots at 8,000, 16,000, 18,000 and
+// 20,000 routes (at 18,000 the root tnode's index starts at the /24s'
+// suffix length, so no delete scans). Every pair of sizes whose counts
+// differ more than tenfold must differ the same way, more than threefold,
+// in the kernel's update_suffix samples. Samples are the process's CPU
+// time, not the wall clock, and the margins are wide, so load does not
+// decide it.
+func TestKernelSuffixScansFollowTheModel(t *testing.T) {
+	testseed.NeedKernel(t)
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Fatalf("perf is needed to sample the kernel (Debian: linux-perf): %v", err)
+	}
+	prof := sim.MustParseProfile(sim.DefaultProfile)
+	sizes := []int{8000, 16000, 18000, 20000}
+	model, kern := map[int]int64{}, map[int]int{}
+	for _, n := range sizes {
+		s := RouteFlush(n)
+		run, err := SimWorkFor(prof, s, IPClient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model[n] = run.Counts()[cost.StepTrieSuffixVisit]
+		kern[n] = updateSuffixSamples(t, perf, s)
+		t.Logf("n=%d: model %d slot reads, kernel %d update_suffix samples (100 us each)", n, model[n], kern[n])
+	}
+	pairs := 0
+	for _, a := range sizes {
+		for _, b := range sizes {
+			if model[a] > 10*model[b] {
+				pairs++
+				if kern[a] <= 3*kern[b] {
+					t.Errorf("the model reads %d slots at %d routes and %d at %d; the kernel's update_suffix took %d and %d samples",
+						model[a], a, model[b], b, kern[a], kern[b])
+				}
+			}
+		}
+	}
+	if pairs < 3 {
+		t.Errorf("only %d pairs of sizes whose slot-read counts differ tenfold (want the three against 18,000): %v", pairs, model)
+	}
+}
+
+// updateSuffixSamples runs s on the kernel as calibrate does, its batch
+// under perf record (cpu-clock, one sample every 100 us of CPU time), and
+// returns the samples in update_suffix.
+func updateSuffixSamples(t *testing.T, perf string, s kmeasure.Scenario) int {
+	t.Helper()
+	dir := t.TempDir()
+	lines, err := IPLines(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := ipbatch.WriteBatches(dir, "flush", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "perf.data")
+	wrap := []string{perf, "record", "-q", "-e", "cpu-clock", "-c", "100000", "-o", data, "--"}
+	if _, err := ipbatch.KernelRunUnder(context.Background(), wrap, ipSetup(s), s.Name+" setup", files); err != nil {
+		t.Fatalf("%s: %v", s.Name, err)
+	}
+	out, err := exec.Command(perf, "report", "-i", data, "--no-children", "--sort", "sym", "--stdio", "-n").CombinedOutput()
+	if err != nil {
+		t.Fatalf("perf report: %v: %s", err, out)
+	}
+	samples, seen := 0, false
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "# Samples:") {
+			seen = true
+		}
+		// "    32.21%           202  [k] update_suffix"
+		f := strings.Fields(l)
+		if len(f) == 4 && f[2] == "[k]" && f[3] == "update_suffix" {
+			if samples, err = strconv.Atoi(f[1]); err != nil {
+				t.Fatalf("perf report line %q: %v", l, err)
+			}
+		}
+	}
+	if !seen {
+		t.Fatalf("perf report has no samples header:\n%s", out)
+	}
+	return samples
 }

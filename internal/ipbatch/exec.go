@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,12 @@ import (
 // exit. A process that exits non-zero or says "Command failed" (ip -b
 // stops at the first refused line) fails it with what it said.
 func Exec(ctx context.Context, netns string, files []string) (time.Duration, error) {
+	return execUnder(ctx, nil, netns, files)
+}
+
+// execUnder is Exec with each process started as wrap's command followed
+// by nsenter's (e.g. perf record ... --); nil wraps nothing.
+func execUnder(ctx context.Context, wrap []string, netns string, files []string) (time.Duration, error) {
 	if netns == "" {
 		return 0, errors.New("ipbatch: no namespace path")
 	}
@@ -32,7 +39,8 @@ func Exec(ctx context.Context, netns string, files []string) (time.Duration, err
 	cmds := make([]*exec.Cmd, len(files))
 	errbufs := make([]bytes.Buffer, len(files))
 	for i, f := range files {
-		cmds[i] = exec.CommandContext(ctx, nsenter, "--net="+netns, ip, "-b", f)
+		args := append(slices.Clone(wrap), nsenter, "--net="+netns, ip, "-b", f)
+		cmds[i] = exec.CommandContext(ctx, args[0], args[1:]...)
 		cmds[i].Stderr = &errbufs[i]
 	}
 	start := time.Now()
@@ -67,6 +75,13 @@ func Exec(ctx context.Context, netns string, files []string) (time.Duration, err
 // previous run's: kernel.WaitNetnsCleanup), then the batch files timed by
 // Exec. A refused setup line fails the run, named as setupName:line.
 func KernelRun(ctx context.Context, setup []rtnl.Request, setupName string, files []string) (time.Duration, error) {
+	return KernelRunUnder(ctx, nil, setup, setupName, files)
+}
+
+// KernelRunUnder is KernelRun with the batch processes started under
+// wrap (a command and its arguments that runs the rest of its command
+// line, such as "perf record -o FILE --"); the time includes wrap's own.
+func KernelRunUnder(ctx context.Context, wrap []string, setup []rtnl.Request, setupName string, files []string) (time.Duration, error) {
 	kt, err := kernel.New(kernel.Options{})
 	if err != nil {
 		return 0, err
@@ -92,5 +107,5 @@ func KernelRun(ctx context.Context, setup []rtnl.Request, setupName string, file
 	if _, err := kernel.WaitNetnsCleanup(ctx, kernel.NetnsCleanupLimit); err != nil {
 		return 0, err
 	}
-	return Exec(ctx, kt.NetnsPath(), files)
+	return execUnder(ctx, wrap, kt.NetnsPath(), files)
 }
