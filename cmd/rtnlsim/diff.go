@@ -25,11 +25,13 @@ needed) and then on the sim target, and compares the errno of every line and
 what --show names, by default everything: the links (every field; MAC
 addresses the kernel picked at random up to a consistent renaming), the
 addresses of every device (addr_info exactly, in order), the routes of all
-tables (exactly, in order), /proc/net/fib_trie (text for text), and the
-notifications of every family (link, bridge, inet and inet6 addresses and
-routes) request by request. It exits 0 when they agree. Otherwise it prints
-every line whose errno differs, or else the earliest request after which the
-state or the notifications differ, and exits 1.
+tables (exactly, in order), the policy rules, /proc/net/fib_trie (text for
+text), and the notifications of every family (link, bridge, inet and inet6
+addresses and routes) request by request. It exits 0 when they agree.
+Otherwise it prints
+the difference of the earliest request and exits 1: when that is an errno,
+the errno of every line that differs; when notifications, that request's;
+the state is compared at the end.
 
 The kernel runs first, each request ending only when the linkwatch and IPv6
 DAD work it caused has run (so every notification has its request); the MAC

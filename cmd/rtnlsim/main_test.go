@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,14 +107,20 @@ func TestUnreadableScriptIsNotAParseError(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nosuch.ip")
 	dir := t.TempDir()
 	for _, args := range [][]string{
-		{"run", missing}, {"run", dir}, {"trie", missing}, {"diff", missing},
-		{"measure", missing}, {"run", "--setup", missing, "-"}, {"measure", "--setup", missing, dir},
+		{"run", missing}, {"run", dir}, {"trie", missing}, {"diff", missing}, {"measure", missing},
+		{"run", "--setup", missing, "-"},
+		{"measure", "--setup", missing, filepath.Join("..", "..", "examples", "delete-two.ip")},
 	} {
-		_, stderr, err := runCLI(t, "", args...)
+		_, stderr, err := runCLI(t, "link add x0 type ifb\n", args...)
 		require.Error(t, err, args)
 		var ee exitError
 		require.False(t, errors.As(err, &ee), "%v: %v", args, err)
 		require.Empty(t, stderr, args)
+		if slices.Contains(args, dir) {
+			require.ErrorContains(t, err, dir, args)
+		} else {
+			require.ErrorContains(t, err, missing, args)
+		}
 	}
 }
 

@@ -52,7 +52,7 @@ with and without its regression; the rest is 6.18's), plus switches:
 (one unregister batch, one rcu_barrier) instead of one request per device;
 +ifa-flush makes "addr flush" one request that deletes without promoting
 secondaries (seed 001). The sim models links, IPv4 and IPv6 addresses
-and routes; what it does not cover (an IPv6 route through the loopback, for one) stops a
+and routes, and policy rules; what it does not cover (an IPv6 route through the loopback, for one) stops a
 sim run. The sim is the default target; --target kernel
 runs the script on this machine's kernel instead (Linux, root), with
 linux-6.18 without switches only; that kernel has no list delete, so there
@@ -173,7 +173,7 @@ A refused setup line is reported as FILE:line and the run goes on.`,
 func addRunFlags(cmd *cobra.Command, f *runFlags) {
 	cmd.Flags().StringVar(&f.target, "target", "sim", "where to run: sim (the model) or kernel (a fresh network namespace of this machine's kernel; Linux, root)")
 	cmd.Flags().StringVar(&f.profile, "profile", sim.DefaultProfile, "kernel profile: linux-6.18, linux-6.4, linux-4.2-rc3 or linux-4.2, plus switches +bulk-ifindex, +ifa-flush (e.g. linux-6.18+bulk-ifindex), or a profile file written by rtnlsim calibrate (its name and fitted prices; FILE.json+ifa-flush adds a switch); the kernel target is linux-6.18 only")
-	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,fibtrie,events,cost")
+	cmd.Flags().StringVar(&f.show, "show", "links,addrs,routes", "observables to print: links,addrs,routes,rules,fibtrie,events,cost")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: text (as ip prints) or json (as ip -j prints)")
 	cmd.Flags().IntVar(&f.threads, "threads", 1, "sim cost: split the requests, in order, over N user threads")
 	cmd.Flags().StringVar(&f.setup, "setup", "", "run this script first on the same target, left out of cost, events and trace")

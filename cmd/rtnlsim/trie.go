@@ -34,10 +34,10 @@ first. --seed003 prints the seed 003
 table: update_suffix work of one device's flush under the 4.2-rc3 flush and
 the fixed one, for 1K to 10K prefixes (SCRIPT is not read).
 
-Profiles: any that run --profile takes; only its FIB behaviour matters here.
-linux-6.18 (default) and linux-6.4 build the same trie (the switches change
-nothing in it); linux-4.2-rc3: fib_table_flush pulls every surviving leaf's
-suffix; linux-4.2: the fix.`,
+Profiles, by name (run --profile's names; not a calibrate file): linux-6.18
+(default); linux-6.4, which the model gives 6.18's trie (the switches
+change nothing in it); linux-4.2-rc3, whose fib_table_flush pulls every
+surviving leaf's suffix; linux-4.2, the fix.`,
 		Example: `  printf 'route add 10.0.0.0/24 dev d0\nroute add 10.0.1.0/24 dev d0\n' | rtnlsim trie -
   rtnlsim trie --seed003`,
 		Args: cobra.RangeArgs(0, 1),
@@ -80,7 +80,7 @@ suffix; linux-4.2: the fix.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&profile, "profile", "linux-6.18", "kernel behaviour: linux-6.18 (or linux-6.4, the same trie), linux-4.2-rc3 or linux-4.2")
+	cmd.Flags().StringVar(&profile, "profile", "linux-6.18", "kernel behaviour, by name: linux-6.18 (or linux-6.4, given 6.18's trie), linux-4.2-rc3 or linux-4.2")
 	cmd.Flags().BoolVar(&stat, "stat", false, "print /proc/net/fib_triestat")
 	cmd.Flags().BoolVar(&counters, "counters", false, "print the work counters")
 	cmd.Flags().BoolVar(&withSeed003, "seed003", false, "print the seed 003 update_suffix table")

@@ -12,7 +12,8 @@ import (
 
 // Check refuses path, given as flag, when its directory does not exist or
 // is not a directory, or when path itself is a directory. "" (no file)
-// and "-" (standard output) pass. It creates nothing.
+// and "-" (standard output, for the flags that take it) pass. It creates
+// nothing.
 func Check(flag, path string) error {
 	if path == "" || path == "-" {
 		return nil

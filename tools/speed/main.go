@@ -23,6 +23,7 @@ import (
 
 	"github.com/rtnlsim/rtnlsim/internal/gcpace"
 	"github.com/rtnlsim/rtnlsim/internal/ipbatch"
+	"github.com/rtnlsim/rtnlsim/internal/outpath"
 	"github.com/rtnlsim/rtnlsim/script"
 	"github.com/rtnlsim/rtnlsim/sim"
 )
@@ -45,6 +46,11 @@ func run() error {
 	need := flag.Float64("need", 0.9, "fidelity: exit non-zero when fewer than this fraction of the predictions are right")
 	again := flag.String("repredict", "", "price the workloads of this earlier -json file again with -profile, against its kernel times (the kernel does not run; model wall times as recorded)")
 	flag.Parse()
+	if *write == "" {
+		if err := outpath.Check("-json", *out); err != nil {
+			return err
+		}
+	}
 	scale := 1.0
 	if s := os.Getenv("RTNLSIM_SPEED_SCALE"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
