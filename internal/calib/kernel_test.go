@@ -141,7 +141,7 @@ func TestKernelSuffixScansFollowTheModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		model[n] = run.Counts()[cost.StepTrieSuffixVisit]
-		kern[n] = updateSuffixSamples(t, perf, s)
+		kern[n] = kernelSamples(t, perf, s, "update_suffix")
 		t.Logf("n=%d: model %d slot reads, kernel %d update_suffix samples (100 us each)", n, model[n], kern[n])
 	}
 	pairs := 0
@@ -161,17 +161,57 @@ func TestKernelSuffixScansFollowTheModel(t *testing.T) {
 	}
 }
 
-// updateSuffixSamples runs s on the kernel as calibrate does, its batch
-// under perf record (cpu-clock, one sample every 100 us of CPU time), and
-// returns the samples in update_suffix.
-func updateSuffixSamples(t *testing.T, perf string, s kmeasure.Scenario) int {
+// The model's fib_table_flush walk (fib_flush_tnode and fib_flush_leaf:
+// every tnode and leaf of the FIB, at every NETDEV_DOWN of an addressed
+// device) grows as N^2 when N devices with a /24 each are taken down, and
+// so must the kernel's time in fib_table_flush: from 500 to 2,000 devices
+// the model's count grows about 16 times, and perf's samples of
+// fib_table_flush in the ip process must grow within a factor of 2.5 of
+// that (a walk linear in N would grow 4 times, a cubic one 64).
+func TestKernelFlushWalkGrowsAsTheModel(t *testing.T) {
+	testseed.NeedKernel(t)
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Fatalf("perf is needed to sample the kernel (Debian: linux-perf): %v", err)
+	}
+	prof := sim.MustParseProfile(sim.DefaultProfile)
+	walk := func(c map[cost.Step]int64) int64 {
+		return c[cost.StepFibFlushTnode] + c[cost.StepFibFlushLeaf]
+	}
+	var model [2]int64
+	var kern [2]int
+	for i, n := range []int{500, 2000} {
+		s := DownAddressed(n)
+		run, err := SimWorkFor(prof, s, IPClient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model[i] = walk(run.Counts())
+		kern[i] = kernelSamples(t, perf, s, "fib_table_flush")
+		t.Logf("n=%d: model %d tnode and leaf visits, kernel %d fib_table_flush samples (100 us each)", n, model[i], kern[i])
+	}
+	if kern[0] == 0 {
+		t.Fatalf("no fib_table_flush samples at 500 devices: nothing to compare")
+	}
+	m, k := float64(model[1])/float64(model[0]), float64(kern[1])/float64(kern[0])
+	t.Logf("growth from 500 to 2,000 devices: model %.1fx, kernel %.1fx", m, k)
+	if k < m/2.5 || k > m*2.5 {
+		t.Errorf("the model's flush walk grows %.1fx from 500 to 2,000 devices, the kernel's fib_table_flush samples %.1fx", m, k)
+	}
+}
+
+// kernelSamples runs s on the kernel as calibrate does, its batch under
+// perf record (cpu-clock, one sample every 100 us of CPU time), and
+// returns the samples in the kernel function sym (its own, not its
+// callees').
+func kernelSamples(t *testing.T, perf string, s kmeasure.Scenario, sym string) int {
 	t.Helper()
 	dir := t.TempDir()
 	lines, err := IPLines(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := ipbatch.WriteBatches(dir, "flush", lines)
+	files, err := ipbatch.WriteBatches(dir, "batch", lines)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +231,7 @@ func updateSuffixSamples(t *testing.T, perf string, s kmeasure.Scenario) int {
 		}
 		// "    32.21%           202  [k] update_suffix"
 		f := strings.Fields(l)
-		if len(f) == 4 && f[2] == "[k]" && f[3] == "update_suffix" {
+		if len(f) == 4 && f[2] == "[k]" && f[3] == sym {
 			if samples, err = strconv.Atoi(f[1]); err != nil {
 				t.Fatalf("perf report line %q: %v", l, err)
 			}
