@@ -141,7 +141,7 @@ func TestKernelSuffixScansFollowTheModel(t *testing.T) {
 			t.Fatal(err)
 		}
 		model[n] = run.Counts()[cost.StepTrieSuffixVisit]
-		kern[n] = kernelSamples(t, perf, s, "update_suffix")
+		kern[n] = kernelSamples(t, perf, s, "update_suffix")["update_suffix"]
 		t.Logf("n=%d: model %d slot reads, kernel %d update_suffix samples (100 us each)", n, model[n], kern[n])
 	}
 	pairs := 0
@@ -161,50 +161,73 @@ func TestKernelSuffixScansFollowTheModel(t *testing.T) {
 	}
 }
 
-// The model's fib_table_flush walk (fib_flush_tnode and fib_flush_leaf:
-// every tnode and leaf of the FIB, at every NETDEV_DOWN of an addressed
-// device) grows as N^2 when N devices with a /24 each are taken down, and
-// so must the kernel's time in fib_table_flush: from 500 to 2,000 devices
-// the model's count grows about 16 times, and perf's samples of
-// fib_table_flush in the ip process must grow within a factor of 2.5 of
-// that (a walk linear in N would grow 4 times, a cubic one 64).
-func TestKernelFlushWalkGrowsAsTheModel(t *testing.T) {
+// Counts that grow faster than N, held to the kernel's time in the
+// functions that make them: from the small size to the large, the model's
+// count of steps grows by some factor, and perf's samples of syms (their
+// own time, in the ip process) must grow within a factor of band of it.
+// The sizes are four apart, so a count one power of N off grows four
+// times too much or too little, outside the band.
+var growthChecks = []struct {
+	what     string
+	scenario func(n int) kmeasure.Scenario
+	sizes    [2]int
+	steps    []cost.Step
+	syms     []string
+	band     float64
+}{
+	// Every NETDEV_DOWN of an addressed device walks the whole FIB
+	// (fib_disable_ip -> fib_flush): N^2 tnode and leaf visits.
+	{"the flush walk of addressed devices going down", DownAddressed, [2]int{500, 2000},
+		[]cost.Step{cost.StepFibFlushTnode, cost.StepFibFlushLeaf}, []string{"fib_table_flush"}, 2.5},
+	// ip's flush of one /8 with promote_secondaries: every promotion
+	// re-adds the remaining secondaries' routes, and each
+	// fib_del_ifaddr and __inet_del_ifa scans the address list: the
+	// model's list steps grow about as N^2.8 here.
+	{"the address-list walks of a promoting flush", func(n int) kmeasure.Scenario { return AddrFlush(n, true) }, [2]int{250, 1000},
+		[]cost.Step{cost.StepIfaWalk, cost.StepIfaWalkFar}, []string{"fib_del_ifaddr", "__inet_del_ifa"}, 2},
+}
+
+func TestKernelCountsGrowAsTheModel(t *testing.T) {
 	testseed.NeedKernel(t)
 	perf, err := exec.LookPath("perf")
 	if err != nil {
 		t.Fatalf("perf is needed to sample the kernel (Debian: linux-perf): %v", err)
 	}
 	prof := sim.MustParseProfile(sim.DefaultProfile)
-	walk := func(c map[cost.Step]int64) int64 {
-		return c[cost.StepFibFlushTnode] + c[cost.StepFibFlushLeaf]
-	}
-	var model [2]int64
-	var kern [2]int
-	for i, n := range []int{500, 2000} {
-		s := DownAddressed(n)
-		run, err := SimWorkFor(prof, s, IPClient)
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range growthChecks {
+		var model, kern [2]float64
+		for i, n := range c.sizes {
+			s := c.scenario(n)
+			run, err := SimWorkFor(prof, s, IPClient)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range c.steps {
+				model[i] += float64(run.Counts()[st])
+			}
+			for _, v := range kernelSamples(t, perf, s, c.syms...) {
+				kern[i] += float64(v)
+			}
+			t.Logf("%s, n=%d: model %.0f steps (%v), kernel %.0f samples of 100 us (%v)", c.what, n, model[i], c.steps, kern[i], c.syms)
 		}
-		model[i] = walk(run.Counts())
-		kern[i] = kernelSamples(t, perf, s, "fib_table_flush")
-		t.Logf("n=%d: model %d tnode and leaf visits, kernel %d fib_table_flush samples (100 us each)", n, model[i], kern[i])
-	}
-	if kern[0] == 0 {
-		t.Fatalf("no fib_table_flush samples at 500 devices: nothing to compare")
-	}
-	m, k := float64(model[1])/float64(model[0]), float64(kern[1])/float64(kern[0])
-	t.Logf("growth from 500 to 2,000 devices: model %.1fx, kernel %.1fx", m, k)
-	if k < m/2.5 || k > m*2.5 {
-		t.Errorf("the model's flush walk grows %.1fx from 500 to 2,000 devices, the kernel's fib_table_flush samples %.1fx", m, k)
+		if kern[0] == 0 || model[0] == 0 {
+			t.Errorf("%s: nothing at n=%d to compare (model %.0f, kernel %.0f)", c.what, c.sizes[0], model[0], kern[0])
+			continue
+		}
+		m, k := model[1]/model[0], kern[1]/kern[0]
+		t.Logf("%s: from %d to %d the model's count grows %.1fx, the kernel's samples %.1fx", c.what, c.sizes[0], c.sizes[1], m, k)
+		if k < m/c.band || k > m*c.band {
+			t.Errorf("%s: from %d to %d the model's count grows %.1fx, the kernel's samples %.1fx (within %.1fx wanted)",
+				c.what, c.sizes[0], c.sizes[1], m, k, c.band)
+		}
 	}
 }
 
 // kernelSamples runs s on the kernel as calibrate does, its batch under
 // perf record (cpu-clock, one sample every 100 us of CPU time), and
-// returns the samples in the kernel function sym (its own, not its
-// callees').
-func kernelSamples(t *testing.T, perf string, s kmeasure.Scenario, sym string) int {
+// returns the samples in each kernel function of syms (its own time, not
+// its callees'; 0 for one perf did not sample).
+func kernelSamples(t *testing.T, perf string, s kmeasure.Scenario, syms ...string) map[string]int {
 	t.Helper()
 	dir := t.TempDir()
 	lines, err := IPLines(s)
@@ -224,15 +247,21 @@ func kernelSamples(t *testing.T, perf string, s kmeasure.Scenario, sym string) i
 	if err != nil {
 		t.Fatalf("perf report: %v: %s", err, out)
 	}
-	samples, seen := 0, false
+	samples, seen := map[string]int{}, false
+	for _, sym := range syms {
+		samples[sym] = 0
+	}
 	for _, l := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(l, "# Samples:") {
 			seen = true
 		}
 		// "    32.21%           202  [k] update_suffix"
 		f := strings.Fields(l)
-		if len(f) == 4 && f[2] == "[k]" && f[3] == sym {
-			if samples, err = strconv.Atoi(f[1]); err != nil {
+		if len(f) != 4 || f[2] != "[k]" {
+			continue
+		}
+		if _, want := samples[f[3]]; want {
+			if samples[f[3]], err = strconv.Atoi(f[1]); err != nil {
 				t.Fatalf("perf report line %q: %v", l, err)
 			}
 		}
