@@ -168,23 +168,38 @@ func TestKernelSuffixScansFollowTheModel(t *testing.T) {
 // The sizes are four apart, so a count one power of N off grows four
 // times too much or too little, outside the band.
 var growthChecks = []struct {
-	what     string
 	scenario func(n int) kmeasure.Scenario
 	sizes    [2]int
-	steps    []cost.Step
-	syms     []string
-	band     float64
+	counts   []growthCount
 }{
 	// Every NETDEV_DOWN of an addressed device walks the whole FIB
 	// (fib_disable_ip -> fib_flush): N^2 tnode and leaf visits.
-	{"the flush walk of addressed devices going down", DownAddressed, [2]int{500, 2000},
-		[]cost.Step{cost.StepFibFlushTnode, cost.StepFibFlushLeaf}, []string{"fib_table_flush"}, 2.5},
+	{DownAddressed, [2]int{500, 2000}, []growthCount{{"the flush walk of addressed devices going down",
+		[]cost.Step{cost.StepFibFlushTnode, cost.StepFibFlushLeaf}, []string{"fib_table_flush"}, 2.5}}},
 	// ip's flush of one /8 with promote_secondaries: every promotion
 	// re-adds the remaining secondaries' routes, and each
 	// fib_del_ifaddr and __inet_del_ifa scans the address list: the
-	// model's list steps grow about as N^2.8 here.
-	{"the address-list walks of a promoting flush", func(n int) kmeasure.Scenario { return AddrFlush(n, true) }, [2]int{250, 1000},
-		[]cost.Step{cost.StepIfaWalk, cost.StepIfaWalkFar}, []string{"fib_del_ifaddr", "__inet_del_ifa"}, 2},
+	// model's list steps grow about as N^2.9 here.
+	{func(n int) kmeasure.Scenario { return AddrFlush(n, true) }, [2]int{250, 1000}, []growthCount{{"the address-list walks of a promoting flush",
+		[]cost.Step{cost.StepIfaWalk, cost.StepIfaWalkFar}, []string{"fib_del_ifaddr", "__inet_del_ifa"}, 2}}},
+	// Every link up of a DOWN device (IPv6 on) walks the namespace's
+	// IPv6 routes (rt6_sync_up: fib6_clean_all, fib6_ifup per entry) and
+	// adds its own to the same-prefix lists of the others'
+	// (fib6_add_rt2node): both N^2.
+	{LinkUp, [2]int{500, 2000}, []growthCount{
+		{"the IPv6 walks of links going up",
+			[]cost.Step{cost.StepIPv6Walk, cost.StepIPv6WalkFar}, []string{"fib6_walk_continue", "fib6_clean_node", "fib6_ifup"}, 2.5},
+		{"the IPv6 route-list walks of links going up",
+			[]cost.Step{cost.StepIPv6RouteList}, []string{"fib6_add_rt2node"}, 2.5}}},
+}
+
+// growthCount is one count of a growth check: the model's steps, the
+// kernel functions that make them, the band.
+type growthCount struct {
+	what  string
+	steps []cost.Step
+	syms  []string
+	band  float64
 }
 
 func TestKernelCountsGrowAsTheModel(t *testing.T) {
@@ -195,30 +210,43 @@ func TestKernelCountsGrowAsTheModel(t *testing.T) {
 	}
 	prof := sim.MustParseProfile(sim.DefaultProfile)
 	for _, c := range growthChecks {
-		var model, kern [2]float64
+		var syms []string
+		for _, g := range c.counts {
+			syms = append(syms, g.syms...)
+		}
+		var counts [2]map[cost.Step]int64
+		var samples [2]map[string]int
 		for i, n := range c.sizes {
 			s := c.scenario(n)
 			run, err := SimWorkFor(prof, s, IPClient)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, st := range c.steps {
-				model[i] += float64(run.Counts()[st])
-			}
-			for _, v := range kernelSamples(t, perf, s, c.syms...) {
-				kern[i] += float64(v)
-			}
-			t.Logf("%s, n=%d: model %.0f steps (%v), kernel %.0f samples of 100 us (%v)", c.what, n, model[i], c.steps, kern[i], c.syms)
+			counts[i], samples[i] = run.Counts(), kernelSamples(t, perf, s, syms...)
 		}
-		if kern[0] == 0 || model[0] == 0 {
-			t.Errorf("%s: nothing at n=%d to compare (model %.0f, kernel %.0f)", c.what, c.sizes[0], model[0], kern[0])
-			continue
-		}
-		m, k := model[1]/model[0], kern[1]/kern[0]
-		t.Logf("%s: from %d to %d the model's count grows %.1fx, the kernel's samples %.1fx", c.what, c.sizes[0], c.sizes[1], m, k)
-		if k < m/c.band || k > m*c.band {
-			t.Errorf("%s: from %d to %d the model's count grows %.1fx, the kernel's samples %.1fx (within %.1fx wanted)",
-				c.what, c.sizes[0], c.sizes[1], m, k, c.band)
+		for _, g := range c.counts {
+			var model, kern [2]float64
+			for i := range c.sizes {
+				for _, st := range g.steps {
+					model[i] += float64(counts[i][st])
+				}
+				for _, sym := range g.syms {
+					kern[i] += float64(samples[i][sym])
+				}
+			}
+			t.Logf("%s: model %.0f and %.0f steps (%v), kernel %.0f and %.0f samples of 100 us (%v) at %d and %d",
+				g.what, model[0], model[1], g.steps, kern[0], kern[1], g.syms, c.sizes[0], c.sizes[1])
+			if kern[0] == 0 || model[0] == 0 {
+				t.Errorf("%s: nothing at %d to compare", g.what, c.sizes[0])
+				continue
+			}
+			m, k := model[1]/model[0], kern[1]/kern[0]
+			if k < m/g.band || k > m*g.band {
+				t.Errorf("%s: from %d to %d the model's count grows %.1fx, the kernel's samples %.1fx (within %.1fx wanted)",
+					g.what, c.sizes[0], c.sizes[1], m, k, g.band)
+			} else {
+				t.Logf("%s: from %d to %d the model's count grows %.1fx, the kernel's samples %.1fx", g.what, c.sizes[0], c.sizes[1], m, k)
+			}
 		}
 	}
 }
