@@ -126,11 +126,7 @@ func TestKernelFlushTrieShapes(t *testing.T) {
 // time, not the wall clock, and the margins are wide, so load does not
 // decide it.
 func TestKernelSuffixScansFollowTheModel(t *testing.T) {
-	testseed.NeedKernel(t)
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		t.Fatalf("perf is needed to sample the kernel (Debian: linux-perf): %v", err)
-	}
+	perf := needPerf(t)
 	prof := sim.MustParseProfile(sim.DefaultProfile)
 	sizes := []int{8000, 16000, 18000, 20000}
 	model, kern := map[int]int64{}, map[int]int{}
@@ -203,11 +199,7 @@ type growthCount struct {
 }
 
 func TestKernelCountsGrowAsTheModel(t *testing.T) {
-	testseed.NeedKernel(t)
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		t.Fatalf("perf is needed to sample the kernel (Debian: linux-perf): %v", err)
-	}
+	perf := needPerf(t)
 	prof := sim.MustParseProfile(sim.DefaultProfile)
 	for _, c := range growthChecks {
 		var syms []string
@@ -249,6 +241,19 @@ func TestKernelCountsGrowAsTheModel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// needPerf ends the test unless a kernel target can be made here
+// (testseed.NeedKernel), and fails it when perf is missing; it returns
+// perf's path.
+func needPerf(t *testing.T) string {
+	t.Helper()
+	testseed.NeedKernel(t)
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Fatalf("perf is needed to sample the kernel (Debian: linux-perf): %v", err)
+	}
+	return perf
 }
 
 // kernelSamples runs s on the kernel as calibrate does, its batch under
