@@ -28,10 +28,9 @@ addresses of every device (addr_info exactly, in order), the routes of all
 tables (exactly, in order), the policy rules, /proc/net/fib_trie (text for
 text), and the notifications of every family (link, bridge, inet and inet6
 addresses and routes) request by request. It exits 0 when they agree.
-Otherwise it prints
-the difference of the earliest request and exits 1: when that is an errno,
-the errno of every line that differs; when notifications, that request's;
-the state is compared at the end.
+Otherwise it prints the difference of the earliest request and exits 1:
+when that is an errno, the errno of every line that differs; when
+notifications, that request's; the state is compared at the end.
 
 The kernel runs first, each request ending only when the linkwatch and IPv6
 DAD work it caused has run (so every notification has its request); the MAC
