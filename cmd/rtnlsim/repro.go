@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rtnlsim/rtnlsim/internal/outpath"
 	"github.com/rtnlsim/rtnlsim/internal/repro"
 	"github.com/rtnlsim/rtnlsim/internal/sweep"
 	"github.com/rtnlsim/rtnlsim/sim"
@@ -71,11 +69,10 @@ they are noisy. Sizes (--size KEY=N overrides the default):
 			if (layouts || lplot != "") && !seed.Layouts {
 				return fmt.Errorf("--layouts: seed %s has no layout search (seed 001 has)", seed.ID)
 			}
-			if ext := strings.ToLower(filepath.Ext(lplot)); lplot != "" && !slices.Contains(sweep.PlotFormats, ext) {
-				return fmt.Errorf("--layouts-plot %q: unknown chart format %q (use %s)", lplot, ext, strings.Join(sweep.PlotFormats, ", "))
-			}
-			if err := outpath.Check("--layouts-plot", lplot); err != nil {
-				return err
+			if lplot != "" {
+				if err := sweep.CheckChartPath("--layouts-plot", lplot); err != nil {
+					return err
+				}
 			}
 			o := repro.Options{Kernel: kernel, KernelRuns: runs, Layouts: layouts, LayoutsPlot: lplot}
 			if !quiet {

@@ -18,16 +18,20 @@ import (
 // PlotFormats are the chart formats, by file extension.
 var PlotFormats = []string{".svg", ".png", ".pdf"}
 
-// CheckPlotPath refuses an extension gonum/plot cannot write, or a
-// directory that is not there, before a sweep runs.
-func CheckPlotPath(path string) error {
+// CheckPlotPath is CheckChartPath for --plot.
+func CheckPlotPath(path string) error { return CheckChartPath("--plot", path) }
+
+// CheckChartPath refuses a chart file, given as flag, whose extension
+// gonum/plot cannot write or whose directory is not there, before the work
+// that draws it runs.
+func CheckChartPath(flag, path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	for _, f := range PlotFormats {
 		if ext == f {
-			return outpath.Check("--plot", path)
+			return outpath.Check(flag, path)
 		}
 	}
-	return fmt.Errorf("--plot %q: unknown chart format %q (use %s)", path, ext, strings.Join(PlotFormats, ", "))
+	return fmt.Errorf("%s %q: unknown chart format %q (use %s)", flag, path, ext, strings.Join(PlotFormats, ", "))
 }
 
 // Plot draws rows (one sweep, as WriteCSV writes or Merge returns) as a
