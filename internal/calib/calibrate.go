@@ -436,10 +436,16 @@ func KernelTime(ctx context.Context, s kmeasure.Scenario, files []string) (time.
 	if files == nil {
 		return kmeasure.RunScenario(ctx, s)
 	}
+	return kernelTimeUnder(ctx, nil, s, files)
+}
+
+// kernelTimeUnder is KernelTime through ip -b with the batch processes
+// started under wrap (ipbatch.KernelRunUnder; nil wraps nothing).
+func kernelTimeUnder(ctx context.Context, wrap []string, s kmeasure.Scenario, files []string) (time.Duration, error) {
 	if len(files) != len(s.Timed) {
 		return 0, fmt.Errorf("calib: scenario %s: %d batch files for %d threads", s.Name, len(files), len(s.Timed))
 	}
-	return ipbatch.KernelRun(ctx, ipSetup(s), s.Name+" setup", files)
+	return ipbatch.KernelRunUnder(ctx, wrap, ipSetup(s), s.Name+" setup", files)
 }
 
 // ProcessStartName is the name Before and After get for the empty-batch
